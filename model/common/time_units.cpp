@@ -1,0 +1,32 @@
+#include "common/time_units.hpp"
+
+#include <cmath>
+#include <stdexcept>
+
+namespace rnicsim {
+
+void require_picosecond_resolution() {
+  if (sc_core::sc_get_time_resolution() != sc_core::sc_time(1, sc_core::SC_PS)) {
+    throw std::logic_error("rnicsim needs the SystemC time resolution at 1 ps");
+  }
+}
+
+sc_core::sc_time picoseconds(std::uint64_t ps) { return sc_core::sc_time::from_value(ps); }
+
+sc_core::sc_time nanoseconds(double ns) {
+  return picoseconds(static_cast<std::uint64_t>(std::llround(ns * 1000.0)));
+}
+
+double to_ns(const sc_core::sc_time& t) { return static_cast<double>(t.value()) / 1000.0; }
+
+std::uint64_t to_ps(const sc_core::sc_time& t) { return t.value(); }
+
+sc_core::sc_time serialization_time(std::uint64_t bits, double gbps) {
+  const long double ps = static_cast<long double>(bits) * 1000.0L / gbps;
+  const long double nearest = std::round(ps);
+  // Tolerate the rounding noise of a non-binary fraction such as 1000/3 * 3.
+  const bool whole = std::fabs(ps - nearest) <= 1e-9L * (nearest > 1 ? nearest : 1);
+  return picoseconds(static_cast<std::uint64_t>(whole ? nearest : std::ceil(ps)));
+}
+
+}  // namespace rnicsim

@@ -1,0 +1,24 @@
+#pragma once
+// Conversions between configuration units (ns, Gbit/s, MHz) and sc_time.
+// The simulation runs at 1 ps resolution (SystemC's default); every duration the
+// model computes is a whole number of picoseconds.
+#include <cstdint>
+#include <systemc>
+
+namespace rnicsim {
+
+// Throws std::logic_error unless the kernel resolution is 1 ps.
+void require_picosecond_resolution();
+
+sc_core::sc_time picoseconds(std::uint64_t ps);
+// Rounds to the nearest picosecond; values must be >= 0.
+sc_core::sc_time nanoseconds(double ns);
+double to_ns(const sc_core::sc_time& t);
+std::uint64_t to_ps(const sc_core::sc_time& t);
+
+// Time to push `bits` through a datapath of `gbps` Gbit/s: bits * 1000 / gbps ps.
+// Exact when that is a whole number of picoseconds, else rounded up, so a
+// stage never runs faster than its configured rate.
+sc_core::sc_time serialization_time(std::uint64_t bits, double gbps);
+
+}  // namespace rnicsim

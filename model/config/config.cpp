@@ -1,0 +1,491 @@
+#include "config/config.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <numeric>
+#include <utility>
+
+namespace rnicsim::config {
+namespace {
+
+// Typos further than this from every known name get no suggestion: a distant
+// guess misleads more than it helps.
+constexpr std::size_t kMaxSuggestionDistance = 2;
+
+std::string compose_message(const std::string& source, const std::string& key,
+                            const std::string& reason) {
+  if (key.empty()) {
+    return source + ": " + reason;
+  }
+  return source + ": " + key + ": " + reason;
+}
+
+std::vector<std::string> split_path(std::string_view path) {
+  std::vector<std::string> parts;
+  std::size_t start = 0;
+  for (;;) {
+    const std::size_t dot = path.find('.', start);
+    parts.emplace_back(path.substr(start, dot == std::string_view::npos ? dot : dot - start));
+    if (dot == std::string_view::npos) {
+      return parts;
+    }
+    start = dot + 1;
+  }
+}
+
+// True when `path` lies inside the section `section` ("a.b" inside "a"), so
+// "ab" is not inside "a".
+bool is_inside(std::string_view path, std::string_view section) {
+  return path.size() > section.size() && path[section.size()] == '.' &&
+         path.compare(0, section.size(), section) == 0;
+}
+
+// Strings reaching an error message may come raw from the command line, so
+// invalid UTF-8 is replaced rather than allowed to throw from dump().
+std::string compact(const Json& value) {
+  return value.dump(-1, ' ', false, Json::error_handler_t::replace);
+}
+
+std::string quote(const std::string& text) { return compact(Json(text)); }
+
+// Integral values print without decimals (1000000, not 1e+06) because a
+// rounded bound would misstate the limit; others get 6 significant digits,
+// more only when 6 would not read back as the same value.
+std::string format_number(double value) {
+  char buffer[32];
+  if (std::nearbyint(value) == value && std::fabs(value) < 1e15) {
+    std::snprintf(buffer, sizeof buffer, "%.0f", value);
+    return buffer;
+  }
+  for (int precision = 6; precision < 17; ++precision) {
+    std::snprintf(buffer, sizeof buffer, "%.*g", precision, value);
+    if (std::strtod(buffer, nullptr) == value) {
+      return buffer;
+    }
+  }
+  std::snprintf(buffer, sizeof buffer, "%.17g", value);
+  return buffer;
+}
+
+// What an error message says was found. Numbers appear as written in JSON
+// (2.0 stays 2.0, so "expected an integer, got 2.0" makes sense).
+std::string describe(const Json& value) {
+  if (value.is_null()) {
+    return "null";
+  }
+  if (value.is_boolean()) {
+    return "a boolean (" + compact(value) + ")";
+  }
+  if (value.is_number()) {
+    return compact(value);
+  }
+  if (value.is_string()) {
+    return "a string (" + compact(value) + ")";
+  }
+  if (value.is_array()) {
+    return "an array";
+  }
+  if (value.is_object()) {
+    return "an object";
+  }
+  return "an unsupported value";
+}
+
+const char* kind_name(ValueKind kind) {
+  switch (kind) {
+    case ValueKind::kBoolean:
+      return "boolean";
+    case ValueKind::kInteger:
+      return "integer";
+    case ValueKind::kNumber:
+      return "number";
+    case ValueKind::kString:
+      return "string";
+  }
+  return "unknown";
+}
+
+std::string kind_with_article(ValueKind kind) {
+  return std::string(kind == ValueKind::kInteger ? "an " : "a ") + kind_name(kind);
+}
+
+bool is_numeric(ValueKind kind) {
+  return kind == ValueKind::kInteger || kind == ValueKind::kNumber;
+}
+
+bool has_kind(const Json& value, ValueKind kind) {
+  switch (kind) {
+    case ValueKind::kBoolean:
+      return value.is_boolean();
+    case ValueKind::kInteger:
+      return value.is_number_integer();
+    case ValueKind::kNumber:
+      return value.is_number();
+    case ValueKind::kString:
+      return value.is_string();
+  }
+  return false;
+}
+
+// The one check shared by validate() and Schema::add(), so a default can never
+// be something a user could not write. Returns the reason, or nothing if valid.
+std::optional<std::string> check_value(const KeySpec& spec, const Json& value) {
+  if (!has_kind(value, spec.kind)) {
+    return "expected " + kind_with_article(spec.kind) + ", got " + describe(value);
+  }
+  if (is_numeric(spec.kind)) {
+    const double number = value.get<double>();
+    if (spec.min) {
+      const bool ok = spec.min_exclusive ? number > *spec.min : number >= *spec.min;
+      if (!ok) {
+        return std::string("must be ") + (spec.min_exclusive ? "> " : ">= ") +
+               format_number(*spec.min) + " (got " + compact(value) + ")";
+      }
+    }
+    if (spec.max && !(number <= *spec.max)) {
+      return "must be <= " + format_number(*spec.max) + " (got " + compact(value) + ")";
+    }
+  }
+  if (spec.kind == ValueKind::kString && !spec.choices.empty()) {
+    const auto& text = value.get_ref<const std::string&>();
+    if (std::find(spec.choices.begin(), spec.choices.end(), text) == spec.choices.end()) {
+      std::string allowed;
+      for (const auto& choice : spec.choices) {
+        allowed += (allowed.empty() ? "" : ", ") + quote(choice);
+      }
+      return "must be one of " + allowed + " (got " + quote(text) + ")";
+    }
+  }
+  return std::nullopt;
+}
+
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<std::size_t> previous(b.size() + 1);
+  std::vector<std::size_t> current(b.size() + 1);
+  std::iota(previous.begin(), previous.end(), std::size_t{0});
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    current[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t substitution = previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1);
+      current[j] = std::min({previous[j] + 1, current[j - 1] + 1, substitution});
+    }
+    std::swap(previous, current);
+  }
+  return previous[b.size()];
+}
+
+// " (did you mean 'x'?)" for the nearest candidate, or "" when none is close.
+// Ties go to the earliest candidate, i.e. declaration order.
+std::string suggestion(std::string_view path, const std::vector<std::string>& candidates) {
+  const std::string* best = nullptr;
+  std::size_t best_distance = kMaxSuggestionDistance + 1;
+  for (const auto& candidate : candidates) {
+    const std::size_t distance = edit_distance(path, candidate);
+    if (distance < best_distance) {
+      best = &candidate;
+      best_distance = distance;
+    }
+  }
+  return best ? " (did you mean '" + *best + "'?)" : "";
+}
+
+std::vector<std::string> key_paths(const Schema& schema) {
+  std::vector<std::string> paths;
+  for (const auto& spec : schema.keys()) {
+    paths.push_back(spec.path);
+  }
+  return paths;
+}
+
+// A mistyped section name ("lnk") deserves a suggestion too, so documents are
+// matched against sections as well as keys.
+std::vector<std::string> key_and_section_paths(const Schema& schema) {
+  std::vector<std::string> paths;
+  for (const auto& spec : schema.keys()) {
+    for (std::size_t dot = spec.path.find('.'); dot != std::string::npos;
+         dot = spec.path.find('.', dot + 1)) {
+      paths.push_back(spec.path.substr(0, dot));
+    }
+    paths.push_back(spec.path);
+  }
+  return paths;
+}
+
+bool is_section(const Schema& schema, std::string_view path) {
+  const auto& keys = schema.keys();
+  return std::any_of(keys.begin(), keys.end(),
+                     [&](const KeySpec& spec) { return is_inside(spec.path, path); });
+}
+
+void require_object_top_level(const Json& doc, const std::string& source) {
+  if (!doc.is_object()) {
+    throw ConfigError(source, "", "expected an object at the top level, got " + describe(doc));
+  }
+}
+
+void check_members(const Json& object, const std::string& prefix, const Schema& schema,
+                   const std::string& source) {
+  for (const auto& member : object.items()) {
+    const std::string& name = member.key();
+    const std::string path = prefix.empty() ? name : prefix + "." + name;
+    // A member named "link.gbps" would pass as the key yet be invisible to
+    // at_path(), silently leaving the default in force.
+    if (name.empty() || name.find('.') != std::string::npos) {
+      throw ConfigError(source, path, "a key name must be non-empty and contain no '.'");
+    }
+    if (const KeySpec* spec = schema.find(path)) {
+      if (auto reason = check_value(*spec, member.value())) {
+        throw ConfigError(source, path, *reason);
+      }
+    } else if (is_section(schema, path)) {
+      if (!member.value().is_object()) {
+        throw ConfigError(source, path, "expected an object");
+      }
+      check_members(member.value(), path, schema, source);
+    } else {
+      throw ConfigError(source, path,
+                        "unknown key" + suggestion(path, key_and_section_paths(schema)));
+    }
+  }
+}
+
+// nlohmann reports a parse error as "[json.exception.parse_error.101] parse
+// error at line 1, column 5: syntax error while parsing value - unexpected
+// ','; ...". The position is recomputed by the caller, so only the parser's
+// own reason is kept.
+std::string short_parse_reason(const std::string& what) {
+  std::string reason = what;
+  if (const std::size_t colon = reason.find(": "); colon != std::string::npos) {
+    reason.erase(0, colon + 2);
+  }
+  const std::string syntax_prefix = "syntax error while parsing ";
+  if (reason.compare(0, syntax_prefix.size(), syntax_prefix) == 0) {
+    if (const std::size_t dash = reason.find(" - "); dash != std::string::npos) {
+      reason.erase(0, dash + 3);
+    }
+  }
+  return reason;
+}
+
+std::string malformed_message(const std::string& text, const Json::parse_error& error) {
+  // `byte` counts the offending character itself, 1-based; at end of input it
+  // is one past the last byte.
+  const std::size_t offset =
+      std::min<std::size_t>(error.byte > 0 ? error.byte - 1 : 0, text.size());
+  std::size_t line = 1;
+  std::size_t line_start = 0;
+  for (std::size_t i = 0; i < offset; ++i) {
+    if (text[i] == '\n') {
+      ++line;
+      line_start = i + 1;
+    }
+  }
+  const std::size_t column = offset - line_start + 1;
+  return "malformed JSON at line " + std::to_string(line) + ", column " + std::to_string(column) +
+         ": " + short_parse_reason(error.what());
+}
+
+std::string table_cell(const std::string& text) {
+  std::string cell;
+  for (const char c : text) {
+    if (c == '|') {
+      cell += '\\';
+    }
+    cell += c;
+  }
+  return cell;
+}
+
+std::string range_text(const KeySpec& spec) {
+  std::string range;
+  if (spec.min) {
+    range += (spec.min_exclusive ? "> " : ">= ") + format_number(*spec.min);
+  }
+  if (spec.max) {
+    range += (range.empty() ? "<= " : ", <= ") + format_number(*spec.max);
+  }
+  if (!spec.choices.empty()) {
+    range = "one of ";
+    for (std::size_t i = 0; i < spec.choices.size(); ++i) {
+      range += (i == 0 ? "" : ", ") + spec.choices[i];
+    }
+  }
+  return range;
+}
+
+struct FileCloser {
+  void operator()(std::FILE* file) const { std::fclose(file); }
+};
+
+}  // namespace
+
+ConfigError::ConfigError(std::string source, std::string key, std::string reason)
+    : std::runtime_error(compose_message(source, key, reason)),
+      source_(std::move(source)),
+      key_(std::move(key)),
+      reason_(std::move(reason)) {}
+
+void Schema::add(KeySpec spec) {
+  const std::string& path = spec.path;
+  for (const auto& part : split_path(path)) {
+    if (part.empty()) {
+      throw std::logic_error("config key '" + path + "': empty path segment");
+    }
+  }
+  for (const auto& existing : keys_) {
+    if (existing.path == path) {
+      throw std::logic_error("config key '" + path + "' declared twice");
+    }
+    if (is_inside(existing.path, path) || is_inside(path, existing.path)) {
+      throw std::logic_error("config key '" + path + "' clashes with '" + existing.path +
+                             "': a key cannot also be a section");
+    }
+  }
+  if ((spec.min || spec.max) && !is_numeric(spec.kind)) {
+    throw std::logic_error("config key '" + path + "': min/max need an integer or number key");
+  }
+  if (!spec.choices.empty() && spec.kind != ValueKind::kString) {
+    throw std::logic_error("config key '" + path + "': choices need a string key");
+  }
+  if (auto reason = check_value(spec, spec.default_value)) {
+    throw std::logic_error("config key '" + path + "': bad default: " + *reason);
+  }
+  keys_.push_back(std::move(spec));
+}
+
+const KeySpec* Schema::find(std::string_view path) const {
+  const auto it = std::find_if(keys_.begin(), keys_.end(),
+                               [&](const KeySpec& spec) { return spec.path == path; });
+  return it == keys_.end() ? nullptr : &*it;
+}
+
+Json Schema::defaults() const {
+  Json doc = Json::object();
+  for (const auto& spec : keys_) {
+    const auto parts = split_path(spec.path);
+    Json* node = &doc;
+    // add() rules out a key that is also a section, so every intermediate is
+    // absent (null, becoming an object on first use) or already an object.
+    for (std::size_t i = 0; i + 1 < parts.size(); ++i) {
+      node = &(*node)[parts[i]];
+    }
+    (*node)[parts.back()] = spec.default_value;
+  }
+  return doc;
+}
+
+Json read_json_file(const std::string& path) {
+  std::unique_ptr<std::FILE, FileCloser> file(std::fopen(path.c_str(), "rb"));
+  if (!file) {
+    throw ConfigError(path, "", std::string("cannot open file: ") + std::strerror(errno));
+  }
+  std::string text;
+  char buffer[4096];
+  std::size_t count = 0;
+  while ((count = std::fread(buffer, 1, sizeof buffer, file.get())) > 0) {
+    text.append(buffer, count);
+  }
+  // fopen() succeeds on a directory; the failure only shows on reading.
+  if (std::ferror(file.get())) {
+    throw ConfigError(path, "", std::string("cannot open file: ") + std::strerror(errno));
+  }
+  try {
+    return Json::parse(text);
+  } catch (const Json::parse_error& error) {
+    throw ConfigError(path, "", malformed_message(text, error));
+  }
+}
+
+void apply_override(Json& doc, const std::string& assignment, const Schema& schema) {
+  const std::string source = "--set " + assignment;
+  const std::size_t equals = assignment.find('=');
+  if (equals == std::string::npos || equals == 0) {
+    throw ConfigError(source, "", "expected key.path=value");
+  }
+  const std::string path = assignment.substr(0, equals);
+  const std::string text = assignment.substr(equals + 1);
+  if (!schema.find(path)) {
+    throw ConfigError(source, path, "unknown key" + suggestion(path, key_paths(schema)));
+  }
+  // Bare words are strings so that "--set link.framing=ethernet" needs no
+  // shell-escaped quotes.
+  Json value = Json::parse(text, nullptr, false);
+  if (value.is_discarded()) {
+    value = text;
+  }
+  if (!doc.is_null() && !doc.is_object()) {
+    throw ConfigError(source, path, "expected an object at the top level");
+  }
+  const auto parts = split_path(path);
+  Json* node = &doc;
+  std::string prefix;
+  for (std::size_t i = 0; i + 1 < parts.size(); ++i) {
+    prefix += (i == 0 ? "" : ".") + parts[i];
+    const auto it = node->find(parts[i]);
+    if (it == node->end()) {
+      node = &(*node)[parts[i]];
+      *node = Json::object();
+    } else if (it->is_object()) {
+      node = &*it;
+    } else {
+      throw ConfigError(source, path, "expected an object at " + prefix);
+    }
+  }
+  (*node)[parts.back()] = std::move(value);
+}
+
+Json validate(const Json& doc, const Schema& schema, const std::string& source) {
+  require_object_top_level(doc, source);
+  check_members(doc, "", schema, source);
+  Json effective = schema.defaults();
+  // A checked document holds no nulls, and without nulls a merge patch is
+  // exactly a deep merge in which the document wins.
+  effective.merge_patch(doc);
+  return effective;
+}
+
+Json load(const std::string& path, const std::vector<std::string>& overrides,
+          const Schema& schema) {
+  Json doc = read_json_file(path);
+  // Checked before the overrides so that a bad file is blamed on the file,
+  // not on the first --set that cannot be applied to it.
+  require_object_top_level(doc, path);
+  for (const auto& assignment : overrides) {
+    apply_override(doc, assignment, schema);
+  }
+  return validate(doc, schema, path);
+}
+
+const Json& at_path(const Json& doc, std::string_view path) {
+  const Json* node = &doc;
+  for (const auto& part : split_path(path)) {
+    if (!node->is_object()) {
+      throw std::out_of_range("no key " + std::string(path));
+    }
+    const auto it = node->find(part);
+    if (it == node->end()) {
+      throw std::out_of_range("no key " + std::string(path));
+    }
+    node = &*it;
+  }
+  return *node;
+}
+
+std::string markdown_table(const Schema& schema) {
+  std::string table =
+      "| key | type | unit | default | range | meaning |\n"
+      "| --- | --- | --- | --- | --- | --- |\n";
+  for (const auto& spec : schema.keys()) {
+    table += "| " + table_cell(spec.path) + " | " + kind_name(spec.kind) + " | " +
+             table_cell(spec.unit) + " | " + table_cell(compact(spec.default_value)) + " | " +
+             table_cell(range_text(spec)) + " | " + table_cell(spec.doc) + " |\n";
+  }
+  return table;
+}
+
+}  // namespace rnicsim::config

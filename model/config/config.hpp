@@ -1,0 +1,127 @@
+#pragma once
+// Configuration: a JSON document checked against a schema of known keys.
+//
+// Every key rnicsim accepts is declared once, by the block that reads it,
+// with its type, unit, default, range and a one-line doc. Loading a file
+// merges the defaults in, applies command-line overrides, and rejects
+// anything else with one message that names the file, the JSON path and the
+// reason. The result is the effective configuration, written beside every run.
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace rnicsim::config {
+
+using Json = nlohmann::json;
+
+// One bad input: what() reads "<source>: <key>: <reason>" (or
+// "<source>: <reason>" when no key is involved).
+class ConfigError : public std::runtime_error {
+ public:
+  ConfigError(std::string source, std::string key, std::string reason);
+  const std::string& source() const { return source_; }
+  const std::string& key() const { return key_; }
+  const std::string& reason() const { return reason_; }
+
+ private:
+  std::string source_;
+  std::string key_;
+  std::string reason_;
+};
+
+enum class ValueKind { kBoolean, kInteger, kNumber, kString };
+
+struct KeySpec {
+  std::string path;            // dotted JSON path, e.g. "link.gbps"
+  ValueKind kind = ValueKind::kNumber;
+  Json default_value;          // must itself pass the checks below
+  std::string unit;            // "ns", "Gbit/s", "bits", ... or "" for none
+  std::string doc;             // one line: what the key means
+  std::optional<double> min;   // numeric lower bound
+  bool min_exclusive = false;  // true: value must be > min, else >= min
+  std::optional<double> max;   // numeric upper bound, inclusive
+  std::vector<std::string> choices;  // strings: the allowed values (empty = any)
+
+  KeySpec& at_least(double bound) { min = bound; min_exclusive = false; return *this; }
+  KeySpec& greater_than(double bound) { min = bound; min_exclusive = true; return *this; }
+  KeySpec& at_most(double bound) { max = bound; return *this; }
+  KeySpec& one_of(std::vector<std::string> allowed) { choices = std::move(allowed); return *this; }
+};
+
+// Key declarations read as one line each:
+//   schema.add(number_key("link.gbps", 100, "Gbit/s", "line rate").greater_than(0));
+inline KeySpec make_key(ValueKind kind, std::string path, Json default_value, std::string unit,
+                        std::string doc) {
+  KeySpec spec;
+  spec.path = std::move(path);
+  spec.kind = kind;
+  spec.default_value = std::move(default_value);
+  spec.unit = std::move(unit);
+  spec.doc = std::move(doc);
+  return spec;
+}
+inline KeySpec boolean_key(std::string path, bool default_value, std::string doc) {
+  return make_key(ValueKind::kBoolean, std::move(path), default_value, "", std::move(doc));
+}
+inline KeySpec integer_key(std::string path, Json default_value, std::string unit,
+                           std::string doc) {
+  return make_key(ValueKind::kInteger, std::move(path), std::move(default_value), std::move(unit),
+                  std::move(doc));
+}
+inline KeySpec number_key(std::string path, double default_value, std::string unit,
+                          std::string doc) {
+  return make_key(ValueKind::kNumber, std::move(path), default_value, std::move(unit),
+                  std::move(doc));
+}
+inline KeySpec string_key(std::string path, std::string default_value, std::string doc) {
+  return make_key(ValueKind::kString, std::move(path), std::move(default_value), "",
+                  std::move(doc));
+}
+
+class Schema {
+ public:
+  // Throws std::logic_error on a duplicate path, a path that is a prefix of
+  // another key's path, or a default that fails the key's own checks.
+  void add(KeySpec spec);
+  const KeySpec* find(std::string_view path) const;
+  const std::vector<KeySpec>& keys() const { return keys_; }
+  // The document holding every key at its default.
+  Json defaults() const;
+
+ private:
+  std::vector<KeySpec> keys_;
+};
+
+// Reads and parses a JSON file. Throws ConfigError naming the file for a
+// missing or unreadable file and for malformed JSON (with line and column).
+Json read_json_file(const std::string& path);
+
+// Applies one "a.b.c=value" override to `doc`. The value is parsed as JSON when
+// it parses, else taken as a string. Throws ConfigError (source "--set <arg>")
+// when the text has no '=', or the path is not a key of the schema.
+void apply_override(Json& doc, const std::string& assignment, const Schema& schema);
+
+// Checks `doc` against the schema and returns it with every missing key at its
+// default. Throws ConfigError (source = `source`) for: a top level that is not
+// an object, an unknown key (with its full path), an object where a value is
+// expected or the reverse, a wrong type, a number out of range, or a string not
+// among the choices.
+Json validate(const Json& doc, const Schema& schema, const std::string& source);
+
+// read_json_file + apply_override for each override + validate.
+Json load(const std::string& path, const std::vector<std::string>& overrides,
+          const Schema& schema);
+
+// Looks up a dotted path in a validated document. Throws std::out_of_range if
+// absent (a programming error once the document is validated).
+const Json& at_path(const Json& doc, std::string_view path);
+
+// A Markdown table of every key: key, type, unit, default, range, meaning.
+std::string markdown_table(const Schema& schema);
+
+}  // namespace rnicsim::config

@@ -1,0 +1,21 @@
+#include "dma/dma_config.hpp"
+
+#include "common/time_units.hpp"
+
+namespace rnicsim {
+
+void declare_dma_keys(config::Schema& schema) {
+  schema.add(config::number_key("dma.gbps", 100, "Gbit/s",
+                                "rate at which the DMA engine reads host memory")
+                 .greater_than(0));
+  schema.add(config::number_key("dma.latency_ns", 0, "ns",
+                                "fixed latency of one DMA read, on top of its size over the rate")
+                 .at_least(0));
+}
+
+StageTiming dma_timing(const config::Json& doc) {
+  return StageTiming::rate(nanoseconds(config::at_path(doc, "dma.latency_ns").get<double>()),
+                           config::at_path(doc, "dma.gbps").get<double>());
+}
+
+}  // namespace rnicsim

@@ -1,0 +1,60 @@
+#include "experiments/pipeline/pipeline_config.hpp"
+
+#include <string>
+
+#include "common/time_units.hpp"
+#include "dma/dma_config.hpp"
+#include "host_memory/host_memory_config.hpp"
+#include "link/link_config.hpp"
+
+namespace rnicsim {
+
+void declare_pipeline_keys(config::Schema& schema) {
+  schema.add(config::integer_key("workload.data_bits", 100, "bits",
+                                 "size of one Data the application produces")
+                 .at_least(1)
+                 .at_most(8388608));  // 1 MiB
+  schema.add(config::number_key("workload.interval_ns", 1, "ns",
+                                "time between two Data the application produces")
+                 .greater_than(0));
+  schema.add(config::integer_key("workload.count", 64, "Data",
+                                 "how many Data the application produces (steady bandwidth needs 2)")
+                 .at_least(2)
+                 .at_most(10000000));
+  schema.add(config::integer_key("pipeline.queue_items", 64, "items",
+                                 "capacity of the queue in front of each stage after the first; a "
+                                 "full queue stalls the stage before it")
+                 .at_least(1)
+                 .at_most(1000000));
+}
+
+PipelineConfig pipeline_config(const config::Json& doc, const std::string& source) {
+  const auto at = [&doc](const char* key) -> const config::Json& {
+    return config::at_path(doc, key);
+  };
+  PipelineConfig c{};
+  c.workload.data_bits = at("workload.data_bits").get<std::uint64_t>();
+  c.workload.interval = nanoseconds(at("workload.interval_ns").get<double>());
+  c.workload.count = at("workload.count").get<std::uint64_t>();
+  c.workload.seed = at("seed").get<std::uint64_t>();
+  c.queue_items = at("pipeline.queue_items").get<std::size_t>();
+  c.memory = host_memory_config(doc);
+  c.cpu = host_cpu_config(doc);
+  c.dma = dma_timing(doc);
+  c.link = wire_link_config(doc);
+  c.framing = framing_kind(doc);
+
+  if (c.workload.interval == sc_core::SC_ZERO_TIME) {
+    throw config::ConfigError(source, "workload.interval_ns", "must be at least 0.001 ns (1 ps)");
+  }
+  // The user buffer fills the lower half of host memory, the kernel buffer the upper.
+  const std::uint64_t buffer_bytes = c.workload.count * ((c.workload.data_bits + 7) / 8);
+  if (buffer_bytes > c.memory.size_bytes / 2) {
+    throw config::ConfigError(source, "workload.count",
+                              "count x Data size (" + std::to_string(buffer_bytes) +
+                                  " bytes) does not fit in half of host.memory_bytes");
+  }
+  return c;
+}
+
+}  // namespace rnicsim

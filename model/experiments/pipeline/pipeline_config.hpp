@@ -1,0 +1,39 @@
+#pragma once
+// The pipeline experiment's configuration: the seed figure's workload (a Data
+// of data_bits produced every interval) and the per-block timing it runs on.
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "common/stage_timing.hpp"
+#include "config/config.hpp"
+#include "host_cpu/host_cpu_config.hpp"
+#include "host_memory/host_memory.hpp"
+#include "link/wire_framing.hpp"
+#include "link/wire_link.hpp"
+
+namespace rnicsim {
+
+struct PipelineWorkload {
+  std::uint64_t data_bits = 0;
+  sc_core::sc_time interval;
+  std::uint64_t count = 0;
+  std::uint64_t seed = 0;  // selects the data pattern
+};
+
+struct PipelineConfig {
+  PipelineWorkload workload;
+  std::size_t queue_items = 0;  // capacity of each channel between two stages
+  HostMemoryConfig memory;
+  HostCpuConfig cpu;
+  StageTiming dma;
+  WireLinkConfig link;
+  WireFraming::Kind framing;
+};
+
+void declare_pipeline_keys(config::Schema& schema);
+// Throws config::ConfigError (naming `source`) when the keys are individually
+// valid but do not fit together.
+PipelineConfig pipeline_config(const config::Json& doc, const std::string& source);
+
+}  // namespace rnicsim

@@ -1,0 +1,89 @@
+#include "experiments/pipeline/pipeline_experiment.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "common/time_units.hpp"
+#include "experiments/pipeline/data_path.hpp"
+
+namespace rnicsim {
+namespace {
+
+// Two durations closer than this are the same: results are whole picoseconds.
+constexpr double kSameNs = 0.0005;
+
+PathResult collect(const DataPath& path, const PipelineWorkload& workload,
+                   const std::string& encapsulation) {
+  PathResult result;
+  result.name = path.basename();
+  result.encapsulation = encapsulation;
+  result.memory = path.memory().stats();
+  for (const PipelineStage<Transfer>* stage : path.stages()) {
+    StageSummary summary{stage->basename(), stage->stats(), 0};
+    if (summary.stats.items > 0) {
+      summary.mean_service_ns = to_ns(summary.stats.busy) / static_cast<double>(summary.stats.items);
+    }
+    result.stages.push_back(summary);
+  }
+  for (const Arrival& arrival : path.arrivals()) {
+    DataTimeline t;
+    t.index = arrival.transfer.index();
+    t.produced_ns = to_ns(arrival.transfer.produced_at());
+    for (const StageSpan& span : arrival.transfer.spans()) {
+      t.stage_start_ns.push_back(to_ns(span.start));
+      t.stage_end_ns.push_back(to_ns(span.end));
+    }
+    t.arrival_ns = to_ns(arrival.at);
+    t.latency_ns = t.arrival_ns - t.produced_ns;
+    if (!arrival.bytes_match) ++result.data_mismatches;
+    result.data.push_back(std::move(t));
+  }
+  if (result.data.size() != workload.count) {
+    throw std::logic_error(result.name + ": " + std::to_string(result.data.size()) + " of " +
+                           std::to_string(workload.count) + " Data arrived");
+  }
+  result.first_latency_ns = result.data.front().latency_ns;
+  result.steady_gbps = steady_gbps(result.data, workload.data_bits);
+  result.bottleneck = find_bottleneck(result.stages, to_ns(workload.interval));
+  return result;
+}
+
+}  // namespace
+
+double steady_gbps(const std::vector<DataTimeline>& data, std::uint64_t data_bits) {
+  if (data.size() < 2) throw std::invalid_argument("steady bandwidth needs two arrivals");
+  const double span_ns = data.back().arrival_ns - data.front().arrival_ns;
+  if (span_ns <= 0) throw std::invalid_argument("all Data arrived at the same time");
+  return static_cast<double>(data.size() - 1) * static_cast<double>(data_bits) / span_ns;
+}
+
+std::string find_bottleneck(const std::vector<StageSummary>& stages, double interval_ns) {
+  std::string bottleneck = "workload";
+  double slowest_ns = interval_ns;
+  for (const StageSummary& stage : stages) {
+    if (stage.mean_service_ns > slowest_ns - kSameNs) {
+      bottleneck = stage.name;
+      slowest_ns = std::max(slowest_ns, stage.mean_service_ns);
+    }
+  }
+  return bottleneck;
+}
+
+PipelineResult run_pipeline(const PipelineConfig& config) {
+  require_picosecond_resolution();
+  DataPath ethernet("ethernet", config, true, tcp_ipv4());
+  DataPath rdma("rdma", config, false, roce_v2_write_only_ipv4());
+  sc_core::sc_start();
+
+  PipelineResult result;
+  result.data_bits = config.workload.data_bits;
+  result.interval_ns = to_ns(config.workload.interval);
+  result.count = config.workload.count;
+  result.seed = config.workload.seed;
+  result.framing = config.framing == WireFraming::Kind::kNone ? "none" : "ethernet";
+  result.paths.push_back(collect(ethernet, config.workload, tcp_ipv4().name));
+  result.paths.push_back(collect(rdma, config.workload, roce_v2_write_only_ipv4().name));
+  return result;
+}
+
+}  // namespace rnicsim

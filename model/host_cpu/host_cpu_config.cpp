@@ -1,0 +1,33 @@
+#include "host_cpu/host_cpu_config.hpp"
+
+#include "common/time_units.hpp"
+
+namespace rnicsim {
+
+void declare_host_cpu_keys(config::Schema& schema) {
+  schema.add(config::number_key("host.app_write_gbps", 100, "Gbit/s",
+                                "rate at which the application writes its data into the user buffer")
+                 .greater_than(0));
+  schema.add(config::number_key("host.app_write_latency_ns", 0, "ns",
+                                "fixed latency of one application write, on top of size over rate")
+                 .at_least(0));
+  schema.add(config::number_key("host.kernel_copy_gbps", 100, "Gbit/s",
+                                "rate of the kernel's user-to-kernel copy (Ethernet path only)")
+                 .greater_than(0));
+  schema.add(config::number_key("host.kernel_copy_latency_ns", 0, "ns",
+                                "fixed latency of one kernel copy (syscall, protocol work), on top "
+                                "of size over rate")
+                 .at_least(0));
+}
+
+HostCpuConfig host_cpu_config(const config::Json& doc) {
+  const auto number = [&doc](const char* key) { return config::at_path(doc, key).get<double>(); };
+  return HostCpuConfig{
+      StageTiming::rate(nanoseconds(number("host.app_write_latency_ns")),
+                        number("host.app_write_gbps")),
+      StageTiming::rate(nanoseconds(number("host.kernel_copy_latency_ns")),
+                        number("host.kernel_copy_gbps")),
+  };
+}
+
+}  // namespace rnicsim

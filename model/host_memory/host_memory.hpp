@@ -1,0 +1,62 @@
+#pragma once
+// HostMemory: a host's physical memory, byte-accurate and sparse.
+//
+// A TLM-2.0 target (blocking transport). Any number of initiators bind to its
+// one socket; each access is charged `access_latency` through the annotated
+// delay. Storage is allocated in 4 KiB chunks on first write; never-written
+// bytes read as zero.
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <systemc>
+#include <tlm>
+#include <tlm_utils/multi_passthrough_target_socket.h>
+#include <unordered_map>
+
+namespace rnicsim {
+
+struct HostMemoryConfig {
+  std::uint64_t size_bytes = 0;      // physical address space: [0, size_bytes)
+  sc_core::sc_time access_latency;   // charged per transaction
+};
+
+struct HostMemoryStats {
+  std::uint64_t reads = 0;
+  std::uint64_t writes = 0;
+  std::uint64_t bytes_read = 0;
+  std::uint64_t bytes_written = 0;
+  std::uint64_t errors = 0;          // transactions answered with an error response
+};
+
+class HostMemory : public sc_core::sc_module {
+ public:
+  // Zero initiators is legal: a host whose memory nobody touches.
+  tlm_utils::multi_passthrough_target_socket<HostMemory, 32, tlm::tlm_base_protocol_types, 0,
+                                             sc_core::SC_ZERO_OR_MORE_BOUND>
+      socket;
+
+  HostMemory(const sc_core::sc_module_name& name, const HostMemoryConfig& config);
+
+  // Untimed access for set-up and checks. Throws std::out_of_range outside
+  // the address space.
+  void write_bytes(std::uint64_t address, const std::uint8_t* data, std::size_t length);
+  void read_bytes(std::uint64_t address, std::uint8_t* data, std::size_t length) const;
+
+  const HostMemoryStats& stats() const { return stats_; }
+  std::size_t allocated_chunks() const { return chunks_.size(); }
+  const HostMemoryConfig& config() const { return config_; }
+
+ private:
+  static constexpr std::uint64_t kChunkBytes = 4096;
+  using Chunk = std::array<std::uint8_t, kChunkBytes>;
+
+  void b_transport(int initiator, tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);
+  bool in_range(std::uint64_t address, std::size_t length) const;
+
+  HostMemoryConfig config_;
+  HostMemoryStats stats_;
+  std::unordered_map<std::uint64_t, std::unique_ptr<Chunk>> chunks_;
+};
+
+}  // namespace rnicsim

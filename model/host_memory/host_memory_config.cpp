@@ -1,0 +1,24 @@
+#include "host_memory/host_memory_config.hpp"
+
+#include "common/time_units.hpp"
+
+namespace rnicsim {
+
+void declare_host_memory_keys(config::Schema& schema) {
+  schema.add(config::integer_key("host.memory_bytes", 64ULL << 30, "bytes",
+                                 "size of each host's physical address space")
+                 .at_least(4096)
+                 .at_most(4503599627370496.0));  // 2^52, x86-64's physical address limit
+  schema.add(config::number_key("host.memory_latency_ns", 0, "ns",
+                                "latency charged to every host-memory access (CPU or DMA)")
+                 .at_least(0));
+}
+
+HostMemoryConfig host_memory_config(const config::Json& doc) {
+  HostMemoryConfig c;
+  c.size_bytes = config::at_path(doc, "host.memory_bytes").get<std::uint64_t>();
+  c.access_latency = nanoseconds(config::at_path(doc, "host.memory_latency_ns").get<double>());
+  return c;
+}
+
+}  // namespace rnicsim

@@ -1,0 +1,30 @@
+#include "link/link_config.hpp"
+
+#include "common/time_units.hpp"
+
+namespace rnicsim {
+
+void declare_link_keys(config::Schema& schema) {
+  schema.add(config::number_key("link.gbps", 100, "Gbit/s", "line rate of the wire")
+                 .greater_than(0));
+  schema.add(config::number_key("link.propagation_ns", 0, "ns",
+                                "cable propagation delay (about 5 ns per metre of fibre or copper)")
+                 .at_least(0));
+  schema.add(config::string_key("link.framing", "ethernet",
+                                "none: payload bits only; ethernet: adds the protocol headers, "
+                                "Ethernet header and FCS, minimum-frame padding, preamble and IFG")
+                 .one_of({"none", "ethernet"}));
+}
+
+WireLinkConfig wire_link_config(const config::Json& doc) {
+  WireLinkConfig c;
+  c.gbps = config::at_path(doc, "link.gbps").get<double>();
+  c.propagation = nanoseconds(config::at_path(doc, "link.propagation_ns").get<double>());
+  return c;
+}
+
+WireFraming::Kind framing_kind(const config::Json& doc) {
+  return parse_framing_kind(config::at_path(doc, "link.framing").get<std::string>());
+}
+
+}  // namespace rnicsim

@@ -1,0 +1,113 @@
+// HostMemory as a TLM-2.0 target: byte-exact storage across its 4 KiB chunks,
+// annotated latency, several initiators on one socket, and error responses.
+#include <gtest/gtest.h>
+
+#include <systemc>
+#include <tlm>
+#include <vector>
+
+#include "common/time_units.hpp"
+#include "host_memory/host_memory.hpp"
+#include "host_memory/memory_initiator.hpp"
+
+namespace rnicsim {
+namespace {
+
+struct Initiators : sc_core::sc_module {
+  explicit Initiators(const sc_core::sc_module_name& name)
+      : sc_core::sc_module(name), cpu("cpu"), nic("nic") {}
+  MemoryInitiator cpu;
+  MemoryInitiator nic;
+};
+
+struct MemoryBench {
+  explicit MemoryBench(std::uint64_t size = 1ULL << 20, double latency_ns = 0)
+      : memory("memory", HostMemoryConfig{size, nanoseconds(latency_ns)}), initiators("initiators") {
+    initiators.cpu.socket.bind(memory.socket);
+    initiators.nic.socket.bind(memory.socket);
+    sc_core::sc_start(sc_core::SC_ZERO_TIME);  // finish elaboration
+  }
+  HostMemory memory;
+  Initiators initiators;
+};
+
+tlm::tlm_response_status raw_access(HostMemory& memory, tlm::tlm_command command,
+                                    std::uint64_t address, std::vector<std::uint8_t>& data,
+                                    unsigned char* byte_enable = nullptr,
+                                    unsigned streaming_width = 0) {
+  tlm::tlm_generic_payload payload;
+  payload.set_command(command);
+  payload.set_address(address);
+  payload.set_data_ptr(data.data());
+  payload.set_data_length(static_cast<unsigned>(data.size()));
+  payload.set_streaming_width(streaming_width ? streaming_width : static_cast<unsigned>(data.size()));
+  payload.set_byte_enable_ptr(byte_enable);
+  payload.set_byte_enable_length(byte_enable ? 1 : 0);
+  sc_core::sc_time delay;
+  memory.socket.get_base_export()->b_transport(payload, delay);
+  return payload.get_response_status();
+}
+
+TEST(HostMemory, BytesWrittenAcrossAChunkBoundaryReadBackExactly) {
+  MemoryBench bench;
+  const std::vector<std::uint8_t> data{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12};
+  bench.initiators.cpu.write(4090, data.data(), data.size());  // 6 bytes in each chunk
+  std::vector<std::uint8_t> back(data.size());
+  bench.initiators.nic.read(4090, back.data(), back.size());
+  EXPECT_EQ(back, data);
+  EXPECT_EQ(bench.memory.allocated_chunks(), 2u);
+  EXPECT_EQ(bench.memory.stats().writes, 1u);
+  EXPECT_EQ(bench.memory.stats().reads, 1u);
+  EXPECT_EQ(bench.memory.stats().bytes_written, 12u);
+}
+
+TEST(HostMemory, NeverWrittenBytesReadAsZero) {
+  MemoryBench bench;
+  const std::vector<std::uint8_t> data{0xAA};
+  bench.initiators.cpu.write(100, data.data(), 1);
+  std::vector<std::uint8_t> back(8, 0x55);
+  bench.initiators.cpu.read(96, back.data(), back.size());
+  EXPECT_EQ(back, (std::vector<std::uint8_t>{0, 0, 0, 0, 0xAA, 0, 0, 0}));
+  std::vector<std::uint8_t> far(4, 0x55);
+  bench.initiators.cpu.read(1ULL << 19, far.data(), far.size());
+  EXPECT_EQ(far, (std::vector<std::uint8_t>(4, 0)));
+  EXPECT_EQ(bench.memory.allocated_chunks(), 1u);
+}
+
+TEST(HostMemory, EveryAccessIsChargedTheConfiguredLatency) {
+  MemoryBench bench(1ULL << 20, 7.5);
+  std::vector<std::uint8_t> data(64, 1);
+  EXPECT_EQ(to_ps(bench.initiators.cpu.write(0, data.data(), data.size())), 7500u);
+  EXPECT_EQ(to_ps(bench.initiators.nic.read(0, data.data(), data.size())), 7500u);
+}
+
+TEST(HostMemory, AccessesOutsideTheAddressSpaceGetAnAddressError) {
+  MemoryBench bench(8192);
+  std::vector<std::uint8_t> data(16);
+  EXPECT_EQ(raw_access(bench.memory, tlm::TLM_WRITE_COMMAND, 8190, data),
+            tlm::TLM_ADDRESS_ERROR_RESPONSE);
+  EXPECT_EQ(raw_access(bench.memory, tlm::TLM_READ_COMMAND, 8176, data), tlm::TLM_OK_RESPONSE);
+  EXPECT_EQ(raw_access(bench.memory, tlm::TLM_READ_COMMAND, ~0ULL - 4, data),
+            tlm::TLM_ADDRESS_ERROR_RESPONSE);
+  EXPECT_EQ(bench.memory.stats().errors, 2u);
+  EXPECT_EQ(bench.memory.allocated_chunks(), 0u);
+}
+
+TEST(HostMemory, ByteEnablesAndStreamingAreRefused) {
+  MemoryBench bench;
+  std::vector<std::uint8_t> data(16);
+  unsigned char enable = 0xFF;
+  EXPECT_EQ(raw_access(bench.memory, tlm::TLM_WRITE_COMMAND, 0, data, &enable),
+            tlm::TLM_BYTE_ENABLE_ERROR_RESPONSE);
+  EXPECT_EQ(raw_access(bench.memory, tlm::TLM_WRITE_COMMAND, 0, data, nullptr, 4),
+            tlm::TLM_BURST_ERROR_RESPONSE);
+}
+
+TEST(HostMemory, AnInitiatorReportsAnErrorResponseAsASystemCError) {
+  MemoryBench bench(8192);
+  std::vector<std::uint8_t> data(16);
+  EXPECT_THROW(bench.initiators.cpu.read(8190, data.data(), data.size()), sc_core::sc_report);
+}
+
+}  // namespace
+}  // namespace rnicsim

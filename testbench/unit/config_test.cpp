@@ -1,0 +1,473 @@
+// The messages asserted here are what a CLI user reads, so they are compared
+// exactly: a reworded or misplaced error is a regression.
+#include "config/config.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace rnicsim::config {
+namespace {
+
+KeySpec make_key(std::string path, ValueKind kind, Json default_value, std::string unit,
+                 std::string doc) {
+  KeySpec spec;
+  spec.path = std::move(path);
+  spec.kind = kind;
+  spec.default_value = std::move(default_value);
+  spec.unit = std::move(unit);
+  spec.doc = std::move(doc);
+  return spec;
+}
+
+// One key of each kind, nested one and two levels deep.
+Schema test_schema() {
+  Schema schema;
+  schema.add(make_key("trace.enabled", ValueKind::kBoolean, false, "", "Write a VCD trace."));
+  KeySpec lanes = make_key("link.lanes", ValueKind::kInteger, 4, "lanes", "Serial lanes.");
+  lanes.min = 1;
+  schema.add(lanes);
+  KeySpec gbps = make_key("link.gbps", ValueKind::kNumber, 100, "Gbit/s", "Line rate.");
+  gbps.min = 0;
+  gbps.min_exclusive = true;
+  gbps.max = 400;
+  schema.add(gbps);
+  KeySpec framing =
+      make_key("link.phy.framing", ValueKind::kString, "ethernet", "", "Frame format.");
+  framing.choices = {"none", "ethernet"};
+  schema.add(framing);
+  return schema;
+}
+
+// Runs `action` and returns the ConfigError's what(); any other exception
+// escapes and fails the test on its own.
+template <typename Action>
+std::string config_error_of(Action&& action) {
+  try {
+    action();
+  } catch (const ConfigError& error) {
+    return error.what();
+  }
+  return "no ConfigError thrown";
+}
+
+template <typename Action>
+std::string logic_error_of(Action&& action) {
+  try {
+    action();
+  } catch (const std::logic_error& error) {
+    return error.what();
+  }
+  return "no logic_error thrown";
+}
+
+std::string validate_error(const std::string& json_text) {
+  return config_error_of([&] { validate(Json::parse(json_text), test_schema(), "t.json"); });
+}
+
+class ConfigFileTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::random_device random;
+    do {
+      dir_ = std::filesystem::temp_directory_path() /
+             ("rnicsim_config_test_" + std::to_string(random()));
+    } while (!std::filesystem::create_directory(dir_));
+  }
+
+  void TearDown() override {
+    std::error_code ignored;
+    std::filesystem::remove_all(dir_, ignored);
+  }
+
+  std::string write_file(const std::string& name, const std::string& text) const {
+    const std::string path = (dir_ / name).string();
+    std::ofstream out(path, std::ios::binary);
+    out << text;
+    return path;
+  }
+
+  std::filesystem::path dir_;
+};
+
+TEST(ConfigErrorTest, WhatNamesSourceKeyAndReason) {
+  const ConfigError with_key("a.json", "link.gbps", "must be > 0 (got 0)");
+  EXPECT_STREQ(with_key.what(), "a.json: link.gbps: must be > 0 (got 0)");
+  EXPECT_EQ(with_key.source(), "a.json");
+  EXPECT_EQ(with_key.key(), "link.gbps");
+  EXPECT_EQ(with_key.reason(), "must be > 0 (got 0)");
+  const ConfigError without_key("a.json", "", "cannot open file: x");
+  EXPECT_STREQ(without_key.what(), "a.json: cannot open file: x");
+}
+
+TEST_F(ConfigFileTest, ReadsJsonFile) {
+  const std::string path = write_file("ok.json", "{\"link\": {\"gbps\": 25}}\n");
+  EXPECT_EQ(read_json_file(path), Json::parse(R"({"link": {"gbps": 25}})"));
+}
+
+TEST_F(ConfigFileTest, MissingFileNamesFileAndSystemReason) {
+  const std::string path = (dir_ / "absent.json").string();
+  EXPECT_EQ(config_error_of([&] { read_json_file(path); }),
+            path + ": cannot open file: " + std::strerror(ENOENT));
+}
+
+TEST_F(ConfigFileTest, DirectoryIsUnreadable) {
+  const std::string path = dir_.string();
+  EXPECT_EQ(config_error_of([&] { read_json_file(path); }),
+            path + ": cannot open file: " + std::strerror(EISDIR));
+}
+
+TEST_F(ConfigFileTest, MalformedJsonGivesLineAndColumn) {
+  const std::string path = write_file("bad.json",
+                                      "{\n"
+                                      "  \"link\": {\n"
+                                      "    \"gbps\": ,\n"
+                                      "  }\n"
+                                      "}\n");
+  EXPECT_EQ(config_error_of([&] { read_json_file(path); }),
+            path +
+                ": malformed JSON at line 3, column 13: unexpected ','; expected '[', '{', or a "
+                "literal");
+}
+
+TEST_F(ConfigFileTest, TruncatedJsonPointsPastTheEnd) {
+  const std::string path = write_file("truncated.json", "{\n  \"a\": 1");
+  EXPECT_EQ(config_error_of([&] { read_json_file(path); }),
+            path + ": malformed JSON at line 2, column 9: unexpected end of input; expected '}'");
+}
+
+TEST_F(ConfigFileTest, EmptyFileIsMalformed) {
+  const std::string path = write_file("empty.json", "");
+  EXPECT_EQ(config_error_of([&] { read_json_file(path); }),
+            path +
+                ": malformed JSON at line 1, column 1: unexpected end of input; expected '[', "
+                "'{', or a literal");
+}
+
+TEST(ConfigValidateTest, TopLevelMustBeAnObject) {
+  EXPECT_EQ(validate_error("[1, 2]"), "t.json: expected an object at the top level, got an array");
+}
+
+TEST(ConfigValidateTest, UnknownKeyWithSuggestion) {
+  EXPECT_EQ(validate_error(R"({"link": {"gbpss": 25}})"),
+            "t.json: link.gbpss: unknown key (did you mean 'link.gbps'?)");
+  // A swap is two edits, the farthest a suggestion reaches.
+  EXPECT_EQ(validate_error(R"({"link": {"gpbs": 25}})"),
+            "t.json: link.gpbs: unknown key (did you mean 'link.gbps'?)");
+  EXPECT_EQ(validate_error(R"({"link": {"gbpsxyz": 25}})"), "t.json: link.gbpsxyz: unknown key");
+}
+
+TEST(ConfigValidateTest, UnknownSectionWithSuggestion) {
+  EXPECT_EQ(validate_error(R"({"lnk": {"gbps": 25}})"),
+            "t.json: lnk: unknown key (did you mean 'link'?)");
+}
+
+TEST(ConfigValidateTest, UnknownKeyWithoutSuggestion) {
+  EXPECT_EQ(validate_error(R"({"link": {"latency_ns": 5}})"),
+            "t.json: link.latency_ns: unknown key");
+}
+
+TEST(ConfigValidateTest, DottedMemberNameIsRejected) {
+  EXPECT_EQ(validate_error(R"({"link.gbps": 25})"),
+            "t.json: link.gbps: a key name must be non-empty and contain no '.'");
+}
+
+TEST(ConfigValidateTest, SectionMustBeAnObject) {
+  EXPECT_EQ(validate_error(R"({"link": 5})"), "t.json: link: expected an object");
+  EXPECT_EQ(validate_error(R"({"link": {"phy": "ethernet"}})"),
+            "t.json: link.phy: expected an object");
+}
+
+TEST(ConfigValidateTest, ValueMustNotBeAnObject) {
+  EXPECT_EQ(validate_error(R"({"link": {"gbps": {"value": 25}}})"),
+            "t.json: link.gbps: expected a number, got an object");
+}
+
+TEST(ConfigValidateTest, WrongTypeNamesExpectedAndFound) {
+  EXPECT_EQ(validate_error(R"({"trace": {"enabled": 1}})"),
+            "t.json: trace.enabled: expected a boolean, got 1");
+  EXPECT_EQ(validate_error(R"({"link": {"lanes": "4"}})"),
+            "t.json: link.lanes: expected an integer, got a string (\"4\")");
+  EXPECT_EQ(validate_error(R"({"link": {"gbps": "abc"}})"),
+            "t.json: link.gbps: expected a number, got a string (\"abc\")");
+  EXPECT_EQ(validate_error(R"({"link": {"gbps": null}})"),
+            "t.json: link.gbps: expected a number, got null");
+  EXPECT_EQ(validate_error(R"({"link": {"phy": {"framing": true}}})"),
+            "t.json: link.phy.framing: expected a string, got a boolean (true)");
+  EXPECT_EQ(validate_error(R"({"link": {"phy": {"framing": ["none"]}}})"),
+            "t.json: link.phy.framing: expected a string, got an array");
+}
+
+TEST(ConfigValidateTest, IntegerRejectsFractionalAndWholeFloats) {
+  EXPECT_EQ(validate_error(R"({"link": {"lanes": 2.5}})"),
+            "t.json: link.lanes: expected an integer, got 2.5");
+  EXPECT_EQ(validate_error(R"({"link": {"lanes": 2.0}})"),
+            "t.json: link.lanes: expected an integer, got 2.0");
+}
+
+TEST(ConfigValidateTest, InclusiveMinimum) {
+  const Json effective = validate(Json::parse(R"({"link": {"lanes": 1}})"), test_schema(), "t");
+  EXPECT_EQ(at_path(effective, "link.lanes"), 1);
+  EXPECT_EQ(validate_error(R"({"link": {"lanes": 0}})"),
+            "t.json: link.lanes: must be >= 1 (got 0)");
+  EXPECT_EQ(validate_error(R"({"link": {"lanes": -3}})"),
+            "t.json: link.lanes: must be >= 1 (got -3)");
+}
+
+TEST(ConfigValidateTest, ExclusiveMinimumAndMaximum) {
+  EXPECT_EQ(validate_error(R"({"link": {"gbps": 0}})"), "t.json: link.gbps: must be > 0 (got 0)");
+  EXPECT_EQ(validate_error(R"({"link": {"gbps": -0.5}})"),
+            "t.json: link.gbps: must be > 0 (got -0.5)");
+  EXPECT_EQ(validate_error(R"({"link": {"gbps": 400.5}})"),
+            "t.json: link.gbps: must be <= 400 (got 400.5)");
+  EXPECT_EQ(validate_error(R"({"link": {"gbps": 401}})"),
+            "t.json: link.gbps: must be <= 400 (got 401)");
+  const Schema schema = test_schema();
+  EXPECT_EQ(
+      at_path(validate(Json::parse(R"({"link": {"gbps": 0.001}})"), schema, "t"), "link.gbps"),
+      0.001);
+  EXPECT_EQ(at_path(validate(Json::parse(R"({"link": {"gbps": 400}})"), schema, "t"), "link.gbps"),
+            400);
+}
+
+TEST(ConfigValidateTest, FractionalBoundsPrintCompactly) {
+  Schema schema;
+  KeySpec load = make_key("host.load", ValueKind::kNumber, 0.5, "", "Offered load.");
+  load.min = 0.25;
+  load.max = 0.95;
+  schema.add(load);
+  EXPECT_EQ(
+      config_error_of([&] { validate(Json::parse(R"({"host": {"load": 0.2}})"), schema, "t"); }),
+      "t: host.load: must be >= 0.25 (got 0.2)");
+  EXPECT_EQ(
+      config_error_of([&] { validate(Json::parse(R"({"host": {"load": 1}})"), schema, "t"); }),
+      "t: host.load: must be <= 0.95 (got 1)");
+}
+
+TEST(ConfigValidateTest, StringMustBeAChoice) {
+  EXPECT_EQ(validate_error(R"({"link": {"phy": {"framing": "foo"}}})"),
+            "t.json: link.phy.framing: must be one of \"none\", \"ethernet\" (got \"foo\")");
+  const Json effective =
+      validate(Json::parse(R"({"link": {"phy": {"framing": "none"}}})"), test_schema(), "t");
+  EXPECT_EQ(at_path(effective, "link.phy.framing"), "none");
+}
+
+TEST(ConfigValidateTest, FirstErrorInKeyOrderWins) {
+  // "lanes" sorts before "phy", whatever the order in the text.
+  EXPECT_EQ(validate_error(R"({"link": {"phy": {"framing": "foo"}, "lanes": 0}})"),
+            "t.json: link.lanes: must be >= 1 (got 0)");
+}
+
+TEST(ConfigValidateTest, EmptyDocumentGetsEveryDefault) {
+  const Json effective = validate(Json::object(), test_schema(), "t");
+  EXPECT_EQ(effective, Json::parse(R"({
+    "trace": {"enabled": false},
+    "link": {"lanes": 4, "gbps": 100, "phy": {"framing": "ethernet"}}
+  })"));
+  EXPECT_EQ(effective, test_schema().defaults());
+}
+
+TEST(ConfigValidateTest, DocumentValuesOverrideDefaults) {
+  const Json effective =
+      validate(Json::parse(R"({"link": {"gbps": 25.5, "phy": {}}, "trace": {"enabled": true}})"),
+               test_schema(), "t");
+  EXPECT_EQ(effective, Json::parse(R"({
+    "trace": {"enabled": true},
+    "link": {"lanes": 4, "gbps": 25.5, "phy": {"framing": "ethernet"}}
+  })"));
+}
+
+TEST(ConfigOverrideTest, NumberIsParsedAsJson) {
+  Json doc = Json::object();
+  apply_override(doc, "link.gbps=25", test_schema());
+  EXPECT_EQ(doc, Json::parse(R"({"link": {"gbps": 25}})"));
+  EXPECT_TRUE(at_path(doc, "link.gbps").is_number_integer());
+}
+
+TEST(ConfigOverrideTest, BareWordIsAString) {
+  Json doc = Json::object();
+  apply_override(doc, "link.phy.framing=none", test_schema());
+  EXPECT_EQ(doc, Json::parse(R"({"link": {"phy": {"framing": "none"}}})"));
+}
+
+TEST(ConfigOverrideTest, TrueIsABoolean) {
+  Json doc = Json::object();
+  apply_override(doc, "trace.enabled=true", test_schema());
+  EXPECT_EQ(at_path(doc, "trace.enabled"), true);
+}
+
+TEST(ConfigOverrideTest, QuotedJsonStringStaysAString) {
+  Json doc = Json::object();
+  apply_override(doc, "link.phy.framing=\"42\"", test_schema());
+  EXPECT_EQ(at_path(doc, "link.phy.framing"), "42");
+}
+
+TEST(ConfigOverrideTest, ValueAfterFirstEqualsIsKept) {
+  Json doc = Json::object();
+  apply_override(doc, "link.phy.framing=a=b", test_schema());
+  EXPECT_EQ(at_path(doc, "link.phy.framing"), "a=b");
+}
+
+TEST(ConfigOverrideTest, ReplacesExistingValueAndKeepsSiblings) {
+  Json doc = Json::parse(R"({"link": {"lanes": 2, "gbps": 50}})");
+  apply_override(doc, "link.gbps=12.5", test_schema());
+  EXPECT_EQ(doc, Json::parse(R"({"link": {"lanes": 2, "gbps": 12.5}})"));
+}
+
+TEST(ConfigOverrideTest, MissingEqualsOrPath) {
+  Json doc = Json::object();
+  EXPECT_EQ(config_error_of([&] { apply_override(doc, "link.gbps", test_schema()); }),
+            "--set link.gbps: expected key.path=value");
+  EXPECT_EQ(config_error_of([&] { apply_override(doc, "=5", test_schema()); }),
+            "--set =5: expected key.path=value");
+  EXPECT_EQ(doc, Json::object());
+}
+
+TEST(ConfigOverrideTest, UnknownPath) {
+  Json doc = Json::object();
+  EXPECT_EQ(config_error_of([&] { apply_override(doc, "link.gbs=5", test_schema()); }),
+            "--set link.gbs=5: link.gbs: unknown key (did you mean 'link.gbps'?)");
+  EXPECT_EQ(config_error_of([&] { apply_override(doc, "link=5", test_schema()); }),
+            "--set link=5: link: unknown key");
+  EXPECT_EQ(doc, Json::object());
+}
+
+TEST(ConfigOverrideTest, IntermediateMustBeAnObject) {
+  Json doc = Json::parse(R"({"link": {"phy": 3}})");
+  EXPECT_EQ(config_error_of([&] { apply_override(doc, "link.phy.framing=none", test_schema()); }),
+            "--set link.phy.framing=none: link.phy.framing: expected an object at link.phy");
+}
+
+TEST_F(ConfigFileTest, LoadAppliesOverridesInOrderThenValidates) {
+  const std::string path = write_file("run.json", R"({"link": {"lanes": 2}})");
+  const Json effective =
+      load(path, {"link.gbps=50", "link.gbps=200", "trace.enabled=true"}, test_schema());
+  EXPECT_EQ(effective, Json::parse(R"({
+    "trace": {"enabled": true},
+    "link": {"lanes": 2, "gbps": 200, "phy": {"framing": "ethernet"}}
+  })"));
+}
+
+TEST_F(ConfigFileTest, LoadReportsBadOverrideValueUnderFileName) {
+  const std::string path = write_file("run.json", "{}");
+  EXPECT_EQ(config_error_of([&] { load(path, {"link.gbps=fast"}, test_schema()); }),
+            path + ": link.gbps: expected a number, got a string (\"fast\")");
+}
+
+TEST_F(ConfigFileTest, LoadBlamesNonObjectFileBeforeOverrides) {
+  const std::string path = write_file("run.json", "[]");
+  EXPECT_EQ(config_error_of([&] { load(path, {"link.gbps=5"}, test_schema()); }),
+            path + ": expected an object at the top level, got an array");
+}
+
+TEST(ConfigAtPathTest, FindsNestedValueOrThrows) {
+  const Json doc = test_schema().defaults();
+  EXPECT_EQ(at_path(doc, "link.phy.framing"), "ethernet");
+  EXPECT_EQ(at_path(doc, "link.phy"), Json::parse(R"({"framing": "ethernet"})"));
+  try {
+    at_path(doc, "link.phy.speed");
+    FAIL() << "no out_of_range thrown";
+  } catch (const std::out_of_range& error) {
+    EXPECT_STREQ(error.what(), "no key link.phy.speed");
+  }
+  EXPECT_THROW(at_path(doc, "link.gbps.value"), std::out_of_range);
+}
+
+TEST(ConfigSchemaTest, FindReturnsDeclaredKey) {
+  const Schema schema = test_schema();
+  ASSERT_NE(schema.find("link.gbps"), nullptr);
+  EXPECT_EQ(schema.find("link.gbps")->unit, "Gbit/s");
+  EXPECT_EQ(schema.find("link"), nullptr);
+  EXPECT_EQ(schema.keys().size(), 4U);
+}
+
+TEST(ConfigSchemaTest, DuplicateKeyIsALogicError) {
+  Schema schema = test_schema();
+  EXPECT_EQ(
+      logic_error_of([&] { schema.add(make_key("link.gbps", ValueKind::kNumber, 1, "", "")); }),
+      "config key 'link.gbps' declared twice");
+}
+
+TEST(ConfigSchemaTest, KeyThatIsAlsoASectionIsALogicError) {
+  Schema schema = test_schema();
+  EXPECT_EQ(
+      logic_error_of([&] { schema.add(make_key("link.phy", ValueKind::kString, "", "", "")); }),
+      "config key 'link.phy' clashes with 'link.phy.framing': a key cannot also be a "
+      "section");
+  EXPECT_EQ(logic_error_of(
+                [&] { schema.add(make_key("link.gbps.peak", ValueKind::kNumber, 1, "", "")); }),
+            "config key 'link.gbps.peak' clashes with 'link.gbps': a key cannot also be a "
+            "section");
+  // Sharing a name prefix without a '.' boundary is no clash.
+  schema.add(make_key("link.gbps_peak", ValueKind::kNumber, 1, "", ""));
+  EXPECT_NE(schema.find("link.gbps_peak"), nullptr);
+}
+
+TEST(ConfigSchemaTest, EmptyPathSegmentIsALogicError) {
+  Schema schema;
+  EXPECT_EQ(
+      logic_error_of([&] { schema.add(make_key("link..gbps", ValueKind::kNumber, 1, "", "")); }),
+      "config key 'link..gbps': empty path segment");
+}
+
+TEST(ConfigSchemaTest, BadDefaultIsALogicError) {
+  Schema schema;
+  KeySpec lanes = make_key("link.lanes", ValueKind::kInteger, 0, "", "");
+  lanes.min = 1;
+  EXPECT_EQ(logic_error_of([&] { schema.add(lanes); }),
+            "config key 'link.lanes': bad default: must be >= 1 (got 0)");
+  EXPECT_EQ(
+      logic_error_of([&] { schema.add(make_key("link.lanes", ValueKind::kInteger, 2.0, "", "")); }),
+      "config key 'link.lanes': bad default: expected an integer, got 2.0");
+  KeySpec framing = make_key("link.framing", ValueKind::kString, "foo", "", "");
+  framing.choices = {"none"};
+  EXPECT_EQ(logic_error_of([&] { schema.add(framing); }),
+            "config key 'link.framing': bad default: must be one of \"none\" (got \"foo\")");
+  EXPECT_TRUE(schema.keys().empty());
+}
+
+TEST(ConfigSchemaTest, ConstraintOfTheWrongKindIsALogicError) {
+  Schema schema;
+  KeySpec name = make_key("run.name", ValueKind::kString, "x", "", "");
+  name.min = 1;
+  EXPECT_EQ(logic_error_of([&] { schema.add(name); }),
+            "config key 'run.name': min/max need an integer or number key");
+  KeySpec lanes = make_key("link.lanes", ValueKind::kInteger, 1, "", "");
+  lanes.choices = {"1"};
+  EXPECT_EQ(logic_error_of([&] { schema.add(lanes); }),
+            "config key 'link.lanes': choices need a string key");
+}
+
+TEST(ConfigMarkdownTest, TableListsKeysInDeclarationOrder) {
+  Schema schema;
+  KeySpec gbps = make_key("link.gbps", ValueKind::kNumber, 100, "Gbit/s", "Line rate | per port.");
+  gbps.min = 0;
+  gbps.max = 1e6;
+  schema.add(gbps);
+  KeySpec framing = make_key("link.framing", ValueKind::kString, "none", "", "Frame format.");
+  framing.choices = {"none", "ethernet"};
+  schema.add(framing);
+  schema.add(make_key("trace.enabled", ValueKind::kBoolean, false, "", "Write a VCD trace."));
+  KeySpec lanes = make_key("link.lanes", ValueKind::kInteger, 4, "", "Serial lanes.");
+  lanes.min = 0;
+  lanes.min_exclusive = true;
+  schema.add(lanes);
+  EXPECT_EQ(markdown_table(schema),
+            "| key | type | unit | default | range | meaning |\n"
+            "| --- | --- | --- | --- | --- | --- |\n"
+            "| link.gbps | number | Gbit/s | 100 | >= 0, <= 1000000 | Line rate \\| per port. |\n"
+            "| link.framing | string |  | \"none\" | one of none, ethernet | Frame format. |\n"
+            "| trace.enabled | boolean |  | false |  | Write a VCD trace. |\n"
+            "| link.lanes | integer |  | 4 | > 0 | Serial lanes. |\n");
+}
+
+}  // namespace
+}  // namespace rnicsim::config
