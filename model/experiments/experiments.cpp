@@ -57,9 +57,10 @@ void report_pipeline(const PipelineResult& result, std::ostream& out) {
     for (std::size_t c = 0; c < row.size(); ++c) widths[c] = std::max(widths[c], row[c].size());
   }
   for (const auto& row : rows) {
-    for (std::size_t c = 0; c < row.size(); ++c) {
+    for (std::size_t c = 0; c + 1 < row.size(); ++c) {
       out << std::left << std::setw(static_cast<int>(widths[c] + 2)) << row[c];
     }
+    out << row.back();
     out << "\n";
   }
   for (const PathResult& path : result.paths) {
