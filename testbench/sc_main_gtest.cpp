@@ -3,6 +3,8 @@
 
 #include <systemc>
 
+#include "common/systemc_banner.hpp"
+
 int sc_main(int argc, char* argv[]) {
   testing::InitGoogleTest(&argc, argv);
   return RUN_ALL_TESTS();

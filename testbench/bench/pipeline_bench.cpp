@@ -7,6 +7,7 @@
 #include <string>
 #include <systemc>
 
+#include "common/systemc_banner.hpp"
 #include "common/time_units.hpp"
 #include "experiments/experiments.hpp"
 #include "experiments/pipeline/data_path.hpp"
