@@ -4,12 +4,12 @@
 
 #include <exception>
 #include <filesystem>
-#include <fstream>
 #include <ostream>
 #include <system_error>
 
 #include "config/config.hpp"
 #include "experiments/experiments.hpp"
+#include "experiments/output_files.hpp"
 
 namespace rnicsim {
 namespace {
@@ -71,11 +71,7 @@ int run_command(const RunArguments& run, std::ostream& out) {
   fs::remove_all(staging);
   fs::create_directory(staging);
   try {
-    {
-      std::ofstream file(staging / "effective_config.json");
-      file << effective.dump(2) << "\n";
-      if (!file.flush()) throw std::runtime_error("cannot write " + staging.string());
-    }
+    write_text(staging / "effective_config.json", effective.dump(2) + "\n");
     out << "rnicsim " << config::at_path(effective, "experiment").get<std::string>() << ": "
         << run.config << " -> " << run.out << "\n";
     run_experiment(RunRequest{effective, run.config, staging}, out);

@@ -106,16 +106,20 @@ const char* kind_name(ValueKind kind) {
       return "number";
     case ValueKind::kString:
       return "string";
+    case ValueKind::kIntegerList:
+      return "integer list";
   }
   return "unknown";
 }
 
 std::string kind_with_article(ValueKind kind) {
+  if (kind == ValueKind::kIntegerList) return "a non-empty list of integers";
   return std::string(kind == ValueKind::kInteger ? "an " : "a ") + kind_name(kind);
 }
 
 bool is_numeric(ValueKind kind) {
-  return kind == ValueKind::kInteger || kind == ValueKind::kNumber;
+  return kind == ValueKind::kInteger || kind == ValueKind::kNumber ||
+         kind == ValueKind::kIntegerList;
 }
 
 bool has_kind(const Json& value, ValueKind kind) {
@@ -128,8 +132,29 @@ bool has_kind(const Json& value, ValueKind kind) {
       return value.is_number();
     case ValueKind::kString:
       return value.is_string();
+    case ValueKind::kIntegerList:
+      return value.is_array() && !value.empty() &&
+             std::all_of(value.begin(), value.end(),
+                         [](const Json& element) { return element.is_number_integer(); });
   }
   return false;
+}
+
+// The range check of one number; `where` names a list element (" at index 2").
+std::optional<std::string> check_range(const KeySpec& spec, const Json& value,
+                                       const std::string& where) {
+  const double number = value.get<double>();
+  if (spec.min) {
+    const bool ok = spec.min_exclusive ? number > *spec.min : number >= *spec.min;
+    if (!ok) {
+      return std::string("must be ") + (spec.min_exclusive ? "> " : ">= ") +
+             format_number(*spec.min) + " (got " + compact(value) + where + ")";
+    }
+  }
+  if (spec.max && !(number <= *spec.max)) {
+    return "must be <= " + format_number(*spec.max) + " (got " + compact(value) + where + ")";
+  }
+  return std::nullopt;
 }
 
 // The one check shared by validate() and Schema::add(), so a default can never
@@ -138,18 +163,14 @@ std::optional<std::string> check_value(const KeySpec& spec, const Json& value) {
   if (!has_kind(value, spec.kind)) {
     return "expected " + kind_with_article(spec.kind) + ", got " + describe(value);
   }
-  if (is_numeric(spec.kind)) {
-    const double number = value.get<double>();
-    if (spec.min) {
-      const bool ok = spec.min_exclusive ? number > *spec.min : number >= *spec.min;
-      if (!ok) {
-        return std::string("must be ") + (spec.min_exclusive ? "> " : ">= ") +
-               format_number(*spec.min) + " (got " + compact(value) + ")";
+  if (spec.kind == ValueKind::kIntegerList) {
+    for (std::size_t i = 0; i < value.size(); ++i) {
+      if (auto reason = check_range(spec, value[i], " at index " + std::to_string(i))) {
+        return reason;
       }
     }
-    if (spec.max && !(number <= *spec.max)) {
-      return "must be <= " + format_number(*spec.max) + " (got " + compact(value) + ")";
-    }
+  } else if (is_numeric(spec.kind)) {
+    if (auto reason = check_range(spec, value, "")) return reason;
   }
   if (spec.kind == ValueKind::kString && !spec.choices.empty()) {
     const auto& text = value.get_ref<const std::string&>();

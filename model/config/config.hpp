@@ -34,7 +34,8 @@ class ConfigError : public std::runtime_error {
   std::string reason_;
 };
 
-enum class ValueKind { kBoolean, kInteger, kNumber, kString };
+// kIntegerList: a non-empty JSON array of integers; min and max bound each element.
+enum class ValueKind { kBoolean, kInteger, kNumber, kString, kIntegerList };
 
 struct KeySpec {
   std::string path;            // dotted JSON path, e.g. "link.gbps"
@@ -72,6 +73,11 @@ inline KeySpec integer_key(std::string path, Json default_value, std::string uni
                            std::string doc) {
   return make_key(ValueKind::kInteger, std::move(path), std::move(default_value), std::move(unit),
                   std::move(doc));
+}
+inline KeySpec integer_list_key(std::string path, Json default_value, std::string unit,
+                                std::string doc) {
+  return make_key(ValueKind::kIntegerList, std::move(path), std::move(default_value),
+                  std::move(unit), std::move(doc));
 }
 inline KeySpec number_key(std::string path, double default_value, std::string unit,
                           std::string doc) {

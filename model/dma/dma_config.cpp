@@ -11,11 +11,20 @@ void declare_dma_keys(config::Schema& schema) {
   schema.add(config::number_key("dma.latency_ns", 0, "ns",
                                 "fixed latency of one DMA read, on top of its size over the rate")
                  .at_least(0));
+  schema.add(config::integer_key("dma.read_tags", 64, "requests",
+                                 "read requests (PCIe tags) the DMA engine keeps in flight")
+                 .at_least(1)
+                 .at_most(1024));
 }
 
 StageTiming dma_timing(const config::Json& doc) {
   return StageTiming::rate(nanoseconds(config::at_path(doc, "dma.latency_ns").get<double>()),
                            config::at_path(doc, "dma.gbps").get<double>());
+}
+
+DmaEngineConfig dma_engine_config(const config::Json& doc, const pcie::PcieConfig& pcie) {
+  return DmaEngineConfig{config::at_path(doc, "dma.read_tags").get<std::uint32_t>(),
+                         pcie.mrrs_bytes, pcie.mps_bytes};
 }
 
 }  // namespace rnicsim

@@ -1,7 +1,10 @@
 #pragma once
-// DmaEngine: the NIC reading a buffer out of host memory into its own buffer.
-// For now a latency + bandwidth stage over a direct TLM path to host memory;
-// the PCIe link (TLP split, tags, credits) will sit between the two sockets.
+// DmaStage: the NIC's DMA read as one stage of a datapath: it reads an item's
+// buffer out of host memory into the NIC (the item then carries the bytes).
+// The stage timing is the NIC-internal datapath (latency + bandwidth); its
+// reads go through `dma2host`, bound either to host memory directly (the seed
+// figure's 1 ns DMA step) or to a DmaEngine, which adds the PCIe link's TLPs,
+// tags and round trip on top.
 #include <systemc>
 
 #include "common/stage.hpp"
@@ -10,11 +13,11 @@
 
 namespace rnicsim {
 
-class DmaEngine : public PipelineStage<Transfer> {
+class DmaStage : public PipelineStage<Transfer> {
  public:
-  MemoryInitiator dma2mem;
+  MemoryInitiator dma2host;
 
-  DmaEngine(const sc_core::sc_module_name& name, const StageTiming& timing);
+  DmaStage(const sc_core::sc_module_name& name, const StageTiming& timing);
 
  protected:
   sc_core::sc_time serve(Transfer& item) override;

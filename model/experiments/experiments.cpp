@@ -8,6 +8,9 @@
 #include <vector>
 
 #include "dma/dma_config.hpp"
+#include "experiments/dma/dma_experiment.hpp"
+#include "experiments/dma/dma_outputs.hpp"
+#include "experiments/output_files.hpp"
 #include "experiments/pipeline/pipeline_config.hpp"
 #include "experiments/pipeline/pipeline_experiment.hpp"
 #include "experiments/pipeline/pipeline_outputs.hpp"
@@ -15,6 +18,7 @@
 #include "host_cpu/host_cpu_config.hpp"
 #include "host_memory/host_memory_config.hpp"
 #include "link/link_config.hpp"
+#include "pcie/pcie_config.hpp"
 
 namespace rnicsim {
 namespace {
@@ -22,7 +26,7 @@ namespace {
 config::Schema build_schema() {
   config::Schema schema;
   schema.add(config::string_key("experiment", "pipeline", "which experiment to run")
-                 .one_of({"pipeline"}));
+                 .one_of({"pipeline", "dma"}));
   schema.add(config::integer_key("seed", 1, "", "seed of every random choice in the run")
                  .at_least(0)
                  .at_most(4294967295.0));
@@ -35,7 +39,29 @@ config::Schema build_schema() {
   declare_host_cpu_keys(schema);
   declare_dma_keys(schema);
   declare_link_keys(schema);
+  pcie::declare_pcie_keys(schema);
+  declare_dma_test_keys(schema);
   return schema;
+}
+
+// Columns padded to their widest cell; the last column is not padded.
+void print_table(const std::vector<std::vector<std::string>>& rows, std::ostream& out) {
+  std::vector<std::size_t> widths(rows.front().size(), 0);
+  for (const auto& row : rows) {
+    for (std::size_t c = 0; c < row.size(); ++c) widths[c] = std::max(widths[c], row[c].size());
+  }
+  for (const auto& row : rows) {
+    for (std::size_t c = 0; c + 1 < row.size(); ++c) {
+      out << std::left << std::setw(static_cast<int>(widths[c] + 2)) << row[c];
+    }
+    out << row.back() << "\n";
+  }
+}
+
+std::string with_unit(double value, const char* unit) {
+  std::ostringstream text;
+  text << value << " " << unit;
+  return text.str();
 }
 
 void report_pipeline(const PipelineResult& result, std::ostream& out) {
@@ -46,28 +72,26 @@ void report_pipeline(const PipelineResult& result, std::ostream& out) {
     for (const StageSummary& stage : path.stages) {
       stages += (stages.empty() ? "" : " > ") + stage.name;
     }
-    std::ostringstream latency;
-    latency << path.first_latency_ns << " ns";
-    std::ostringstream bandwidth;
-    bandwidth << path.steady_gbps << " Gbit/s";
-    rows.push_back({path.name, stages, latency.str(), bandwidth.str(), path.bottleneck});
+    rows.push_back({path.name, stages, with_unit(path.first_latency_ns, "ns"),
+                    with_unit(path.steady_gbps, "Gbit/s"), path.bottleneck});
   }
-  std::vector<std::size_t> widths(rows.front().size(), 0);
-  for (const auto& row : rows) {
-    for (std::size_t c = 0; c < row.size(); ++c) widths[c] = std::max(widths[c], row[c].size());
-  }
-  for (const auto& row : rows) {
-    for (std::size_t c = 0; c + 1 < row.size(); ++c) {
-      out << std::left << std::setw(static_cast<int>(widths[c] + 2)) << row[c];
-    }
-    out << row.back();
-    out << "\n";
-  }
+  print_table(rows, out);
   for (const PathResult& path : result.paths) {
     if (path.data_mismatches > 0) {
       out << path.name << ": " << path.data_mismatches << " Data arrived with wrong bytes\n";
     }
   }
+}
+
+void report_dma(const DmaTestResult& result, std::ostream& out) {
+  out << "PCIe link: " << result.link_gbps << " Gbit/s per direction\n";
+  std::vector<std::vector<std::string>> rows{
+      {"size", "read latency (median)", "read bandwidth", "write bandwidth"}};
+  for (const DmaSizeResult& r : result.sizes) {
+    rows.push_back({std::to_string(r.size_bytes) + " B", with_unit(r.read_latency_ns, "ns"),
+                    with_unit(r.read_bw_gbps, "Gbit/s"), with_unit(r.write_bw_gbps, "Gbit/s")});
+  }
+  print_table(rows, out);
 }
 
 }  // namespace
@@ -79,16 +103,23 @@ const config::Schema& rnicsim_schema() {
 
 void run_experiment(const RunRequest& request, std::ostream& report) {
   const std::string experiment = config::at_path(request.effective, "experiment").get<std::string>();
-  if (experiment != "pipeline") throw std::logic_error("no runner for experiment " + experiment);
-
-  const PipelineConfig pipeline = pipeline_config(request.effective, request.source);
-  const PipelineResult result = run_pipeline(pipeline);
-  write_pipeline_outputs(result, request.folder,
-                         config::at_path(request.effective, "output.trace").get<bool>());
-  if (config::at_path(request.effective, "output.plot").get<bool>()) {
-    draw_plot("plot_pipeline.py", request.folder, report);
+  const bool plot = config::at_path(request.effective, "output.plot").get<bool>();
+  if (experiment == "pipeline") {
+    const PipelineConfig pipeline = pipeline_config(request.effective, request.source);
+    const PipelineResult result = run_pipeline(pipeline);
+    write_pipeline_outputs(result, request.folder,
+                           config::at_path(request.effective, "output.trace").get<bool>());
+    if (plot) draw_plot("plot_pipeline.py", request.folder, report);
+    report_pipeline(result, report);
+  } else if (experiment == "dma") {
+    const DmaTestConfig dma = dma_test_config(request.effective, request.source);
+    const DmaTestResult result = run_dma_test(dma);
+    write_dma_outputs(dma, result, request.folder);
+    if (plot) draw_plot("plot_dma.py", request.folder, report);
+    report_dma(result, report);
+  } else {
+    throw std::logic_error("no runner for experiment " + experiment);
   }
-  report_pipeline(result, report);
 }
 
 }  // namespace rnicsim

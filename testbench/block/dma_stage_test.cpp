@@ -1,4 +1,4 @@
-// The DMA engine on its own: it reads the buffer from host memory into the
+// The DMA stage on its own: it reads the buffer from host memory into the
 // item (the NIC's buffer) and takes size/rate + latency.
 #include <gtest/gtest.h>
 
@@ -7,7 +7,7 @@
 
 #include "block/transfer_bench.hpp"
 #include "common/time_units.hpp"
-#include "dma/dma_engine.hpp"
+#include "dma/dma_stage.hpp"
 
 namespace rnicsim {
 namespace {
@@ -16,16 +16,16 @@ using testbench::make_transfer;
 using testbench::small_memory;
 using testbench::TransferBench;
 
-TEST(DmaEngine, ReadsTheBufferFromHostMemoryIntoTheNic) {
+TEST(DmaStage, ReadsTheBufferFromHostMemoryIntoTheNic) {
   std::vector<std::pair<sc_core::sc_time, Transfer>> items;
   for (std::uint64_t i = 0; i < 2; ++i) {
     Transfer item = make_transfer(i, 4096 * 8);
     item.set_host_address(0x10000 + 4000 * i);  // the second crosses a 4 KiB boundary
     items.emplace_back(sc_core::SC_ZERO_TIME, std::move(item));
   }
-  TransferBench<DmaEngine> bench(small_memory(), std::move(items),
+  TransferBench<DmaStage> bench(small_memory(), std::move(items),
                                  StageTiming::rate(nanoseconds(500), 128));
-  bench.stage.dma2mem.socket.bind(bench.memory.socket);
+  bench.stage.dma2host.socket.bind(bench.memory.socket);
   Bytes host(8096);
   for (std::size_t i = 0; i < host.size(); ++i) host[i] = static_cast<std::uint8_t>(i * 31 + 5);
   bench.memory.write_bytes(0x10000, host.data(), host.size());

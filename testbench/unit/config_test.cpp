@@ -17,31 +17,21 @@
 namespace rnicsim::config {
 namespace {
 
-KeySpec make_key(std::string path, ValueKind kind, Json default_value, std::string unit,
-                 std::string doc) {
-  KeySpec spec;
-  spec.path = std::move(path);
-  spec.kind = kind;
-  spec.default_value = std::move(default_value);
-  spec.unit = std::move(unit);
-  spec.doc = std::move(doc);
-  return spec;
-}
 
 // One key of each kind, nested one and two levels deep.
 Schema test_schema() {
   Schema schema;
-  schema.add(make_key("trace.enabled", ValueKind::kBoolean, false, "", "Write a VCD trace."));
-  KeySpec lanes = make_key("link.lanes", ValueKind::kInteger, 4, "lanes", "Serial lanes.");
+  schema.add(make_key(ValueKind::kBoolean, "trace.enabled", false, "", "Write a VCD trace."));
+  KeySpec lanes = make_key(ValueKind::kInteger, "link.lanes", 4, "lanes", "Serial lanes.");
   lanes.min = 1;
   schema.add(lanes);
-  KeySpec gbps = make_key("link.gbps", ValueKind::kNumber, 100, "Gbit/s", "Line rate.");
+  KeySpec gbps = make_key(ValueKind::kNumber, "link.gbps", 100, "Gbit/s", "Line rate.");
   gbps.min = 0;
   gbps.min_exclusive = true;
   gbps.max = 400;
   schema.add(gbps);
   KeySpec framing =
-      make_key("link.phy.framing", ValueKind::kString, "ethernet", "", "Frame format.");
+      make_key(ValueKind::kString, "link.phy.framing", "ethernet", "", "Frame format.");
   framing.choices = {"none", "ethernet"};
   schema.add(framing);
   return schema;
@@ -240,7 +230,7 @@ TEST(ConfigValidateTest, ExclusiveMinimumAndMaximum) {
 
 TEST(ConfigValidateTest, FractionalBoundsPrintCompactly) {
   Schema schema;
-  KeySpec load = make_key("host.load", ValueKind::kNumber, 0.5, "", "Offered load.");
+  KeySpec load = make_key(ValueKind::kNumber, "host.load", 0.5, "", "Offered load.");
   load.min = 0.25;
   load.max = 0.95;
   schema.add(load);
@@ -250,6 +240,25 @@ TEST(ConfigValidateTest, FractionalBoundsPrintCompactly) {
   EXPECT_EQ(
       config_error_of([&] { validate(Json::parse(R"({"host": {"load": 1}})"), schema, "t"); }),
       "t: host.load: must be <= 0.95 (got 1)");
+}
+
+TEST(ConfigValidateTest, IntegerListChecksEveryElement) {
+  Schema schema;
+  schema.add(integer_list_key("run.sizes", Json::array({64, 128}), "bytes", "Sizes.").at_least(1));
+  const auto error_of = [&schema](const std::string& text) {
+    return config_error_of([&] { validate(Json::parse(text), schema, "t.json"); });
+  };
+  EXPECT_EQ(validate(Json::parse(R"({"run": {"sizes": [1, 4096]}})"), schema, "t.json")
+                .at("run").at("sizes"),
+            Json::array({1, 4096}));
+  EXPECT_EQ(error_of(R"({"run": {"sizes": [8, 0, 16]}})"),
+            "t.json: run.sizes: must be >= 1 (got 0 at index 1)");
+  EXPECT_EQ(error_of(R"({"run": {"sizes": []}})"),
+            "t.json: run.sizes: expected a non-empty list of integers, got an array");
+  EXPECT_EQ(error_of(R"({"run": {"sizes": [8, 1.5]}})"),
+            "t.json: run.sizes: expected a non-empty list of integers, got an array");
+  EXPECT_EQ(error_of(R"({"run": {"sizes": 64}})"),
+            "t.json: run.sizes: expected a non-empty list of integers, got 64");
 }
 
 TEST(ConfigValidateTest, StringMustBeAChoice) {
@@ -392,42 +401,42 @@ TEST(ConfigSchemaTest, FindReturnsDeclaredKey) {
 TEST(ConfigSchemaTest, DuplicateKeyIsALogicError) {
   Schema schema = test_schema();
   EXPECT_EQ(
-      logic_error_of([&] { schema.add(make_key("link.gbps", ValueKind::kNumber, 1, "", "")); }),
+      logic_error_of([&] { schema.add(make_key(ValueKind::kNumber, "link.gbps", 1, "", "")); }),
       "config key 'link.gbps' declared twice");
 }
 
 TEST(ConfigSchemaTest, KeyThatIsAlsoASectionIsALogicError) {
   Schema schema = test_schema();
   EXPECT_EQ(
-      logic_error_of([&] { schema.add(make_key("link.phy", ValueKind::kString, "", "", "")); }),
+      logic_error_of([&] { schema.add(make_key(ValueKind::kString, "link.phy", "", "", "")); }),
       "config key 'link.phy' clashes with 'link.phy.framing': a key cannot also be a "
       "section");
   EXPECT_EQ(logic_error_of(
-                [&] { schema.add(make_key("link.gbps.peak", ValueKind::kNumber, 1, "", "")); }),
+                [&] { schema.add(make_key(ValueKind::kNumber, "link.gbps.peak", 1, "", "")); }),
             "config key 'link.gbps.peak' clashes with 'link.gbps': a key cannot also be a "
             "section");
   // Sharing a name prefix without a '.' boundary is no clash.
-  schema.add(make_key("link.gbps_peak", ValueKind::kNumber, 1, "", ""));
+  schema.add(make_key(ValueKind::kNumber, "link.gbps_peak", 1, "", ""));
   EXPECT_NE(schema.find("link.gbps_peak"), nullptr);
 }
 
 TEST(ConfigSchemaTest, EmptyPathSegmentIsALogicError) {
   Schema schema;
   EXPECT_EQ(
-      logic_error_of([&] { schema.add(make_key("link..gbps", ValueKind::kNumber, 1, "", "")); }),
+      logic_error_of([&] { schema.add(make_key(ValueKind::kNumber, "link..gbps", 1, "", "")); }),
       "config key 'link..gbps': empty path segment");
 }
 
 TEST(ConfigSchemaTest, BadDefaultIsALogicError) {
   Schema schema;
-  KeySpec lanes = make_key("link.lanes", ValueKind::kInteger, 0, "", "");
+  KeySpec lanes = make_key(ValueKind::kInteger, "link.lanes", 0, "", "");
   lanes.min = 1;
   EXPECT_EQ(logic_error_of([&] { schema.add(lanes); }),
             "config key 'link.lanes': bad default: must be >= 1 (got 0)");
   EXPECT_EQ(
-      logic_error_of([&] { schema.add(make_key("link.lanes", ValueKind::kInteger, 2.0, "", "")); }),
+      logic_error_of([&] { schema.add(make_key(ValueKind::kInteger, "link.lanes", 2.0, "", "")); }),
       "config key 'link.lanes': bad default: expected an integer, got 2.0");
-  KeySpec framing = make_key("link.framing", ValueKind::kString, "foo", "", "");
+  KeySpec framing = make_key(ValueKind::kString, "link.framing", "foo", "", "");
   framing.choices = {"none"};
   EXPECT_EQ(logic_error_of([&] { schema.add(framing); }),
             "config key 'link.framing': bad default: must be one of \"none\" (got \"foo\")");
@@ -436,11 +445,11 @@ TEST(ConfigSchemaTest, BadDefaultIsALogicError) {
 
 TEST(ConfigSchemaTest, ConstraintOfTheWrongKindIsALogicError) {
   Schema schema;
-  KeySpec name = make_key("run.name", ValueKind::kString, "x", "", "");
+  KeySpec name = make_key(ValueKind::kString, "run.name", "x", "", "");
   name.min = 1;
   EXPECT_EQ(logic_error_of([&] { schema.add(name); }),
             "config key 'run.name': min/max need an integer or number key");
-  KeySpec lanes = make_key("link.lanes", ValueKind::kInteger, 1, "", "");
+  KeySpec lanes = make_key(ValueKind::kInteger, "link.lanes", 1, "", "");
   lanes.choices = {"1"};
   EXPECT_EQ(logic_error_of([&] { schema.add(lanes); }),
             "config key 'link.lanes': choices need a string key");
@@ -448,15 +457,15 @@ TEST(ConfigSchemaTest, ConstraintOfTheWrongKindIsALogicError) {
 
 TEST(ConfigMarkdownTest, TableListsKeysInDeclarationOrder) {
   Schema schema;
-  KeySpec gbps = make_key("link.gbps", ValueKind::kNumber, 100, "Gbit/s", "Line rate | per port.");
+  KeySpec gbps = make_key(ValueKind::kNumber, "link.gbps", 100, "Gbit/s", "Line rate | per port.");
   gbps.min = 0;
   gbps.max = 1e6;
   schema.add(gbps);
-  KeySpec framing = make_key("link.framing", ValueKind::kString, "none", "", "Frame format.");
+  KeySpec framing = make_key(ValueKind::kString, "link.framing", "none", "", "Frame format.");
   framing.choices = {"none", "ethernet"};
   schema.add(framing);
-  schema.add(make_key("trace.enabled", ValueKind::kBoolean, false, "", "Write a VCD trace."));
-  KeySpec lanes = make_key("link.lanes", ValueKind::kInteger, 4, "", "Serial lanes.");
+  schema.add(make_key(ValueKind::kBoolean, "trace.enabled", false, "", "Write a VCD trace."));
+  KeySpec lanes = make_key(ValueKind::kInteger, "link.lanes", 4, "", "Serial lanes.");
   lanes.min = 0;
   lanes.min_exclusive = true;
   schema.add(lanes);

@@ -34,7 +34,7 @@ DataPath::DataPath(const sc_core::sc_module_name& name, const PipelineConfig& co
     dma_.in(app2next_);
   }
   dma_.out(dma2wire_);
-  dma_.dma2mem.socket.bind(memory_.socket);
+  dma_.dma2host.socket.bind(memory_.socket);
   wire_.in(dma2wire_);
   wire_.out(wire2peer_);
 

@@ -19,7 +19,7 @@
 #include "common/channel.hpp"
 #include "common/module_macros.hpp"
 #include "common/transfer.hpp"
-#include "dma/dma_engine.hpp"
+#include "dma/dma_stage.hpp"
 #include "experiments/pipeline/pipeline_config.hpp"
 #include "host_cpu/application_writer.hpp"
 #include "host_cpu/kernel_copy.hpp"
@@ -60,7 +60,7 @@ class DataPath : public sc_core::sc_module {
   Channel<Transfer> wire2peer_;
   ApplicationWriter app_write_;
   std::unique_ptr<KernelCopy> kernel_copy_;
-  DmaEngine dma_;
+  DmaStage dma_;
   WireLink wire_;
   std::vector<Arrival> arrivals_;
 };

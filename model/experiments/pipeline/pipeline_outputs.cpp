@@ -1,6 +1,5 @@
 #include "experiments/pipeline/pipeline_outputs.hpp"
 
-#include <fstream>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -9,24 +8,12 @@
 #include <nlohmann/json.hpp>
 
 #include "common/time_units.hpp"
+#include "experiments/output_files.hpp"
 
 namespace rnicsim {
 namespace {
 
 using Json = nlohmann::json;
-
-// Shortest text that reads back as the same double ("4", "1.25").
-std::string number_text(double value) {
-  std::string text = Json(value).dump();
-  if (text.size() > 2 && text.compare(text.size() - 2, 2, ".0") == 0) text.resize(text.size() - 2);
-  return text;
-}
-
-void write_text(const std::filesystem::path& file, const std::string& text) {
-  std::ofstream out(file, std::ios::binary);
-  out << text;
-  if (!out.flush()) throw std::runtime_error("cannot write " + file.string());
-}
 
 Json summary_json(const PipelineResult& result) {
   Json paths = Json::object();

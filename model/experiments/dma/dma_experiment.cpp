@@ -1,0 +1,172 @@
+#include "experiments/dma/dma_experiment.hpp"
+
+#include <algorithm>
+#include <random>
+
+#include "common/module_macros.hpp"
+#include "common/time_units.hpp"
+#include "dma/dma_config.hpp"
+#include "host_memory/host_memory_config.hpp"
+#include "host_memory/memory_initiator.hpp"
+
+namespace rnicsim {
+namespace {
+
+// DMA buffers start at 1 GiB: clear of address 0, inside the smallest host memory.
+constexpr std::uint64_t kBufferBase = 1ULL << 30;
+
+double gbps(std::uint64_t bytes, const sc_core::sc_time& elapsed) {
+  return 8.0 * static_cast<double>(bytes) / to_ns(elapsed);
+}
+
+// The NIC side of the test: issues DMA requests and times them.
+class DmaLoad : public sc_core::sc_module {
+ public:
+  MemoryInitiator load2dma;
+  RNICSIM_PROCESS_MODULE(DmaLoad);
+
+  DmaLoad(const sc_core::sc_module_name& name, const DmaTestConfig& config)
+      : sc_core::sc_module(name), load2dma("load2dma"), config_(config), random_(config.seed) {
+    SC_THREAD(run);
+  }
+
+  const std::vector<DmaSizeResult>& results() const { return results_; }
+
+ private:
+  void run() {
+    for (const std::uint64_t size : config_.sizes_bytes) {
+      DmaSizeResult result;
+      result.size_bytes = size;
+      measure_latency(size, result);
+      result.read_bw_gbps = measure_bandwidth(size, false);
+      result.write_bw_gbps = measure_bandwidth(size, true);
+      results_.push_back(result);
+    }
+  }
+
+  // Single reads one after another, each at a random size-aligned offset of
+  // the window, as pcie-bench's latency test does.
+  void measure_latency(std::uint64_t size, DmaSizeResult& result) {
+    std::vector<std::uint8_t> buffer(size);
+    std::vector<double> samples;
+    const std::uint64_t slots = config_.window_bytes / size;
+    for (std::uint32_t i = 0; i < config_.latency_samples; ++i) {
+      const std::uint64_t address = kBufferBase + (random_() % slots) * size;
+      const sc_core::sc_time start = sc_core::sc_time_stamp();
+      load2dma.read(address, buffer.data(), buffer.size());
+      samples.push_back(to_ns(sc_core::sc_time_stamp() - start));
+    }
+    std::sort(samples.begin(), samples.end());
+    const std::size_t n = samples.size();
+    result.read_latency_ns = n % 2 ? samples[n / 2] : (samples[n / 2 - 1] + samples[n / 2]) / 2;
+    result.read_latency_min_ns = samples.front();
+    result.read_latency_max_ns = samples.back();
+  }
+
+  // `in_flight` workers move bandwidth_bytes in transfers of `size`, walking
+  // the window; bandwidth is the bytes over the time until the last is done.
+  double measure_bandwidth(std::uint64_t size, bool write) {
+    const std::uint64_t transfers =
+        std::max<std::uint64_t>(config_.in_flight, config_.bandwidth_bytes / size);
+    std::uint64_t next = 0;
+    std::uint32_t running = config_.in_flight;
+    sc_core::sc_event all_done;
+    const sc_core::sc_time start = sc_core::sc_time_stamp();
+    for (std::uint32_t w = 0; w < config_.in_flight; ++w) {
+      sc_core::sc_spawn([&, size, write] {
+        std::vector<std::uint8_t> buffer(size, 0x5A);
+        while (next < transfers) {
+          const std::uint64_t address = kBufferBase + (next++ * size) % config_.window_bytes;
+          if (write) {
+            load2dma.write(address, buffer.data(), buffer.size());
+          } else {
+            load2dma.read(address, buffer.data(), buffer.size());
+          }
+        }
+        if (--running == 0) all_done.notify();
+      });
+    }
+    sc_core::wait(all_done);
+    return gbps(transfers * size, sc_core::sc_time_stamp() - start);
+  }
+
+  const DmaTestConfig& config_;
+  std::mt19937_64 random_;
+  std::vector<DmaSizeResult> results_;
+};
+
+}  // namespace
+
+void declare_dma_test_keys(config::Schema& schema) {
+  schema.add(config::integer_list_key(
+                 "dma_test.sizes_bytes",
+                 {8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 65536}, "bytes",
+                 "transfer sizes to measure")
+                 .at_least(1)
+                 .at_most(1 << 20));
+  schema.add(config::integer_key("dma_test.latency_samples", 101, "reads",
+                                 "single reads per size for the median latency")
+                 .at_least(1)
+                 .at_most(1000000));
+  schema.add(config::integer_key("dma_test.window_bytes", 4 << 20, "bytes",
+                                 "size of the host buffer the transfers fall in")
+                 .at_least(64)
+                 .at_most(1ULL << 34));
+  schema.add(config::integer_key("dma_test.in_flight", 64, "transfers",
+                                 "concurrent transfers in the bandwidth runs")
+                 .at_least(1)
+                 .at_most(4096));
+  schema.add(config::integer_key("dma_test.bandwidth_bytes", 4 << 20, "bytes",
+                                 "bytes moved per size and direction in the bandwidth runs")
+                 .at_least(1)
+                 .at_most(1ULL << 34));
+}
+
+DmaTestConfig dma_test_config(const config::Json& doc, const std::string& source) {
+  DmaTestConfig c;
+  c.sizes_bytes = config::at_path(doc, "dma_test.sizes_bytes").get<std::vector<std::uint64_t>>();
+  c.latency_samples = config::at_path(doc, "dma_test.latency_samples").get<std::uint32_t>();
+  c.window_bytes = config::at_path(doc, "dma_test.window_bytes").get<std::uint64_t>();
+  c.in_flight = config::at_path(doc, "dma_test.in_flight").get<std::uint32_t>();
+  c.bandwidth_bytes = config::at_path(doc, "dma_test.bandwidth_bytes").get<std::uint64_t>();
+  c.seed = config::at_path(doc, "seed").get<std::uint64_t>();
+  c.memory = host_memory_config(doc);
+  c.pcie = pcie::pcie_config(doc, source);
+  c.engine = dma_engine_config(doc, c.pcie);
+  const std::uint64_t largest = *std::max_element(c.sizes_bytes.begin(), c.sizes_bytes.end());
+  if (c.window_bytes < largest) {
+    throw config::ConfigError(source, "dma_test.window_bytes",
+                              "must hold the largest transfer (" + std::to_string(largest) +
+                                  " bytes)");
+  }
+  if (kBufferBase + c.window_bytes > c.memory.size_bytes) {
+    throw config::ConfigError(source, "dma_test.window_bytes",
+                              "the window (from 1 GiB on) does not fit in host.memory_bytes");
+  }
+  return c;
+}
+
+DmaTestResult run_dma_test(const DmaTestConfig& config) {
+  require_picosecond_resolution();
+  HostMemory memory("memory", config.memory);
+  pcie::PcieLink link("pcie", config.pcie);
+  DmaEngine engine("dma_engine", config.engine);
+  DmaLoad load("load", config);
+  link.pcie2mem.bind(memory.socket);
+  engine.dma2pcie.bind(link.nic2pcie);
+  load.load2dma.socket.bind(engine.nic2dma);
+  sc_core::sc_start();
+
+  DmaTestResult result;
+  result.link_gbps = config.pcie.link_gbps();
+  result.sizes = load.results();
+  result.upstream = link.upstream_stats();
+  result.downstream = link.downstream_stats();
+  result.link = link.stats();
+  result.iotlb_hits = link.iotlb().hits();
+  result.iotlb_misses = link.iotlb().misses();
+  result.dma_requests = engine.records().size();
+  return result;
+}
+
+}  // namespace rnicsim

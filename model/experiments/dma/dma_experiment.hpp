@@ -1,0 +1,56 @@
+#pragma once
+// The dma experiment, in the spirit of pcie-bench (Neugebauer et al.,
+// SIGCOMM 2018): for each transfer size, the median latency of single DMA
+// reads on an otherwise idle link, and the read and write bandwidth with many
+// transfers in flight. NIC -> DmaEngine -> PcieLink -> host memory.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "config/config.hpp"
+#include "dma/dma_engine.hpp"
+#include "host_memory/host_memory.hpp"
+#include "pcie/pcie_config.hpp"
+#include "pcie/pcie_link.hpp"
+
+namespace rnicsim {
+
+struct DmaTestConfig {
+  std::vector<std::uint64_t> sizes_bytes;
+  std::uint32_t latency_samples = 0;  // single reads per size
+  std::uint64_t window_bytes = 0;     // transfers fall in a buffer of this size
+  std::uint32_t in_flight = 0;        // concurrent transfers in the bandwidth runs
+  std::uint64_t bandwidth_bytes = 0;  // bytes moved per size and direction
+  std::uint64_t seed = 0;             // latency samples' random offsets
+  HostMemoryConfig memory;
+  pcie::PcieConfig pcie;
+  DmaEngineConfig engine;
+};
+
+struct DmaSizeResult {
+  std::uint64_t size_bytes = 0;
+  double read_latency_ns = 0;      // median
+  double read_latency_min_ns = 0;
+  double read_latency_max_ns = 0;
+  double read_bw_gbps = 0;
+  double write_bw_gbps = 0;
+};
+
+struct DmaTestResult {
+  double link_gbps = 0;  // one direction's usable bit rate
+  std::vector<DmaSizeResult> sizes;
+  pcie::LinkDirectionStats upstream;
+  pcie::LinkDirectionStats downstream;
+  pcie::PcieLinkStats link;
+  std::uint64_t iotlb_hits = 0;
+  std::uint64_t iotlb_misses = 0;
+  std::uint64_t dma_requests = 0;
+};
+
+void declare_dma_test_keys(config::Schema& schema);
+DmaTestConfig dma_test_config(const config::Json& doc, const std::string& source);
+
+// Elaborates and simulates; call once per process.
+DmaTestResult run_dma_test(const DmaTestConfig& config);
+
+}  // namespace rnicsim

@@ -1,0 +1,137 @@
+#include "pcie/pcie_config.hpp"
+
+#include "common/time_units.hpp"
+
+namespace rnicsim::pcie {
+namespace {
+
+// SKP ordered sets for clock compensation: 4 symbols every 1538 (as in
+// pcie-bench's model, github.com/pcie-bench/pcie-model model/pcie.py).
+constexpr double kSkipSymbols = 4;
+constexpr double kSkipInterval = 1538;
+
+bool is_power_of_two(std::uint64_t v) { return v != 0 && (v & (v - 1)) == 0; }
+
+}  // namespace
+
+double PcieConfig::gigatransfers_per_lane() const {
+  static constexpr double kGts[] = {2.5, 5.0, 8.0, 16.0, 32.0};  // gen1..gen5
+  return kGts[generation - 1];
+}
+
+double PcieConfig::encoding_efficiency() const {
+  return generation <= 2 ? 8.0 / 10.0 : 128.0 / 130.0;
+}
+
+double PcieConfig::link_gbps() const {
+  return lanes * gigatransfers_per_lane() * encoding_efficiency() *
+         (1.0 - kSkipSymbols / kSkipInterval);
+}
+
+void declare_pcie_keys(config::Schema& schema) {
+  using config::boolean_key;
+  using config::integer_key;
+  using config::number_key;
+  schema.add(integer_key("pcie.generation", 3, "", "PCIe generation: 1-2 use 8b/10b, 3-5 128b/130b")
+                 .at_least(1)
+                 .at_most(5));
+  schema.add(integer_key("pcie.lanes", 8, "lanes", "link width: 1, 2, 4, 8, 16 or 32")
+                 .at_least(1)
+                 .at_most(32));
+  schema.add(integer_key("pcie.mps_bytes", 256, "bytes",
+                         "max payload size of a write or completion TLP (power of two)")
+                 .at_least(128)
+                 .at_most(4096));
+  schema.add(integer_key("pcie.mrrs_bytes", 512, "bytes", "max read request size (power of two)")
+                 .at_least(128)
+                 .at_most(4096));
+  schema.add(integer_key("pcie.rcb_bytes", 64, "bytes", "read completion boundary: 64 or 128")
+                 .at_least(64)
+                 .at_most(128));
+  schema.add(integer_key("pcie.completion_bytes", 64, "bytes",
+                         "payload of each completion the root complex returns (multiple of the "
+                         "RCB, at most MPS; Xeon root complexes return 64 B)")
+                 .at_least(64)
+                 .at_most(4096));
+  schema.add(integer_key("pcie.address_bits", 64, "bits",
+                         "request addressing: 32 (3 DW headers) or 64 (4 DW headers)")
+                 .at_least(32)
+                 .at_most(64));
+  schema.add(number_key("pcie.link_latency_ns", 20, "ns",
+                        "one direction's fixed latency: PHY and data-link pipelines and trace")
+                 .at_least(0));
+  schema.add(number_key("pcie.root_complex_latency_ns", 500, "ns",
+                        "from a read request's arrival to its data leaving the root complex, "
+                        "local DRAM")
+                 .at_least(0));
+  schema.add(boolean_key("pcie.memory_remote", false,
+                         "the DMA buffers sit on the other socket's memory"));
+  schema.add(number_key("pcie.remote_socket_extra_ns", 100, "ns",
+                        "added to the root complex latency for remote-socket memory")
+                 .at_least(0));
+  schema.add(integer_key("pcie.ack_every_bytes", 203, "bytes",
+                         "the receiver returns one 8 B ACK DLLP per this many bytes of TLPs "
+                         "(PCIe Ack latency limit, symbol times)")
+                 .at_least(1)
+                 .at_most(65536));
+  schema.add(integer_key("pcie.fc_update_every_bytes", 203, "bytes",
+                         "the receiver returns one 8 B UpdateFC DLLP per this many bytes of TLPs")
+                 .at_least(1)
+                 .at_most(65536));
+  schema.add(boolean_key("pcie.iommu", false, "translate DMA addresses through an IOMMU"));
+  schema.add(integer_key("pcie.iotlb_entries", 64, "entries",
+                         "IOTLB size (fully associative, LRU)")
+                 .at_least(1)
+                 .at_most(1 << 20));
+  schema.add(number_key("pcie.iotlb_miss_ns", 220, "ns",
+                        "page-table walk added to a TLP whose page misses the IOTLB")
+                 .at_least(0));
+  schema.add(integer_key("pcie.iommu_page_bytes", 4096, "bytes", "IOMMU page size (power of two)")
+                 .at_least(4096)
+                 .at_most(1 << 30));
+}
+
+PcieConfig pcie_config(const config::Json& doc, const std::string& source) {
+  const auto integer = [&doc](const char* key) {
+    return config::at_path(doc, key).get<std::uint32_t>();
+  };
+  const auto ns = [&doc](const char* key) {
+    return nanoseconds(config::at_path(doc, key).get<double>());
+  };
+  PcieConfig c;
+  c.generation = integer("pcie.generation");
+  c.lanes = integer("pcie.lanes");
+  c.mps_bytes = integer("pcie.mps_bytes");
+  c.mrrs_bytes = integer("pcie.mrrs_bytes");
+  c.rcb_bytes = integer("pcie.rcb_bytes");
+  c.completion_bytes = integer("pcie.completion_bytes");
+  c.address_bits = integer("pcie.address_bits");
+  c.link_latency = ns("pcie.link_latency_ns");
+  c.root_complex_latency = ns("pcie.root_complex_latency_ns");
+  c.memory_remote = config::at_path(doc, "pcie.memory_remote").get<bool>();
+  c.remote_socket_extra = ns("pcie.remote_socket_extra_ns");
+  c.ack_every_bytes = integer("pcie.ack_every_bytes");
+  c.fc_update_every_bytes = integer("pcie.fc_update_every_bytes");
+  c.iommu = config::at_path(doc, "pcie.iommu").get<bool>();
+  c.iotlb_entries = integer("pcie.iotlb_entries");
+  c.iotlb_miss = ns("pcie.iotlb_miss_ns");
+  c.iommu_page_bytes = integer("pcie.iommu_page_bytes");
+
+  const auto require = [&source](bool ok, const char* key, const std::string& reason) {
+    if (!ok) throw config::ConfigError(source, key, reason);
+  };
+  require(is_power_of_two(c.lanes), "pcie.lanes", "must be 1, 2, 4, 8, 16 or 32");
+  require(is_power_of_two(c.mps_bytes), "pcie.mps_bytes", "must be a power of two");
+  require(is_power_of_two(c.mrrs_bytes), "pcie.mrrs_bytes", "must be a power of two");
+  require(c.rcb_bytes == 64 || c.rcb_bytes == 128, "pcie.rcb_bytes", "must be 64 or 128");
+  require(c.completion_bytes % c.rcb_bytes == 0 && is_power_of_two(c.completion_bytes),
+          "pcie.completion_bytes", "must be a power-of-two multiple of pcie.rcb_bytes");
+  require(c.completion_bytes <= c.mps_bytes, "pcie.completion_bytes",
+          "must not exceed pcie.mps_bytes");
+  require(c.address_bits == 32 || c.address_bits == 64, "pcie.address_bits", "must be 32 or 64");
+  require(is_power_of_two(c.iommu_page_bytes), "pcie.iommu_page_bytes",
+          "must be a power of two");
+  return c;
+}
+
+}  // namespace rnicsim::pcie

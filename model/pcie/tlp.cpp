@@ -1,0 +1,49 @@
+#include "pcie/tlp.hpp"
+
+#include <algorithm>
+
+namespace rnicsim::pcie {
+namespace {
+
+std::vector<TlpSpan> split_on_multiples(std::uint64_t address, std::uint64_t length,
+                                        std::uint64_t unit) {
+  std::vector<TlpSpan> spans;
+  while (length > 0) {
+    const std::uint64_t to_boundary = unit - address % unit;
+    const std::uint64_t piece = std::min(length, to_boundary);
+    spans.push_back(TlpSpan{address, static_cast<std::uint32_t>(piece)});
+    address += piece;
+    length -= piece;
+  }
+  return spans;
+}
+
+}  // namespace
+
+std::vector<TlpSpan> split_requests(std::uint64_t address, std::uint64_t length,
+                                    std::uint32_t max_bytes) {
+  return split_on_multiples(address, length, max_bytes);
+}
+
+std::vector<TlpSpan> split_completions(std::uint64_t address, std::uint32_t length,
+                                       std::uint32_t completion_bytes) {
+  return split_on_multiples(address, length, completion_bytes);
+}
+
+std::uint32_t memory_request_header_bytes(std::uint32_t address_bits) {
+  return address_bits == 64 ? 16 : 12;
+}
+
+std::uint32_t read_request_wire_bytes(std::uint32_t address_bits) {
+  return memory_request_header_bytes(address_bits) + kTlpFramingBytes;
+}
+
+std::uint32_t write_request_wire_bytes(std::uint32_t address_bits, std::uint32_t payload) {
+  return memory_request_header_bytes(address_bits) + payload + kTlpFramingBytes;
+}
+
+std::uint32_t completion_wire_bytes(std::uint32_t payload) {
+  return kCompletionHeaderBytes + payload + kTlpFramingBytes;
+}
+
+}  // namespace rnicsim::pcie

@@ -1,0 +1,82 @@
+#!/usr/bin/env python3
+"""Draws dma.png from one dma run, or the preset comparison from several.
+
+usage: plot_dma.py RUN_FOLDER                      -> RUN_FOLDER/dma.png
+       plot_dma.py --compare OUT_FOLDER RUN...     -> OUT_FOLDER/latency.png, bandwidth.png
+
+Latency: median latency of a single DMA read against transfer size.
+Bandwidth: read and write bandwidth with many transfers in flight.
+"""
+import csv
+import json
+import sys
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+
+def load(folder):
+    folder = Path(folder)
+    summary = json.loads((folder / "summary.json").read_text())
+    with open(folder / "dma.csv", newline="") as f:
+        rows = [{k: float(v) for k, v in r.items()} for r in csv.DictReader(f)]
+    p = summary["pcie"]
+    label = f"Gen{p['generation']} x{p['lanes']} ({p['link_gbps']:.1f} Gbit/s)"
+    return label, rows
+
+
+def size_axis(ax):
+    ax.set_xscale("log", base=2)
+    ax.set_xlabel("transfer size (bytes)")
+    ax.grid(True, which="both", linestyle=":", linewidth=0.5)
+
+
+def draw_latency(ax, runs):
+    for label, rows in runs:
+        ax.plot([r["size_bytes"] for r in rows], [r["read_latency_ns"] for r in rows],
+                marker="o", markersize=3, label=label)
+    size_axis(ax)
+    ax.set_yscale("log")
+    ax.set_ylabel("DMA read latency, median (ns)")
+    ax.legend(fontsize=8)
+
+
+def draw_bandwidth(ax, runs):
+    for i, (label, rows) in enumerate(runs):
+        colour = plt.get_cmap("tab10").colors[i % 10]
+        sizes = [r["size_bytes"] for r in rows]
+        ax.plot(sizes, [r["read_bw_gbps"] for r in rows], marker="o", markersize=3,
+                color=colour, label=f"{label} read")
+        ax.plot(sizes, [r["write_bw_gbps"] for r in rows], marker="s", markersize=3,
+                linestyle="--", color=colour, label=f"{label} write")
+    size_axis(ax)
+    ax.set_ylabel("bandwidth (Gbit/s)")
+    ax.set_ylim(bottom=0)
+    ax.legend(fontsize=7)
+
+
+def main(argv):
+    if len(argv) >= 3 and argv[0] == "--compare":
+        out = Path(argv[1])
+        runs = [load(f) for f in argv[2:]]
+        for name, draw in (("latency.png", draw_latency), ("bandwidth.png", draw_bandwidth)):
+            fig, ax = plt.subplots(figsize=(7, 4.5))
+            draw(ax, runs)
+            fig.tight_layout()
+            fig.savefig(out / name, dpi=110)
+        return
+    if len(argv) != 1:
+        sys.exit(__doc__)
+    runs = [load(argv[0])]
+    fig, (left, right) = plt.subplots(1, 2, figsize=(12, 4.5))
+    draw_latency(left, runs)
+    draw_bandwidth(right, runs)
+    fig.tight_layout()
+    fig.savefig(Path(argv[0]) / "dma.png", dpi=110)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

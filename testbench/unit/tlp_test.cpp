@@ -1,0 +1,83 @@
+// TLP arithmetic and the IOTLB, without the kernel: directed cases worked out
+// by hand from the PCIe rules (MPS, MRRS, 4 KiB boundary, completion boundary).
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "pcie/iotlb.hpp"
+#include "pcie/pcie_config.hpp"
+#include "pcie/tlp.hpp"
+
+namespace rnicsim::pcie {
+namespace {
+
+using Spans = std::vector<TlpSpan>;
+
+TEST(SplitRequests, AnAlignedTransferIsCutAtTheMaximumSize) {
+  // 1 KiB write at MPS 256: four full TLPs.
+  EXPECT_EQ(split_requests(0x10000, 1024, 256),
+            (Spans{{0x10000, 256}, {0x10100, 256}, {0x10200, 256}, {0x10300, 256}}));
+}
+
+TEST(SplitRequests, AnUnalignedStartGetsAShortFirstTlpThenAlignedOnes) {
+  // 600 B from 0x1F0 at MRRS 512: 16 B up to 0x200, then 512, then 72.
+  EXPECT_EQ(split_requests(0x1F0, 600, 512), (Spans{{0x1F0, 16}, {0x200, 512}, {0x400, 72}}));
+}
+
+TEST(SplitRequests, NoRequestCrossesA4KiBBoundary) {
+  // MRRS 4096 from 0xF00: the first request stops at 0x1000.
+  EXPECT_EQ(split_requests(0xF00, 4096, 4096), (Spans{{0xF00, 256}, {0x1000, 3840}}));
+  for (const TlpSpan& s : split_requests(0x12345, 100000, 4096)) {
+    EXPECT_EQ(s.address / 4096, (s.address + s.length - 1) / 4096) << s.address;
+  }
+}
+
+TEST(SplitRequests, ShortAndEmptyTransfers) {
+  EXPECT_EQ(split_requests(0x1000, 8, 512), (Spans{{0x1000, 8}}));
+  EXPECT_TRUE(split_requests(0x1000, 0, 512).empty());
+}
+
+TEST(SplitCompletions, CompletionsEndOnCompletionBoundaries) {
+  // 200 B from 0x1010 with 64 B completions: 48 up to 0x1040, 64, 64, 24.
+  EXPECT_EQ(split_completions(0x1010, 200, 64),
+            (Spans{{0x1010, 48}, {0x1040, 64}, {0x1080, 64}, {0x10C0, 24}}));
+  // The same with 128 B completions: 112 up to 0x1080, then 88.
+  EXPECT_EQ(split_completions(0x1010, 200, 128), (Spans{{0x1010, 112}, {0x1080, 88}}));
+}
+
+TEST(TlpBytes, HeadersAndFramingFollowTheSpec) {
+  EXPECT_EQ(read_request_wire_bytes(64), 24u);       // 4 DW header + 8
+  EXPECT_EQ(read_request_wire_bytes(32), 20u);       // 3 DW header + 8
+  EXPECT_EQ(write_request_wire_bytes(64, 256), 280u);
+  EXPECT_EQ(completion_wire_bytes(64), 84u);         // 3 DW header + 64 + 8
+  EXPECT_EQ(completion_wire_bytes(0), 20u);
+}
+
+TEST(PcieConfig, LinkRateIsLanesTimesRateTimesEncodingLessSkip) {
+  PcieConfig c;
+  c.generation = 3;
+  c.lanes = 8;
+  EXPECT_DOUBLE_EQ(c.link_gbps(), 8 * 8.0 * 128 / 130 * (1 - 4.0 / 1538));
+  c.generation = 1;
+  c.lanes = 1;
+  EXPECT_DOUBLE_EQ(c.link_gbps(), 2.5 * 0.8 * (1 - 4.0 / 1538));
+  c.generation = 5;
+  c.lanes = 16;
+  EXPECT_DOUBLE_EQ(c.link_gbps(), 16 * 32.0 * 128 / 130 * (1 - 4.0 / 1538));
+}
+
+TEST(Iotlb, HitsMissesAndLeastRecentlyUsedEviction) {
+  Iotlb tlb(2, 4096);
+  EXPECT_FALSE(tlb.access(0x0000));  // page 0 in
+  EXPECT_TRUE(tlb.access(0x0FFF));   // same page
+  EXPECT_FALSE(tlb.access(0x1000));  // page 1 in
+  EXPECT_TRUE(tlb.access(0x0010));   // page 0 now most recent
+  EXPECT_FALSE(tlb.access(0x2000));  // page 2 evicts page 1
+  EXPECT_TRUE(tlb.access(0x0000));
+  EXPECT_FALSE(tlb.access(0x1000));
+  EXPECT_EQ(tlb.hits(), 3u);
+  EXPECT_EQ(tlb.misses(), 4u);
+}
+
+}  // namespace
+}  // namespace rnicsim::pcie
