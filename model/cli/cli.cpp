@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <exception>
 #include <filesystem>
 #include <ostream>
@@ -23,6 +24,7 @@ constexpr const char* kUsage =
     "\n"
     "  run    simulate the experiment CONFIG.json describes and write its results\n"
     "         into DIR (default: rnicsim-out/<config name>); an existing DIR is replaced\n"
+    "         only if it is empty or holds an earlier run\n"
     "  --set  override one configuration key; the value is read as JSON when it\n"
     "         parses (50, true, \"text\"), else taken as a string\n"
     "  keys   print every configuration key with its unit, default and range\n"
@@ -59,12 +61,35 @@ RunArguments parse_run_arguments(const std::vector<std::string>& args) {
   return run;
 }
 
+// The output folder, made absolute. Replacing it must never take anything but
+// an earlier run's results: refuse the current directory or one containing
+// it, and an existing folder that is neither empty nor an rnicsim run.
+fs::path checked_destination(const std::string& out) {
+  const std::string source = "--out " + out;
+  const fs::path destination = fs::weakly_canonical(fs::absolute(out));
+  const fs::path cwd = fs::weakly_canonical(fs::current_path());
+  const auto [end, unused] = std::mismatch(destination.begin(), destination.end(), cwd.begin(), cwd.end());
+  if (!destination.has_filename() || end == destination.end()) {
+    throw config::ConfigError(source, "", "is the current directory or contains it");
+  }
+  if (fs::exists(destination)) {
+    if (!fs::is_directory(destination)) {
+      throw config::ConfigError(source, "", "exists and is not a directory");
+    }
+    if (!fs::is_empty(destination) && !fs::exists(destination / "effective_config.json")) {
+      throw config::ConfigError(source, "",
+                                "exists and is not an rnicsim output folder (it has no "
+                                "effective_config.json); not replacing it");
+    }
+  }
+  return destination;
+}
+
 // Results are written into a staging folder beside the destination and moved
 // into place only when complete, so a failed run leaves nothing half-written.
 int run_command(const RunArguments& run, std::ostream& out) {
   const config::Json effective = config::load(run.config, run.overrides, rnicsim_schema());
-
-  const fs::path destination = fs::absolute(run.out).lexically_normal();
+  const fs::path destination = checked_destination(run.out);
   const fs::path staging = destination.parent_path() /
                            (destination.filename().string() + ".partial-" + std::to_string(getpid()));
   fs::create_directories(destination.parent_path());

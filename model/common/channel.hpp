@@ -3,8 +3,10 @@
 //
 // A writer pushes an item with a latency; the reader sees it that much later,
 // in FIFO order. An item holds its place from push to pop, so `capacity`
-// bounds the items in flight plus the items waiting: a full channel blocks the
-// writer, which is how backpressure travels upstream.
+// bounds the items in flight plus the items waiting, like credits on a link:
+// a full channel blocks the writer, which is how backpressure travels
+// upstream, and a channel carries at most capacity / latency items per unit
+// of time. Size it to cover the latency where that limit is not intended.
 #include <algorithm>
 #include <cstddef>
 #include <deque>

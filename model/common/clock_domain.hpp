@@ -13,7 +13,8 @@ class ClockDomain {
 
   double mhz() const { return mhz_; }
   // n cycles, rounded to the nearest picosecond. Computed from n rather than by
-  // adding periods, so a 322.265625 MHz MAC clock (3103.03 ps) does not drift.
+  // adding periods, so one long count of a 322.265625 MHz MAC clock (3103.03 ps)
+  // does not drift; separate counts each round on their own.
   sc_core::sc_time cycles(std::uint64_t n) const;
 
  private:

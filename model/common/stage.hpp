@@ -2,9 +2,9 @@
 // PipelineStage: the one timing mechanism every block's datapath is built on.
 //
 // The stage pops an item, does its functional work (serve), stays busy for the
-// service time (StageTiming) plus any time the work itself reported (a memory
-// access), waits for room downstream, and pushes the item with the stage
-// latency. Each item records its start and the time it becomes visible
+// service time (StageTiming) plus any time the work itself took or reported (a
+// memory access), waits for room downstream, and pushes the item with the
+// stage latency. One item at a time: a stage is one datapath. Each item records its start and the time it becomes visible
 // downstream, so per-stage timelines come straight out of the simulation.
 //
 // Item must provide `std::uint64_t size_bits() const` and
@@ -46,8 +46,9 @@ class PipelineStage : public sc_core::sc_module {
   const StageTiming& timing() const { return timing_; }
 
  protected:
-  // The stage's functional work on one item, done when service starts.
-  // Returns extra busy time the work cost (for example, annotated TLM delay).
+  // The stage's functional work on one item, done when service starts. It may
+  // wait (a blocking TLM call that models its own time) and returns extra
+  // busy time to charge after it (for example, an annotated TLM delay).
   virtual sc_core::sc_time serve(Item& item) = 0;
 
   // Bits that occupy the datapath for this item; the wire adds its framing.
@@ -59,10 +60,12 @@ class PipelineStage : public sc_core::sc_module {
       Item item = in->pop();
       const sc_core::sc_time start = sc_core::sc_time_stamp();
       const std::uint64_t bits = occupancy_bits(item);
-      const sc_core::sc_time busy = timing_.service_time(bits) + serve(item);
-      sc_core::wait(busy);
+      // serve() may itself wait (a DMA read over PCIe) or report time to add.
+      const sc_core::sc_time reported = serve(item);
+      sc_core::wait(timing_.service_time(bits) + reported);
 
       const sc_core::sc_time done = sc_core::sc_time_stamp();
+      const sc_core::sc_time busy = done - start;
       out->wait_for_space();
       const sc_core::sc_time sent = sc_core::sc_time_stamp();
       const sc_core::sc_time visible = sent + timing_.latency();

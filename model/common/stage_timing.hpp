@@ -5,7 +5,8 @@
 // datapath occupancy (bits over a rate, or beats of a clocked datapath) but at
 // least the initiation interval. The item then needs `latency` more before it
 // is visible downstream; that part is pipelined, so it adds to latency and not
-// to the interval between items.
+// to the interval between items, as long as the channel after the stage has
+// room for the items in flight (see channel.hpp).
 #include <cstdint>
 #include <optional>
 #include <systemc>

@@ -7,10 +7,11 @@ namespace rnicsim {
 void declare_dma_keys(config::Schema& schema) {
   schema.add(config::number_key("dma.gbps", 100, "Gbit/s",
                                 "rate at which the DMA engine reads host memory")
-                 .greater_than(0));
+                 .at_least(0.001));  // 1 Mbit/s
   schema.add(config::number_key("dma.latency_ns", 0, "ns",
                                 "fixed latency of one DMA read, on top of its size over the rate")
-                 .at_least(0));
+                 .at_least(0)
+                 .at_most(1e9));  // 1 s
   schema.add(config::integer_key("dma.read_tags", 64, "requests",
                                  "read requests (PCIe tags) the DMA engine keeps in flight")
                  .at_least(1)

@@ -25,9 +25,15 @@ tlm::tlm_generic_payload* DmaEngine::acquire_tlp() {
 }
 
 void DmaEngine::send(tlm::tlm_generic_payload& tlp) {
+  // TLM-2.0 base protocol: the next BEGIN_REQ waits for the previous END_REQ,
+  // whichever caller sent it; that is also the NIC's one request port.
+  while (sc_core::sc_time_stamp() < request_port_free_at_) {
+    sc_core::wait(request_port_free_at_ - sc_core::sc_time_stamp());
+  }
   tlm::tlm_phase phase = tlm::BEGIN_REQ;
   sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
   dma2pcie->nb_transport_fw(tlp, phase, delay);
+  request_port_free_at_ = sc_core::sc_time_stamp() + delay;
   sc_core::wait(delay);
 }
 
@@ -45,6 +51,14 @@ void DmaEngine::b_transport(int /*initiator*/, tlm::tlm_generic_payload& request
     segments = sg->segments;
   } else {
     segments.push_back({request.get_address(), request.get_data_length()});
+  }
+  std::uint64_t total = 0;
+  for (const DmaScatterGather::Segment& s : segments) total += s.length;
+  if (!(request.is_read() || request.is_write()) || total != request.get_data_length() ||
+      request.get_byte_enable_ptr() != nullptr) {
+    // The caller's buffer must hold exactly the segments' bytes.
+    request.set_response_status(tlm::TLM_GENERIC_ERROR_RESPONSE);
+    return;
   }
 
   Request state;

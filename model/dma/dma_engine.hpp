@@ -7,6 +7,8 @@
 // a read when its last completion has arrived (the data then sits in the
 // caller's buffer, in segment order), a write when its last TLP has left
 // (writes are posted). Requests from several callers interleave TLP by TLP.
+// A request whose segments do not add up to its data length, with byte
+// enables, or neither read nor write, gets TLM_GENERIC_ERROR_RESPONSE.
 #include <cstdint>
 #include <memory>
 #include <systemc>
@@ -76,6 +78,7 @@ class DmaEngine : public sc_core::sc_module {
 
   DmaEngineConfig config_;
   std::uint32_t free_tags_;
+  sc_core::sc_time request_port_free_at_;  // END_REQ of the last TLP sent
   sc_core::sc_event tag_freed_;
   std::vector<std::unique_ptr<tlm::tlm_generic_payload>> tlp_pool_;
   std::vector<tlm::tlm_generic_payload*> free_tlps_;

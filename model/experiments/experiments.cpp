@@ -12,12 +12,15 @@
 #include "experiments/dma/dma_outputs.hpp"
 #include "experiments/output_files.hpp"
 #include "experiments/pipeline/pipeline_config.hpp"
+#include "experiments/translation/translation_experiment.hpp"
+#include "experiments/translation/translation_outputs.hpp"
 #include "experiments/pipeline/pipeline_experiment.hpp"
 #include "experiments/pipeline/pipeline_outputs.hpp"
 #include "experiments/plot.hpp"
 #include "host_cpu/host_cpu_config.hpp"
 #include "host_memory/host_memory_config.hpp"
 #include "link/link_config.hpp"
+#include "mtt/mtt_config.hpp"
 #include "pcie/pcie_config.hpp"
 
 namespace rnicsim {
@@ -26,7 +29,7 @@ namespace {
 config::Schema build_schema() {
   config::Schema schema;
   schema.add(config::string_key("experiment", "pipeline", "which experiment to run")
-                 .one_of({"pipeline", "dma"}));
+                 .one_of({"pipeline", "dma", "translation"}));
   schema.add(config::integer_key("seed", 1, "", "seed of every random choice in the run")
                  .at_least(0)
                  .at_most(4294967295.0));
@@ -41,6 +44,8 @@ config::Schema build_schema() {
   declare_link_keys(schema);
   pcie::declare_pcie_keys(schema);
   declare_dma_test_keys(schema);
+  declare_mtt_keys(schema);
+  declare_translation_test_keys(schema);
   return schema;
 }
 
@@ -94,6 +99,17 @@ void report_dma(const DmaTestResult& result, std::ostream& out) {
   print_table(rows, out);
 }
 
+void report_translation(const TranslationTestResult& result, std::ostream& out) {
+  std::vector<std::vector<std::string>> rows{
+      {"cache entries", "working set", "hit rate", "mean", "p99"}};
+  for (const TranslationPoint& p : result.points) {
+    rows.push_back({std::to_string(p.cache_entries), std::to_string(p.working_set_pages) + " pages",
+                    with_unit(100 * p.hit_rate, "%"), with_unit(p.mean_translate_ns, "ns"),
+                    with_unit(p.p99_translate_ns, "ns")});
+  }
+  print_table(rows, out);
+}
+
 }  // namespace
 
 const config::Schema& rnicsim_schema() {
@@ -117,6 +133,12 @@ void run_experiment(const RunRequest& request, std::ostream& report) {
     write_dma_outputs(dma, result, request.folder);
     if (plot) draw_plot("plot_dma.py", request.folder, report);
     report_dma(result, report);
+  } else if (experiment == "translation") {
+    const TranslationTestConfig translation = translation_test_config(request.effective, request.source);
+    const TranslationTestResult result = run_translation_test(translation);
+    write_translation_outputs(translation, result, request.folder);
+    if (plot) draw_plot("plot_translation.py", request.folder, report);
+    report_translation(result, report);
   } else {
     throw std::logic_error("no runner for experiment " + experiment);
   }

@@ -11,7 +11,18 @@ void declare_host_memory_keys(config::Schema& schema) {
                  .at_most(4503599627370496.0));  // 2^52, x86-64's physical address limit
   schema.add(config::number_key("host.memory_latency_ns", 0, "ns",
                                 "latency charged to every host-memory access (CPU or DMA)")
-                 .at_least(0));
+                 .at_least(0)
+                 .at_most(1e9));  // 1 s
+  schema.add(config::integer_key("host.page_bytes", 4096, "bytes",
+                                 "page size of application buffers: 4096, 2097152 (2 MiB) or "
+                                 "1073741824 (1 GiB)")
+                 .at_least(4096)
+                 .at_most(1 << 30));
+  schema.add(config::number_key("host.fragmentation", 1, "",
+                                "how scattered free physical pages are: 0 = in address order "
+                                "(consecutive pages contiguous), 1 = random order")
+                 .at_least(0)
+                 .at_most(1));
 }
 
 HostMemoryConfig host_memory_config(const config::Json& doc) {
@@ -19,6 +30,14 @@ HostMemoryConfig host_memory_config(const config::Json& doc) {
   c.size_bytes = config::at_path(doc, "host.memory_bytes").get<std::uint64_t>();
   c.access_latency = nanoseconds(config::at_path(doc, "host.memory_latency_ns").get<double>());
   return c;
+}
+
+std::uint64_t host_page_bytes(const config::Json& doc, const std::string& source) {
+  const auto page = config::at_path(doc, "host.page_bytes").get<std::uint64_t>();
+  if (page != 4096 && page != (2ULL << 20) && page != (1ULL << 30)) {
+    throw config::ConfigError(source, "host.page_bytes", "must be 4096, 2097152 or 1073741824");
+  }
+  return page;
 }
 
 }  // namespace rnicsim

@@ -1,4 +1,7 @@
 #pragma once
+#include <cstdint>
+#include <string>
+
 #include "config/config.hpp"
 #include "host_memory/host_memory.hpp"
 
@@ -6,5 +9,7 @@ namespace rnicsim {
 
 void declare_host_memory_keys(config::Schema& schema);
 HostMemoryConfig host_memory_config(const config::Json& doc);
+// host.page_bytes, checked to be 4 KiB, 2 MiB or 1 GiB.
+std::uint64_t host_page_bytes(const config::Json& doc, const std::string& source);
 
 }  // namespace rnicsim

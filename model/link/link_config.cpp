@@ -6,10 +6,11 @@ namespace rnicsim {
 
 void declare_link_keys(config::Schema& schema) {
   schema.add(config::number_key("link.gbps", 100, "Gbit/s", "line rate of the wire")
-                 .greater_than(0));
+                 .at_least(0.001));  // 1 Mbit/s
   schema.add(config::number_key("link.propagation_ns", 0, "ns",
                                 "cable propagation delay (about 5 ns per metre of fibre or copper)")
-                 .at_least(0));
+                 .at_least(0)
+                 .at_most(1e9));  // 1 s
   schema.add(config::string_key("link.framing", "ethernet",
                                 "none: payload bits only; ethernet: adds the protocol headers, "
                                 "Ethernet header and FCS, minimum-frame padding, preamble and IFG")

@@ -1,9 +1,11 @@
 #pragma once
 // IOTLB: the IOMMU's cache of page translations, fully associative with LRU
 // replacement. The model keeps DMA addresses identical to physical addresses
-// and charges only the time a miss costs.
+// and charges only the time a miss costs. A page whose walk is still under
+// way is not ready before the walk ends, even for the TLPs that hit it.
 #include <cstdint>
 #include <list>
+#include <systemc>
 #include <unordered_map>
 
 namespace rnicsim::pcie {
@@ -12,17 +14,25 @@ class Iotlb {
  public:
   Iotlb(std::uint32_t entries, std::uint32_t page_bytes);
 
-  // True on a hit. A miss installs the page, evicting the least recently used.
-  bool access(std::uint64_t address);
+  // When the translation of `address`, looked up at `at`, is available: `at`
+  // on a hit to a ready page, the end of the walk on a hit to a page being
+  // walked, `at + walk` on a miss (which installs the page, evicting the
+  // least recently used). Lookups must come in order of `at`.
+  sc_core::sc_time translate(std::uint64_t address, const sc_core::sc_time& at,
+                             const sc_core::sc_time& walk);
 
   std::uint64_t hits() const { return hits_; }
   std::uint64_t misses() const { return misses_; }
 
  private:
+  struct Entry {
+    std::uint64_t page;
+    sc_core::sc_time ready;
+  };
   std::uint32_t entries_;
   std::uint32_t page_bytes_;
-  std::list<std::uint64_t> lru_;  // most recent first
-  std::unordered_map<std::uint64_t, std::list<std::uint64_t>::iterator> pages_;
+  std::list<Entry> lru_;  // most recent first
+  std::unordered_map<std::uint64_t, std::list<Entry>::iterator> pages_;
   std::uint64_t hits_ = 0;
   std::uint64_t misses_ = 0;
 };

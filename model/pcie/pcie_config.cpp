@@ -53,22 +53,21 @@ void declare_pcie_keys(config::Schema& schema) {
                          "RCB, at most MPS; Xeon root complexes return 64 B)")
                  .at_least(64)
                  .at_most(4096));
-  schema.add(integer_key("pcie.address_bits", 64, "bits",
-                         "request addressing: 32 (3 DW headers) or 64 (4 DW headers)")
-                 .at_least(32)
-                 .at_most(64));
   schema.add(number_key("pcie.link_latency_ns", 20, "ns",
                         "one direction's fixed latency: PHY and data-link pipelines and trace")
-                 .at_least(0));
+                 .at_least(0)
+                 .at_most(1e9));  // 1 s
   schema.add(number_key("pcie.root_complex_latency_ns", 500, "ns",
                         "from a read request's arrival to its data leaving the root complex, "
                         "local DRAM")
-                 .at_least(0));
+                 .at_least(0)
+                 .at_most(1e9));  // 1 s
   schema.add(boolean_key("pcie.memory_remote", false,
                          "the DMA buffers sit on the other socket's memory"));
   schema.add(number_key("pcie.remote_socket_extra_ns", 100, "ns",
                         "added to the root complex latency for remote-socket memory")
-                 .at_least(0));
+                 .at_least(0)
+                 .at_most(1e9));  // 1 s
   schema.add(integer_key("pcie.ack_every_bytes", 203, "bytes",
                          "the receiver returns one 8 B ACK DLLP per this many bytes of TLPs "
                          "(PCIe Ack latency limit, symbol times)")
@@ -85,7 +84,8 @@ void declare_pcie_keys(config::Schema& schema) {
                  .at_most(1 << 20));
   schema.add(number_key("pcie.iotlb_miss_ns", 220, "ns",
                         "page-table walk added to a TLP whose page misses the IOTLB")
-                 .at_least(0));
+                 .at_least(0)
+                 .at_most(1e9));  // 1 s
   schema.add(integer_key("pcie.iommu_page_bytes", 4096, "bytes", "IOMMU page size (power of two)")
                  .at_least(4096)
                  .at_most(1 << 30));
@@ -105,7 +105,6 @@ PcieConfig pcie_config(const config::Json& doc, const std::string& source) {
   c.mrrs_bytes = integer("pcie.mrrs_bytes");
   c.rcb_bytes = integer("pcie.rcb_bytes");
   c.completion_bytes = integer("pcie.completion_bytes");
-  c.address_bits = integer("pcie.address_bits");
   c.link_latency = ns("pcie.link_latency_ns");
   c.root_complex_latency = ns("pcie.root_complex_latency_ns");
   c.memory_remote = config::at_path(doc, "pcie.memory_remote").get<bool>();
@@ -128,7 +127,6 @@ PcieConfig pcie_config(const config::Json& doc, const std::string& source) {
           "pcie.completion_bytes", "must be a power-of-two multiple of pcie.rcb_bytes");
   require(c.completion_bytes <= c.mps_bytes, "pcie.completion_bytes",
           "must not exceed pcie.mps_bytes");
-  require(c.address_bits == 32 || c.address_bits == 64, "pcie.address_bits", "must be 32 or 64");
   require(is_power_of_two(c.iommu_page_bytes), "pcie.iommu_page_bytes",
           "must be a power of two");
   return c;

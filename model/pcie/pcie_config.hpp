@@ -15,7 +15,6 @@ struct PcieConfig {
   std::uint32_t mrrs_bytes = 512;     // max read request size
   std::uint32_t rcb_bytes = 64;       // read completion boundary
   std::uint32_t completion_bytes = 64;  // payload of the root complex's completions
-  std::uint32_t address_bits = 64;    // 32 or 64: 3 or 4 DW request headers
   sc_core::sc_time link_latency;      // one direction: PHY and data-link pipelines, wire
   sc_core::sc_time root_complex_latency;  // MRd arrival to first completion, local DRAM
   sc_core::sc_time remote_socket_extra;   // added when the memory is on the other socket

@@ -25,15 +25,16 @@ PcieLink::PcieLink(const sc_core::sc_module_name& name, const PcieConfig& config
   dont_initialize();
 }
 
-sc_core::sc_time PcieLink::translation_delay(std::uint64_t address) {
-  if (!config_.iommu || iotlb_.access(address)) return sc_core::SC_ZERO_TIME;
-  return config_.iotlb_miss;
+sc_core::sc_time PcieLink::translated_at(std::uint64_t address, const sc_core::sc_time& arrival) {
+  if (!config_.iommu) return arrival;
+  return iotlb_.translate(address, arrival, config_.iotlb_miss);
 }
 
 void PcieLink::acknowledge(LinkDirection& reverse, std::uint64_t& ack_bytes,
                            std::uint64_t& fc_bytes, std::uint32_t bytes) {
-  // Charged when the TLP is sent rather than when it lands: reservations must
-  // be made in time order, and the difference is one TLP's flight time.
+  // Charged when the TLP is sent rather than when it lands, a flight time
+  // (plus any queueing on its own direction) later: reservations must be
+  // made in time order. Only the DLLPs' share of the wire matters here.
   const sc_core::sc_time now = sc_core::sc_time_stamp();
   ack_bytes += bytes;
   fc_bytes += bytes;
@@ -59,16 +60,27 @@ tlm::tlm_sync_enum PcieLink::nb_transport_fw(tlm::tlm_generic_payload& payload,
   const sc_core::sc_time now = sc_core::sc_time_stamp();
   const std::uint64_t address = payload.get_address();
   const std::uint32_t length = payload.get_data_length();
+  // A requester that breaks these rules is a model bug, not a link fault.
+  const std::uint32_t max_bytes = payload.is_read() ? config_.mrrs_bytes : config_.mps_bytes;
+  if (length == 0 || length > max_bytes ||
+      address / kAddressBoundaryBytes != (address + length - 1) / kAddressBoundaryBytes ||
+      payload.get_byte_enable_ptr() != nullptr || payload.get_streaming_width() < length ||
+      !(payload.is_read() || payload.is_write())) {
+    SC_REPORT_ERROR(name(), ("malformed TLP at address " + std::to_string(address) +
+                             ", length " + std::to_string(length) +
+                             ": over MRRS/MPS, across 4 KiB, or with byte enables")
+                                .c_str());
+  }
 
   if (payload.is_read()) {
-    const std::uint32_t bytes = read_request_wire_bytes(config_.address_bits);
+    const std::uint32_t bytes = read_request_wire_bytes(address);
     const LinkDirection::Slot slot = upstream_.send_tlp(bytes, now);
     acknowledge(downstream_, upstream_ack_bytes_, upstream_fc_bytes_, bytes);
     ++stats_.read_requests;
-    sc_core::sc_time ready = slot.arrival + config_.root_complex_latency +
+    sc_core::sc_time ready = translated_at(address, slot.arrival) +
+                             config_.root_complex_latency +
                              (config_.memory_remote ? config_.remote_socket_extra
-                                                    : sc_core::SC_ZERO_TIME) +
-                             translation_delay(address);
+                                                    : sc_core::SC_ZERO_TIME);
     ready = std::max(ready, last_posted_write_);
     auto event = std::make_unique<RootComplexEvent>();
     event->kind = RootComplexEvent::Kind::kReadMemory;
@@ -79,12 +91,11 @@ tlm::tlm_sync_enum PcieLink::nb_transport_fw(tlm::tlm_generic_payload& payload,
     return tlm::TLM_UPDATED;
   }
 
-  const std::uint32_t bytes = write_request_wire_bytes(config_.address_bits, length);
+  const std::uint32_t bytes = write_request_wire_bytes(address, length);
   const LinkDirection::Slot slot = upstream_.send_tlp(bytes, now);
   acknowledge(downstream_, upstream_ack_bytes_, upstream_fc_bytes_, bytes);
   ++stats_.write_requests;
-  last_posted_write_ =
-      std::max(slot.arrival + translation_delay(address), last_posted_write_);
+  last_posted_write_ = std::max(translated_at(address, slot.arrival), last_posted_write_);
   auto event = std::make_unique<RootComplexEvent>();
   event->kind = RootComplexEvent::Kind::kWriteMemory;
   event->address = address;
@@ -105,7 +116,7 @@ void PcieLink::host_b_transport(int /*initiator*/, tlm::tlm_generic_payload& pay
   sc_core::wait(delay);  // reservations are made at the current time
   delay = sc_core::SC_ZERO_TIME;
   const std::uint32_t length = payload.get_data_length();
-  const std::uint32_t bytes = write_request_wire_bytes(config_.address_bits, length);
+  const std::uint32_t bytes = write_request_wire_bytes(payload.get_address(), length);
   const LinkDirection::Slot slot = downstream_.send_tlp(bytes, sc_core::sc_time_stamp());
   acknowledge(upstream_, downstream_ack_bytes_, downstream_fc_bytes_, bytes);
   ++stats_.mmio_writes;

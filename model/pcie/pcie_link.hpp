@@ -84,7 +84,8 @@ class PcieLink : public sc_core::sc_module {
   void run_root_complex();
   void schedule(std::unique_ptr<RootComplexEvent> event, const sc_core::sc_time& at);
   void handle(RootComplexEvent& event);
-  sc_core::sc_time translation_delay(std::uint64_t address);
+  // When a TLP arriving at `arrival` has its address translated.
+  sc_core::sc_time translated_at(std::uint64_t address, const sc_core::sc_time& arrival);
   // A receiver acknowledges `bytes` of TLPs on the other direction.
   void acknowledge(LinkDirection& reverse, std::uint64_t& ack_bytes, std::uint64_t& fc_bytes,
                    std::uint32_t bytes);

@@ -30,16 +30,16 @@ std::vector<TlpSpan> split_completions(std::uint64_t address, std::uint32_t leng
   return split_on_multiples(address, length, completion_bytes);
 }
 
-std::uint32_t memory_request_header_bytes(std::uint32_t address_bits) {
-  return address_bits == 64 ? 16 : 12;
+std::uint32_t memory_request_header_bytes(std::uint64_t address) {
+  return address >= (1ULL << 32) ? 16 : 12;
 }
 
-std::uint32_t read_request_wire_bytes(std::uint32_t address_bits) {
-  return memory_request_header_bytes(address_bits) + kTlpFramingBytes;
+std::uint32_t read_request_wire_bytes(std::uint64_t address) {
+  return memory_request_header_bytes(address) + kTlpFramingBytes;
 }
 
-std::uint32_t write_request_wire_bytes(std::uint32_t address_bits, std::uint32_t payload) {
-  return memory_request_header_bytes(address_bits) + payload + kTlpFramingBytes;
+std::uint32_t write_request_wire_bytes(std::uint64_t address, std::uint32_t payload) {
+  return memory_request_header_bytes(address) + payload + kTlpFramingBytes;
 }
 
 std::uint32_t completion_wire_bytes(std::uint32_t payload) {

@@ -5,7 +5,8 @@
 //
 // Sizes per TLP (PCIe Base Spec; the same accounting as pcie-bench's model,
 // github.com/pcie-bench/pcie-model model/pcie.py):
-//   memory request header 3 DW (32-bit address) or 4 DW (64-bit address),
+//   memory request header 3 DW below 4 GiB and 4 DW above (the spec requires
+//   the 32-bit format for addresses below 4 GiB, section 2.2.4.1),
 //   completion header 3 DW, plus 8 B per TLP for framing, the 2 B sequence
 //   number and the 4 B LCRC. A DLLP (ACK, flow-control update) is 8 B.
 #include <cstdint>
@@ -39,10 +40,10 @@ std::vector<TlpSpan> split_requests(std::uint64_t address, std::uint64_t length,
 std::vector<TlpSpan> split_completions(std::uint64_t address, std::uint32_t length,
                                        std::uint32_t completion_bytes);
 
-std::uint32_t memory_request_header_bytes(std::uint32_t address_bits);
+std::uint32_t memory_request_header_bytes(std::uint64_t address);
 // Bytes on the link, framing included.
-std::uint32_t read_request_wire_bytes(std::uint32_t address_bits);
-std::uint32_t write_request_wire_bytes(std::uint32_t address_bits, std::uint32_t payload);
+std::uint32_t read_request_wire_bytes(std::uint64_t address);
+std::uint32_t write_request_wire_bytes(std::uint64_t address, std::uint32_t payload);
 std::uint32_t completion_wire_bytes(std::uint32_t payload);
 
 }  // namespace rnicsim::pcie

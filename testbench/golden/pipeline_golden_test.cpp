@@ -106,14 +106,39 @@ TEST(SeedPipeline, ASlowerWireIsTheBottleneckAndLatencyGrowsWithTheIndex) {
 }
 
 TEST(SeedPipeline, BackpressureFromAOneItemQueueDoesNotChangeWhatTheWireDelivers) {
-  // Same as (b) with room for one item in front of each stage: the DMA engine
-  // now waits for the wire, but the wire is still never idle, so the arrivals
-  // are those of (b) and the wait shows up as the DMA engine's blocked time.
+  // Same as (b) with room for one item in front of each stage: the stages
+  // before the wire now wait for it, but with no stage latency to cover the
+  // wire is still never idle, so the arrivals are those of (b) and the wait
+  // shows up as blocked time.
   const PipelineResult result = run_seed({"link.gbps=50", "pipeline.queue_items=1"});
+  const PathResult& ethernet = path(result, "ethernet");
   const PathResult& rdma = path(result, "rdma");
+  expect_arrivals(ethernet, 5, 2, 1);
   expect_arrivals(rdma, 4, 2, 1);
   EXPECT_GT(rdma.stages[1].stats.blocked, sc_core::SC_ZERO_TIME);
+  EXPECT_GT(ethernet.stages[2].stats.blocked, sc_core::SC_ZERO_TIME);
+  EXPECT_EQ(ethernet.bottleneck, "wire");
   EXPECT_EQ(rdma.bottleneck, "wire");
+}
+
+TEST(SeedPipeline, AQueueTooSmallForAStagesLatencyLimitsBandwidthAtThatStage) {
+  // One item of room after a DMA stage with 10 ns latency: the queue holds the
+  // item for its whole flight, so the DMA stage can hand on one item per
+  // 10 ns. RDMA: Data 0 is read 1-2 ns, visible at 12, on the wire 12-13;
+  // each later Data leaves the DMA stage 10 ns after the one before. The DMA
+  // stage is held 10 ns per item (1 busy + 9 blocked), as is every stage
+  // before it; it is the last of them, so it is the bottleneck.
+  const PipelineResult result = run_seed({"dma.latency_ns=10", "pipeline.queue_items=1"});
+  const PathResult& ethernet = path(result, "ethernet");
+  const PathResult& rdma = path(result, "rdma");
+  for (std::size_t i = 0; i < rdma.data.size(); ++i) {
+    EXPECT_DOUBLE_EQ(rdma.data[i].arrival_ns, 13 + 10.0 * i) << i;
+    EXPECT_DOUBLE_EQ(ethernet.data[i].arrival_ns, 14 + 10.0 * i) << i;
+  }
+  EXPECT_DOUBLE_EQ(rdma.steady_gbps, 10);
+  EXPECT_DOUBLE_EQ(ethernet.steady_gbps, 10);
+  EXPECT_EQ(rdma.bottleneck, "dma");
+  EXPECT_EQ(ethernet.bottleneck, "dma");
 }
 
 TEST(SeedPipeline, PropagationAndDmaLatencyAddToLatencyButNotToBandwidth) {

@@ -46,9 +46,10 @@ TEST(SplitCompletions, CompletionsEndOnCompletionBoundaries) {
 }
 
 TEST(TlpBytes, HeadersAndFramingFollowTheSpec) {
-  EXPECT_EQ(read_request_wire_bytes(64), 24u);       // 4 DW header + 8
-  EXPECT_EQ(read_request_wire_bytes(32), 20u);       // 3 DW header + 8
-  EXPECT_EQ(write_request_wire_bytes(64, 256), 280u);
+  EXPECT_EQ(read_request_wire_bytes(8ULL << 30), 24u);    // above 4 GiB: 4 DW header + 8
+  EXPECT_EQ(read_request_wire_bytes((1ULL << 32) - 4), 20u);  // below: 3 DW header + 8
+  EXPECT_EQ(write_request_wire_bytes(8ULL << 30, 256), 280u);
+  EXPECT_EQ(write_request_wire_bytes(0x1000, 256), 276u);
   EXPECT_EQ(completion_wire_bytes(64), 84u);         // 3 DW header + 64 + 8
   EXPECT_EQ(completion_wire_bytes(0), 20u);
 }
@@ -68,15 +69,27 @@ TEST(PcieConfig, LinkRateIsLanesTimesRateTimesEncodingLessSkip) {
 
 TEST(Iotlb, HitsMissesAndLeastRecentlyUsedEviction) {
   Iotlb tlb(2, 4096);
-  EXPECT_FALSE(tlb.access(0x0000));  // page 0 in
-  EXPECT_TRUE(tlb.access(0x0FFF));   // same page
-  EXPECT_FALSE(tlb.access(0x1000));  // page 1 in
-  EXPECT_TRUE(tlb.access(0x0010));   // page 0 now most recent
-  EXPECT_FALSE(tlb.access(0x2000));  // page 2 evicts page 1
-  EXPECT_TRUE(tlb.access(0x0000));
-  EXPECT_FALSE(tlb.access(0x1000));
+  const sc_core::sc_time walk(220, sc_core::SC_NS);
+  const auto at = [](double ns) { return sc_core::sc_time(ns, sc_core::SC_NS); };
+  EXPECT_EQ(tlb.translate(0x0000, at(0), walk), at(220));     // page 0 in
+  EXPECT_EQ(tlb.translate(0x0FFF, at(300), walk), at(300));   // same page, ready
+  EXPECT_EQ(tlb.translate(0x1000, at(400), walk), at(620));   // page 1 in
+  EXPECT_EQ(tlb.translate(0x0010, at(500), walk), at(500));   // page 0 now most recent
+  EXPECT_EQ(tlb.translate(0x2000, at(700), walk), at(920));   // page 2 evicts page 1
+  EXPECT_EQ(tlb.translate(0x0000, at(800), walk), at(800));
+  EXPECT_EQ(tlb.translate(0x1000, at(900), walk), at(1120));  // page 1 walked again
   EXPECT_EQ(tlb.hits(), 3u);
   EXPECT_EQ(tlb.misses(), 4u);
+}
+
+TEST(Iotlb, AHitOnAPageStillBeingWalkedWaitsForTheWalk) {
+  Iotlb tlb(4, 4096);
+  const sc_core::sc_time walk(220, sc_core::SC_NS);
+  EXPECT_EQ(tlb.translate(0x1000, sc_core::sc_time(10, sc_core::SC_NS), walk),
+            sc_core::sc_time(230, sc_core::SC_NS));
+  EXPECT_EQ(tlb.translate(0x1040, sc_core::sc_time(15, sc_core::SC_NS), walk),
+            sc_core::sc_time(230, sc_core::SC_NS));
+  EXPECT_EQ(tlb.hits(), 1u);
 }
 
 }  // namespace

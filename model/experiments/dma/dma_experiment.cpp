@@ -12,8 +12,9 @@
 namespace rnicsim {
 namespace {
 
-// DMA buffers start at 1 GiB: clear of address 0, inside the smallest host memory.
-constexpr std::uint64_t kBufferBase = 1ULL << 30;
+// DMA buffers start at 8 GiB: above 4 GiB, like most of a server's memory, so
+// requests carry 64-bit addresses (4 DW headers), as in pcie-bench's model.
+constexpr std::uint64_t kBufferBase = 8ULL << 30;
 
 double gbps(std::uint64_t bytes, const sc_core::sc_time& elapsed) {
   return 8.0 * static_cast<double>(bytes) / to_ns(elapsed);
@@ -76,7 +77,8 @@ class DmaLoad : public sc_core::sc_module {
       sc_core::sc_spawn([&, size, write] {
         std::vector<std::uint8_t> buffer(size, 0x5A);
         while (next < transfers) {
-          const std::uint64_t address = kBufferBase + (next++ * size) % config_.window_bytes;
+          const std::uint64_t address =
+              kBufferBase + (next++ % (config_.window_bytes / size)) * size;
           if (write) {
             load2dma.write(address, buffer.data(), buffer.size());
           } else {
@@ -141,7 +143,7 @@ DmaTestConfig dma_test_config(const config::Json& doc, const std::string& source
   }
   if (kBufferBase + c.window_bytes > c.memory.size_bytes) {
     throw config::ConfigError(source, "dma_test.window_bytes",
-                              "the window (from 1 GiB on) does not fit in host.memory_bytes");
+                              "the window (from 8 GiB on) does not fit in host.memory_bytes");
   }
   return c;
 }

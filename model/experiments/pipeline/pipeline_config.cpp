@@ -16,14 +16,16 @@ void declare_pipeline_keys(config::Schema& schema) {
                  .at_most(8388608));  // 1 MiB
   schema.add(config::number_key("workload.interval_ns", 1, "ns",
                                 "time between two Data the application produces")
-                 .greater_than(0));
+                 .greater_than(0)
+                 .at_most(1e9));  // 1 s
   schema.add(config::integer_key("workload.count", 64, "Data",
                                  "how many Data the application produces (steady bandwidth needs 2)")
                  .at_least(2)
                  .at_most(10000000));
   schema.add(config::integer_key("pipeline.queue_items", 64, "items",
-                                 "capacity of the queue in front of each stage after the first; a "
-                                 "full queue stalls the stage before it")
+                                 "capacity of the queue in front of each stage after the first, "
+                                 "counting items still in the previous stage's latency (like "
+                                 "credits); a full queue stalls the stage before it")
                  .at_least(1)
                  .at_most(1000000));
 }

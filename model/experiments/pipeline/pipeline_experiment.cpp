@@ -19,9 +19,11 @@ PathResult collect(const DataPath& path, const PipelineWorkload& workload,
   result.encapsulation = encapsulation;
   result.memory = path.memory().stats();
   for (const PipelineStage<Transfer>* stage : path.stages()) {
-    StageSummary summary{stage->basename(), stage->stats(), 0};
+    StageSummary summary{stage->basename(), stage->stats(), 0, 0};
     if (summary.stats.items > 0) {
-      summary.mean_service_ns = to_ns(summary.stats.busy) / static_cast<double>(summary.stats.items);
+      const auto items = static_cast<double>(summary.stats.items);
+      summary.mean_service_ns = to_ns(summary.stats.busy) / items;
+      summary.mean_occupied_ns = to_ns(summary.stats.busy + summary.stats.blocked) / items;
     }
     result.stages.push_back(summary);
   }
@@ -61,9 +63,9 @@ std::string find_bottleneck(const std::vector<StageSummary>& stages, double inte
   std::string bottleneck = "workload";
   double slowest_ns = interval_ns;
   for (const StageSummary& stage : stages) {
-    if (stage.mean_service_ns > slowest_ns - kSameNs) {
+    if (stage.mean_occupied_ns > slowest_ns - kSameNs) {
       bottleneck = stage.name;
-      slowest_ns = std::max(slowest_ns, stage.mean_service_ns);
+      slowest_ns = std::max(slowest_ns, stage.mean_occupied_ns);
     }
   }
   return bottleneck;

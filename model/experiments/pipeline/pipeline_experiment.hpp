@@ -23,7 +23,8 @@ struct DataTimeline {
 struct StageSummary {
   std::string name;
   StageStats stats;
-  double mean_service_ns = 0;  // busy time per item
+  double mean_service_ns = 0;   // busy time per item
+  double mean_occupied_ns = 0;  // busy + blocked time per item: how long the stage is held
 };
 
 struct PathResult {
@@ -55,9 +56,12 @@ PipelineResult run_pipeline(const PipelineConfig& config);
 // as the seed figure measures it. Needs at least two arrivals.
 double steady_gbps(const std::vector<DataTimeline>& data, std::uint64_t data_bits);
 
-// The stage whose mean service time per item is the largest; the workload
-// (its production interval) competes too. Ties go to the stage furthest
-// downstream, the workload counting as upstream of every stage.
+// The stage held longest per item (busy serving it, or blocked with it
+// because the queue after it is full); the workload (its production
+// interval) competes too. Ties go to the stage furthest downstream, the
+// workload counting as upstream of every stage: when a slow stage backs the
+// path up, the stages before it are held as long as it is, and it is the
+// last of them.
 std::string find_bottleneck(const std::vector<StageSummary>& stages, double interval_ns);
 
 }  // namespace rnicsim

@@ -131,6 +131,7 @@ Json stats_json(const PipelineResult& result) {
           {"busy_ns", to_ns(s.busy)},
           {"blocked_ns", to_ns(s.blocked)},
           {"mean_service_ns", stage.mean_service_ns},
+          {"mean_occupied_ns", stage.mean_occupied_ns},
           {"first_start_ns", to_ns(s.first_start)},
           {"last_end_ns", to_ns(s.last_end)}};
     }
@@ -147,6 +148,7 @@ Json stats_json(const PipelineResult& result) {
             {"busy_ns", "ns serving items"},
             {"blocked_ns", "ns finished items waited for room downstream"},
             {"mean_service_ns", "ns of busy time per item"},
+            {"mean_occupied_ns", "ns of busy and blocked time per item"},
             {"first_start_ns", "ns, first item's start"},
             {"last_end_ns", "ns, last item visible downstream"},
             {"reads", "count"},

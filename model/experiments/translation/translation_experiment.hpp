@@ -1,0 +1,56 @@
+#pragma once
+// The translation experiment: the NIC's MTT cache against a working set.
+// The driver registers `mrs` buffers of `pages_per_mr` scattered pages; a
+// stream of accesses (random or sequential over the pages) is translated by
+// one MemoryTranslation per cache size, one point after the other on the
+// same DMA engine and PCIe link, so a miss costs a real DMA read.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "config/config.hpp"
+#include "dma/dma_engine.hpp"
+#include "host_memory/host_memory.hpp"
+#include "mtt/memory_translation.hpp"
+#include "pcie/pcie_config.hpp"
+
+namespace rnicsim {
+
+struct TranslationTestConfig {
+  std::vector<std::uint64_t> cache_entries;  // the MTT cache sizes to measure
+  std::uint32_t mrs = 0;
+  std::uint32_t pages_per_mr = 0;
+  bool sequential = false;
+  std::uint64_t accesses = 0;         // measured per point
+  std::uint64_t warmup_accesses = 0;  // translated first, not measured
+  std::uint32_t access_bytes = 0;
+  std::uint64_t page_bytes = 0;
+  double fragmentation = 0;
+  std::uint64_t seed = 0;
+  HostMemoryConfig memory;
+  pcie::PcieConfig pcie;
+  DmaEngineConfig engine;
+  MemoryTranslationConfig translation;  // its MTT cache size is replaced per point
+};
+
+struct TranslationPoint {
+  std::uint64_t cache_entries = 0;
+  std::uint64_t working_set_pages = 0;
+  double hit_rate = 0;      // MTT lookups that hit, measured accesses only
+  double mpt_hit_rate = 0;
+  double mean_translate_ns = 0;
+  double p99_translate_ns = 0;
+  std::uint64_t walks = 0;  // MPT + MTT walks during the measured accesses
+};
+
+struct TranslationTestResult {
+  std::vector<TranslationPoint> points;
+};
+
+void declare_translation_test_keys(config::Schema& schema);
+TranslationTestConfig translation_test_config(const config::Json& doc, const std::string& source);
+
+// Elaborates and simulates; call once per process.
+TranslationTestResult run_translation_test(const TranslationTestConfig& config);
+
+}  // namespace rnicsim

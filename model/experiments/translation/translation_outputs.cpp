@@ -1,0 +1,43 @@
+#include "experiments/translation/translation_outputs.hpp"
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "experiments/output_files.hpp"
+
+namespace rnicsim {
+
+void write_translation_outputs(const TranslationTestConfig& config,
+                               const TranslationTestResult& result,
+                               const std::filesystem::path& folder) {
+  using Json = nlohmann::json;
+  Json points = Json::array();
+  std::string csv =
+      "cache_entries,working_set_pages,hit_rate,mpt_hit_rate,mean_translate_ns,"
+      "p99_translate_ns,walks\n";
+  for (const TranslationPoint& p : result.points) {
+    points.push_back({{"cache_entries", p.cache_entries},
+                      {"working_set_pages", p.working_set_pages},
+                      {"hit_rate", p.hit_rate},
+                      {"mpt_hit_rate", p.mpt_hit_rate},
+                      {"mean_translate_ns", p.mean_translate_ns},
+                      {"p99_translate_ns", p.p99_translate_ns},
+                      {"walks", p.walks}});
+    csv += std::to_string(p.cache_entries) + "," + std::to_string(p.working_set_pages) + "," +
+           number_text(p.hit_rate) + "," + number_text(p.mpt_hit_rate) + "," +
+           number_text(p.mean_translate_ns) + "," + number_text(p.p99_translate_ns) + "," +
+           std::to_string(p.walks) + "\n";
+  }
+  const Json summary = {{"schema", "rnicsim.translation.summary/1"},
+                        {"experiment", "translation"},
+                        {"pattern", config.sequential ? "sequential" : "random"},
+                        {"mrs", config.mrs},
+                        {"pages_per_mr", config.pages_per_mr},
+                        {"page_bytes", config.page_bytes},
+                        {"points", points}};
+  write_text(folder / "summary.json", summary.dump(2) + "\n");
+  write_text(folder / "translation.csv", csv);
+}
+
+}  // namespace rnicsim

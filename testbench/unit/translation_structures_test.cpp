@@ -1,0 +1,123 @@
+// Kernel-free parts of memory registration: the MPT entry's byte layout, keys,
+// the translation cache's replacement, and the page allocator's scattering.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <set>
+#include <stdexcept>
+#include <vector>
+
+#include "host_memory/page_allocator.hpp"
+#include "mtt/mpt_format.hpp"
+#include "mtt/translation_cache.hpp"
+
+namespace rnicsim {
+namespace {
+
+TEST(MptFormat, EntryRoundTripsThroughItsDocumentedLayout) {
+  MptEntry e;
+  e.valid = true;
+  e.key_variant = 0x5A;
+  e.access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ;
+  e.page_shift = 12;
+  e.pd = 0x01020304;
+  e.base_va = 0x1122334455667788ULL;
+  e.length = 0x10000;
+  e.first_mtt = 0x42;
+  e.pages = 16;
+  const auto bytes = encode_mpt(e);
+  EXPECT_EQ(bytes[0], 1);
+  EXPECT_EQ(bytes[1], 0x5A);
+  EXPECT_EQ(bytes[2], 5);
+  EXPECT_EQ(bytes[3], 12);
+  EXPECT_EQ(bytes[4], 0x04);   // PD, little-endian
+  EXPECT_EQ(bytes[8], 0x88);   // base VA
+  EXPECT_EQ(bytes[15], 0x11);
+  EXPECT_EQ(bytes[18], 0x01);  // length 0x10000
+  EXPECT_EQ(bytes[24], 0x42);
+  EXPECT_EQ(bytes[32], 16);
+  EXPECT_TRUE(std::all_of(bytes.begin() + 36, bytes.end(), [](std::uint8_t b) { return b == 0; }));
+  EXPECT_EQ(decode_mpt(bytes.data()), e);
+}
+
+TEST(MptFormat, KeysAreIndexAndVariant) {
+  EXPECT_EQ(make_key(0x1234, 0x56), 0x123456u);
+  EXPECT_EQ(key_index(0x123456), 0x1234u);
+  EXPECT_EQ(key_variant(0x123456), 0x56);
+}
+
+TEST(TranslationCache, LruEvictsTheLeastRecentlyUsedWayOfASet) {
+  TranslationCache<int> cache({4, 4, Replacement::kLru}, 1);  // one set of 4
+  for (std::uint64_t i = 0; i < 4; ++i) {
+    EXPECT_FALSE(cache.lookup(i));
+    cache.insert(i, static_cast<int>(i * 10));
+  }
+  EXPECT_EQ(cache.lookup(0), 0);   // 0 is now the most recent; 1 the least
+  cache.insert(4, 40);             // evicts 1
+  EXPECT_FALSE(cache.lookup(1));
+  EXPECT_EQ(cache.lookup(2), 20);
+  EXPECT_EQ(cache.lookup(4), 40);
+  EXPECT_EQ(cache.hits(), 3u);
+  EXPECT_EQ(cache.misses(), 5u);
+}
+
+TEST(TranslationCache, IndexesMapToSetsByModulo) {
+  TranslationCache<int> cache({4, 1, Replacement::kLru}, 1);  // direct-mapped, 4 sets
+  cache.insert(1, 1);
+  cache.insert(5, 5);  // same set as 1: evicts it
+  EXPECT_FALSE(cache.lookup(1));
+  EXPECT_EQ(cache.lookup(5), 5);
+  cache.insert(2, 2);  // another set: 5 stays
+  EXPECT_EQ(cache.lookup(5), 5);
+  cache.invalidate(5);
+  EXPECT_FALSE(cache.lookup(5));
+}
+
+TEST(TranslationCache, RandomReplacementIsFixedByTheSeed) {
+  const auto victims = [](std::uint64_t seed) {
+    TranslationCache<int> cache({8, 8, Replacement::kRandom}, seed);
+    for (std::uint64_t i = 0; i < 40; ++i) cache.insert(i, 0);
+    std::vector<bool> present;
+    for (std::uint64_t i = 0; i < 40; ++i) present.push_back(cache.lookup(i).has_value());
+    return present;
+  };
+  const std::vector<bool> present = victims(7);
+  EXPECT_EQ(present, victims(7));
+  EXPECT_EQ(std::count(present.begin(), present.end(), true), 8);
+  EXPECT_THROW(TranslationCache<int>({6, 4, Replacement::kLru}, 1), std::invalid_argument);
+}
+
+TEST(PageAllocator, WithoutFragmentationPagesComeInAddressOrder) {
+  PageAllocator allocator(0x1000, 16 * 4096, 4096, 0.0, 1);
+  EXPECT_EQ(allocator.allocate(3), (std::vector<std::uint64_t>{0x1000, 0x2000, 0x3000}));
+  EXPECT_EQ(allocator.free_frames(), 13u);
+}
+
+TEST(PageAllocator, FullFragmentationScattersEveryFrameOnce) {
+  PageAllocator allocator(1ULL << 30, 1024 * 4096, 4096, 1.0, 42);
+  const std::vector<std::uint64_t> frames = allocator.allocate(1024);
+  EXPECT_EQ(std::set<std::uint64_t>(frames.begin(), frames.end()).size(), 1024u);
+  EXPECT_FALSE(std::is_sorted(frames.begin(), frames.end()));
+  std::size_t contiguous = 0;
+  for (std::size_t i = 1; i < frames.size(); ++i) contiguous += frames[i] == frames[i - 1] + 4096;
+  EXPECT_LT(contiguous, 20u);  // a random order leaves almost no neighbours together
+  for (std::uint64_t f : frames) {
+    EXPECT_EQ(f % 4096, 0u);
+    EXPECT_GE(f, 1ULL << 30);
+    EXPECT_LT(f, (1ULL << 30) + 1024 * 4096);
+  }
+  EXPECT_THROW(allocator.allocate(1), std::runtime_error);
+}
+
+TEST(PageAllocator, TheSeedFixesTheOrderAndLargePagesAreAligned) {
+  PageAllocator a(0, 64ULL << 21, 2ULL << 20, 1.0, 3);
+  PageAllocator b(0, 64ULL << 21, 2ULL << 20, 1.0, 3);
+  const auto frames = a.allocate(64);
+  EXPECT_EQ(frames, b.allocate(64));
+  for (std::uint64_t f : frames) EXPECT_EQ(f % (2ULL << 20), 0u);
+  a.release({frames[5]});
+  EXPECT_EQ(a.allocate(1), (std::vector<std::uint64_t>{frames[5]}));
+}
+
+}  // namespace
+}  // namespace rnicsim
