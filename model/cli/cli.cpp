@@ -11,6 +11,8 @@
 #include "config/config.hpp"
 #include "experiments/experiments.hpp"
 #include "experiments/output_files.hpp"
+#include "packet/frame_json.hpp"
+#include "packet/pcap.hpp"
 
 namespace rnicsim {
 namespace {
@@ -19,6 +21,7 @@ namespace fs = std::filesystem;
 
 constexpr const char* kUsage =
     "usage: rnicsim run CONFIG.json [--out DIR] [--set key.path=value]...\n"
+    "       rnicsim decode FILE.pcap\n"
     "       rnicsim keys\n"
     "       rnicsim --help | --version\n"
     "\n"
@@ -27,6 +30,8 @@ constexpr const char* kUsage =
     "         only if it is empty or holds an earlier run\n"
     "  --set  override one configuration key; the value is read as JSON when it\n"
     "         parses (50, true, \"text\"), else taken as a string\n"
+    "  decode print each frame of a pcap file as one JSON object per line:\n"
+    "         RoCEv2 header fields, payload length, icrc_ok, or the error found\n"
     "  keys   print every configuration key with its unit, default and range\n"
     "\n"
     "Exit status: 0 done, 2 bad command line or configuration, 1 simulator failure.\n";
@@ -110,6 +115,30 @@ int run_command(const RunArguments& run, std::ostream& out) {
   return kExitOk;
 }
 
+// Reads the whole file before printing, so a file that turns out not to be
+// pcap halfway through prints nothing.
+int decode_command(const std::string& path, std::ostream& out) {
+  std::string lines;
+  try {
+    packet::PcapReader reader(path);
+    if (reader.linktype() != packet::PcapWriter::kLinktypeEthernet) {
+      throw packet::PcapError(path + ": link type " + std::to_string(reader.linktype()) +
+                              " is not Ethernet (1)");
+    }
+    packet::PcapRecord record;
+    for (std::uint64_t index = 1; reader.next(record); ++index) {
+      lines += packet::describe_frame(index, record.time_ns, record.data.data(),
+                                      record.data.size())
+                   .dump() +
+               "\n";
+    }
+  } catch (const packet::PcapError& e) {
+    throw config::ConfigError(e.what(), "", "cannot be read as pcap");
+  }
+  out << lines;
+  return kExitOk;
+}
+
 }  // namespace
 
 int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
@@ -130,6 +159,10 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
       return kExitOk;
     }
     if (command == "run") return run_command(parse_run_arguments(args), out);
+    if (command == "decode") {
+      if (args.size() != 2) throw UsageError{"decode needs exactly one FILE.pcap"};
+      return decode_command(args[1], out);
+    }
     throw UsageError{"unknown command " + command};
   } catch (const UsageError& e) {
     err << "rnicsim: error: " << e.reason << "\n\n" << kUsage;

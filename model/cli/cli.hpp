@@ -1,6 +1,7 @@
 #pragma once
 // The rnicsim command line:
 //   rnicsim run CONFIG.json [--out DIR] [--set key.path=value]...
+//   rnicsim decode FILE.pcap   one JSON object per frame
 //   rnicsim keys        print every configuration key as a Markdown table
 //   rnicsim --help | --version
 #include <iosfwd>

@@ -21,6 +21,7 @@
 #include "host_memory/host_memory_config.hpp"
 #include "link/link_config.hpp"
 #include "mtt/mtt_config.hpp"
+#include "packet/packet_blocks.hpp"
 #include "pcie/pcie_config.hpp"
 
 namespace rnicsim {
@@ -46,6 +47,7 @@ config::Schema build_schema() {
   declare_dma_test_keys(schema);
   declare_mtt_keys(schema);
   declare_translation_test_keys(schema);
+  packet::declare_packet_keys(schema);
   return schema;
 }
 

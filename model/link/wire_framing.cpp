@@ -17,11 +17,14 @@ WireFraming::WireFraming(Kind kind, Encapsulation encapsulation)
 
 std::uint64_t WireFraming::wire_bits(std::uint64_t payload_bits) const {
   if (kind_ == Kind::kNone) return payload_bits;
-  const std::uint64_t align = encapsulation_.payload_alignment;
   const std::uint64_t payload_bytes = (payload_bits + 7) / 8;
-  const std::uint64_t padded_payload = (payload_bytes + align - 1) / align * align;
-  const std::uint64_t frame = kEthernetHeaderBytes + encapsulation_.header_bytes +
-                              padded_payload + encapsulation_.trailer_bytes + kFcsBytes;
+  std::uint64_t frame = payload_bytes + kFcsBytes;
+  if (kind_ == Kind::kEthernet) {
+    const std::uint64_t align = encapsulation_.payload_alignment;
+    const std::uint64_t padded_payload = (payload_bytes + align - 1) / align * align;
+    frame = kEthernetHeaderBytes + encapsulation_.header_bytes + padded_payload +
+            encapsulation_.trailer_bytes + kFcsBytes;
+  }
   const std::uint64_t on_wire = std::max<std::uint64_t>(frame, kMinFrameBytes) +
                                 kPreambleSfdBytes + kInterFrameGapBytes;
   return on_wire * 8;

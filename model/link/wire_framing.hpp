@@ -5,6 +5,8 @@
 // kEthernet wraps the payload in its protocol headers (an Encapsulation) and
 // an Ethernet frame: 14 B header, 4 B FCS, padding up to the 64 B minimum
 // frame, then 8 B preamble/SFD and the 12 B inter-frame gap between frames.
+// kFrame is for items that already are Ethernet frames (headers included, no
+// FCS): it adds only the FCS, the padding, preamble/SFD and gap.
 #include <cstdint>
 #include <string>
 
@@ -26,7 +28,7 @@ Encapsulation tcp_ipv4();
 
 class WireFraming {
  public:
-  enum class Kind { kNone, kEthernet };
+  enum class Kind { kNone, kEthernet, kFrame };
 
   static constexpr std::uint32_t kEthernetHeaderBytes = 14;
   static constexpr std::uint32_t kFcsBytes = 4;

@@ -9,8 +9,8 @@ WireLink::WireLink(const sc_core::sc_module_name& name, const WireLinkConfig& co
     : PipelineStage<Transfer>(name, StageTiming::rate(config.propagation, config.gbps)),
       framing_(std::move(framing)) {}
 
-sc_core::sc_time WireLink::serve(Transfer& /*item*/) {
-  // The wire carries the frame unchanged; taps and fault injection hook in here.
+sc_core::sc_time WireLink::serve(Transfer& item) {
+  if (tap_) tap_(item, sc_core::sc_time_stamp());
   return sc_core::SC_ZERO_TIME;
 }
 

@@ -4,6 +4,7 @@
 // (serialization); its last bit reaches the peer a propagation delay later.
 // A full-duplex cable is two WireLinks.
 #include <cstdint>
+#include <functional>
 #include <systemc>
 
 #include "common/stage.hpp"
@@ -19,10 +20,14 @@ struct WireLinkConfig {
 
 class WireLink : public PipelineStage<Transfer> {
  public:
+  // Sees every item as its first bit goes on the wire (a pcap writer, say).
+  using Tap = std::function<void(const Transfer& item, const sc_core::sc_time& first_bit)>;
+
   WireLink(const sc_core::sc_module_name& name, const WireLinkConfig& config,
            WireFraming framing);
 
   const WireFraming& framing() const { return framing_; }
+  void set_tap(Tap tap) { tap_ = std::move(tap); }
 
  protected:
   sc_core::sc_time serve(Transfer& item) override;
@@ -30,6 +35,7 @@ class WireLink : public PipelineStage<Transfer> {
 
  private:
   WireFraming framing_;
+  Tap tap_;
 };
 
 }  // namespace rnicsim

@@ -38,6 +38,13 @@ TEST(WireFraming, TcpFramesArePaddedToTheEthernetMinimum) {
   EXPECT_EQ(ethernet.wire_bits(8), 84u * 8);
 }
 
+TEST(WireFraming, AFrameGetsFcsPaddingPreambleAndGap) {
+  const WireFraming frame(WireFraming::Kind::kFrame, tcp_ipv4());
+  EXPECT_EQ(frame.wire_bits(62 * 8), 86u * 8);      // a 62 B RoCEv2 ACK: 66 B with FCS, + 20
+  EXPECT_EQ(frame.wire_bits(1000 * 8), 1024u * 8);  // 1000 + 4 + 20
+  EXPECT_EQ(frame.wire_bits(40 * 8), 84u * 8);      // padded to 64 with FCS
+}
+
 TEST(WireLink, FramesSerializeBackToBackAndArriveAfterPropagation) {
   // 1000 bits at 100 Gbit/s = 10 ns on the wire, 25 ns of cable.
   std::vector<std::pair<sc_core::sc_time, Transfer>> items;
@@ -47,6 +54,8 @@ TEST(WireLink, FramesSerializeBackToBackAndArriveAfterPropagation) {
   TransferBench<WireLink> bench(small_memory(), std::move(items),
                                 WireLinkConfig{100, nanoseconds(25)},
                                 WireFraming(WireFraming::Kind::kNone, tcp_ipv4()));
+  std::vector<std::uint64_t> tapped;  // when each frame's first bit left
+  bench.stage.set_tap([&](const Transfer&, const sc_core::sc_time& at) { tapped.push_back(to_ps(at)); });
   sc_core::sc_start();
   const auto& got = bench.sink.received();
   ASSERT_EQ(got.size(), 3u);
@@ -54,6 +63,7 @@ TEST(WireLink, FramesSerializeBackToBackAndArriveAfterPropagation) {
   EXPECT_EQ(to_ps(got[1].first), 45000u);
   EXPECT_EQ(to_ps(got[2].first), 135000u);
   EXPECT_EQ(bench.stage.stats().bits, 3000u);
+  EXPECT_EQ(tapped, (std::vector<std::uint64_t>{0, 10000, 100000}));
 }
 
 TEST(WireLink, EthernetFramingSlowsTheWireByItsOverhead) {

@@ -1,0 +1,31 @@
+#pragma once
+// RoCEv2 Invariant CRC, exactly as shared/REFERENCE.md section 6 gives it:
+// zlib CRC-32 over 8 x 0xFF (the masked IB LRH) followed by the packet from
+// the IP header through the pad, with the variant fields set to ones: IPv4
+// TOS, TTL and header checksum (or IPv6 traffic class, flow label and hop
+// limit), the UDP checksum and BTH byte 4. Sent little-endian after the pad.
+//
+// Only the IP, UDP and BTH headers (at most 80 bytes) are copied to apply the
+// masks; everything after the BTH is fed to the CRC straight from the frame,
+// so the cost is one pass over the packet.
+#include <cstddef>
+#include <cstdint>
+
+namespace rnicsim::packet {
+
+// CRC-32 as zlib's crc32() computes it (reflected 0xEDB88320, init and xorout
+// 0xFFFFFFFF); pass the previous result as `crc` to continue over more bytes.
+std::uint32_t crc32(const std::uint8_t* data, std::size_t length, std::uint32_t crc = 0);
+
+// ICRC of a packet whose IP header starts at `ip_packet`; `length` runs to the
+// end of the pad (the ICRC itself excluded). The IP version and, for IPv4,
+// the header length are read from the first byte. Throws std::invalid_argument
+// when that is not IPv4 (IHL >= 5) or IPv6, or when `length` does not hold
+// the IP, UDP and BTH headers.
+std::uint32_t compute_icrc(const std::uint8_t* ip_packet, std::size_t length);
+
+// The ICRC travels least significant byte first, like an Ethernet FCS.
+std::uint32_t load_icrc(const std::uint8_t* wire);
+void store_icrc(std::uint32_t icrc, std::uint8_t* wire);
+
+}  // namespace rnicsim::packet
