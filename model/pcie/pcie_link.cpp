@@ -134,6 +134,14 @@ void PcieLink::run_root_complex() {
   }
 }
 
+void PcieLink::set_posted_write(RootComplexEvent& event, tlm::tlm_generic_payload& write) {
+  write.set_command(tlm::TLM_WRITE_COMMAND);
+  write.set_address(event.address);
+  write.set_data_ptr(event.data.data());
+  write.set_data_length(static_cast<unsigned>(event.data.size()));
+  write.set_streaming_width(static_cast<unsigned>(event.data.size()));
+}
+
 void PcieLink::handle(RootComplexEvent& event) {
   const sc_core::sc_time now = sc_core::sc_time_stamp();
   using Kind = RootComplexEvent::Kind;
@@ -176,11 +184,7 @@ void PcieLink::handle(RootComplexEvent& event) {
     }
     case Kind::kWriteMemory: {
       tlm::tlm_generic_payload write;
-      write.set_command(tlm::TLM_WRITE_COMMAND);
-      write.set_address(event.address);
-      write.set_data_ptr(event.data.data());
-      write.set_data_length(static_cast<unsigned>(event.data.size()));
-      write.set_streaming_width(static_cast<unsigned>(event.data.size()));
+      set_posted_write(event, write);
       sc_core::sc_time ignored;
       pcie2mem->b_transport(write, ignored);
       // A posted write has no completion: an address the host cannot take is
@@ -194,11 +198,7 @@ void PcieLink::handle(RootComplexEvent& event) {
         break;
       }
       tlm::tlm_generic_payload write;
-      write.set_command(tlm::TLM_WRITE_COMMAND);
-      write.set_address(event.address);
-      write.set_data_ptr(event.data.data());
-      write.set_data_length(static_cast<unsigned>(event.data.size()));
-      write.set_streaming_width(static_cast<unsigned>(event.data.size()));
+      set_posted_write(event, write);
       sc_core::sc_time ignored;
       pcie2nic[0]->b_transport(write, ignored);
       break;

@@ -84,6 +84,8 @@ class PcieLink : public sc_core::sc_module {
   void run_root_complex();
   void schedule(std::unique_ptr<RootComplexEvent> event, const sc_core::sc_time& at);
   void handle(RootComplexEvent& event);
+  // A write of the event's data, for host memory or the NIC's registers.
+  static void set_posted_write(RootComplexEvent& event, tlm::tlm_generic_payload& write);
   // When a TLP arriving at `arrival` has its address translated.
   sc_core::sc_time translated_at(std::uint64_t address, const sc_core::sc_time& arrival);
   // A receiver acknowledges `bytes` of TLPs on the other direction.

@@ -5,7 +5,6 @@
 #include <systemc>
 #include <vector>
 
-#include "common/systemc_banner.hpp"
 #include "packet/frame.hpp"
 #include "packet/icrc.hpp"
 
@@ -52,11 +51,3 @@ BENCHMARK(BM_BuildAndParse)->Arg(64)->Arg(4096);
 
 }  // namespace
 }  // namespace rnicsim::packet
-
-int sc_main(int argc, char* argv[]) {
-  benchmark::Initialize(&argc, argv);
-  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 2;
-  benchmark::RunSpecifiedBenchmarks();
-  benchmark::Shutdown();
-  return 0;
-}

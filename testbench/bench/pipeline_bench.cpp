@@ -7,7 +7,6 @@
 #include <string>
 #include <systemc>
 
-#include "common/systemc_banner.hpp"
 #include "common/time_units.hpp"
 #include "experiments/experiments.hpp"
 #include "experiments/pipeline/data_path.hpp"
@@ -41,11 +40,3 @@ BENCHMARK(BM_SeedPipelineBothPaths)->Iterations(kIterations)->Unit(benchmark::kM
 
 }  // namespace
 }  // namespace rnicsim
-
-int sc_main(int argc, char* argv[]) {
-  benchmark::Initialize(&argc, argv);
-  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 2;
-  benchmark::RunSpecifiedBenchmarks();
-  benchmark::Shutdown();
-  return 0;
-}

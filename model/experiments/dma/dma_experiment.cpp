@@ -8,6 +8,7 @@
 #include "dma/dma_config.hpp"
 #include "host_memory/host_memory_config.hpp"
 #include "host_memory/memory_initiator.hpp"
+#include "system/host_dma_path.hpp"
 
 namespace rnicsim {
 namespace {
@@ -150,14 +151,11 @@ DmaTestConfig dma_test_config(const config::Json& doc, const std::string& source
 
 DmaTestResult run_dma_test(const DmaTestConfig& config) {
   require_picosecond_resolution();
-  HostMemory memory("memory", config.memory);
-  pcie::PcieLink link("pcie", config.pcie);
-  DmaEngine engine("dma_engine", config.engine);
+  HostDmaPath host("host", config.memory, config.pcie, config.engine);
   DmaLoad load("load", config);
-  link.pcie2mem.bind(memory.socket);
-  engine.dma2pcie.bind(link.nic2pcie);
-  load.load2dma.socket.bind(engine.nic2dma);
+  load.load2dma.socket.bind(host.dma_engine.nic2dma);
   sc_core::sc_start();
+  const pcie::PcieLink& link = host.pcie;
 
   DmaTestResult result;
   result.link_gbps = config.pcie.link_gbps();
@@ -167,7 +165,7 @@ DmaTestResult run_dma_test(const DmaTestConfig& config) {
   result.link = link.stats();
   result.iotlb_hits = link.iotlb().hits();
   result.iotlb_misses = link.iotlb().misses();
-  result.dma_requests = engine.records().size();
+  result.dma_requests = host.dma_engine.records().size();
   return result;
 }
 

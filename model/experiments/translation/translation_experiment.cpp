@@ -14,7 +14,7 @@
 #include "host_memory/host_memory_config.hpp"
 #include "host_memory/page_allocator.hpp"
 #include "mtt/mtt_config.hpp"
-#include "pcie/pcie_link.hpp"
+#include "system/host_dma_path.hpp"
 
 namespace rnicsim {
 namespace {
@@ -202,18 +202,14 @@ TranslationTestConfig translation_test_config(const config::Json& doc, const std
 
 TranslationTestResult run_translation_test(const TranslationTestConfig& config) {
   require_picosecond_resolution();
-  HostMemory memory("memory", config.memory);
-  pcie::PcieLink link("pcie", config.pcie);
-  DmaEngine engine("dma_engine", config.engine);
-  link.pcie2mem.bind(memory.socket);
-  engine.dma2pcie.bind(link.nic2pcie);
+  HostDmaPath host("host", config.memory, config.pcie, config.engine);
 
   const IcmLayout& icm = config.translation.icm;
   const std::uint64_t pool_base = (icm.end() + config.page_bytes - 1) / config.page_bytes * config.page_bytes;
   PageAllocator allocator(pool_base, config.memory.size_bytes - pool_base, config.page_bytes,
                           config.fragmentation, config.seed);
   AddressSpace space(allocator, kVirtualBase);
-  VerbsDriver driver(memory, space, icm);
+  VerbsDriver driver(host.memory, space, icm);
   ibv_pd* pd = driver.ibv_alloc_pd();
   std::vector<ibv_mr*> mrs;
   for (std::uint32_t i = 0; i < config.mrs; ++i) {
@@ -228,7 +224,7 @@ TranslationTestResult run_translation_test(const TranslationTestConfig& config) 
     point.mtt_cache.entries = static_cast<std::uint32_t>(entries);
     units.push_back(std::make_unique<MemoryTranslation>(
         ("translation_" + std::to_string(entries)).c_str(), point));
-    units.back()->walker2dma.socket.bind(engine.nic2dma);
+    units.back()->walker2dma.socket.bind(host.dma_engine.nic2dma);
     unit_pointers.push_back(units.back().get());
   }
   TranslationLoad load("load", config, unit_pointers, mrs, pd->handle);
