@@ -40,7 +40,11 @@ TEST(TranslationSweep, HitRateFallsAndLatencyRisesAsTheWorkingSetOutgrowsTheCach
   // the time; 0.05 covers the sampling spread of 4000 accesses and LRU sets.
   EXPECT_NEAR(r.points[0].hit_rate, 0.125, 0.05);
   // A miss costs a DMA read over PCIe (~550 ns): p99 shows it until the working set fits.
+  // Every walk is the same 8 B read on an otherwise idle link, so its mean is its p99.
   EXPECT_GT(r.points[2].p99_translate_ns, 500.0);
+  EXPECT_GT(r.points[0].mean_walk_ns, 500.0);
+  EXPECT_NEAR(r.points[0].mean_walk_ns, r.points[0].p99_walk_ns, 1e-6);
+  EXPECT_DOUBLE_EQ(r.points[3].mean_walk_ns, 0.0);
 }
 
 TEST(TranslationSweep, SequentialAccessesThrashAnLruCacheSmallerThanTheWorkingSet) {

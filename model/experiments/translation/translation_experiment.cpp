@@ -90,6 +90,7 @@ class TranslationLoad : public sc_core::sc_module {
       const std::uint64_t mpt_hits = unit.mpt_cache().hits();
       const std::uint64_t mpt_misses = unit.mpt_cache().misses();
       const std::uint64_t walks = unit.stats().mpt_walks + unit.stats().mtt_walks;
+      const std::size_t walk_samples = unit.stats().walk_ns.size();
       std::vector<double> took;
       took.reserve(measured_.size());
       for (const Access& a : measured_) {
@@ -110,6 +111,13 @@ class TranslationLoad : public sc_core::sc_module {
                             static_cast<double>(took.size());
       p.p99_translate_ns = percentile(took, 0.99);
       p.walks = unit.stats().mpt_walks + unit.stats().mtt_walks - walks;
+      const std::vector<double> walk_ns(unit.stats().walk_ns.begin() + static_cast<std::ptrdiff_t>(walk_samples),
+                                        unit.stats().walk_ns.end());
+      if (!walk_ns.empty()) {
+        p.mean_walk_ns = std::accumulate(walk_ns.begin(), walk_ns.end(), 0.0) /
+                         static_cast<double>(walk_ns.size());
+        p.p99_walk_ns = percentile(walk_ns, 0.99);
+      }
       points_.push_back(p);
     }
   }

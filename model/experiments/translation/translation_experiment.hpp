@@ -41,6 +41,8 @@ struct TranslationPoint {
   double mean_translate_ns = 0;
   double p99_translate_ns = 0;
   std::uint64_t walks = 0;  // MPT + MTT walks during the measured accesses
+  double mean_walk_ns = 0;  // DMA time of those walks (0 when there were none)
+  double p99_walk_ns = 0;
 };
 
 struct TranslationTestResult {
