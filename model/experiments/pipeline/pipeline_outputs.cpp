@@ -1,7 +1,6 @@
 #include "experiments/pipeline/pipeline_outputs.hpp"
 
 #include <set>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
