@@ -1,11 +1,10 @@
 #include "packet/icrc.hpp"
 
-#include <isa-l/crc.h>
-
 #include <array>
 #include <cstring>
 #include <stdexcept>
 
+#include "packet/crc32.hpp"
 #include "packet/headers.hpp"
 
 namespace rnicsim::packet {
@@ -13,9 +12,10 @@ namespace rnicsim::packet {
 namespace {
 
 constexpr std::size_t kIpv4MaxHeaderSize = 60;
-constexpr std::size_t kMaskedMaxSize = kIpv4MaxHeaderSize + UdpHeader::kSize + Bth::kSize;
 constexpr std::size_t kUdpChecksumOffset = 6;
 constexpr std::size_t kBthVariantByte = 4;
+static_assert(kIpv4MaxHeaderSize + UdpHeader::kSize + Bth::kSize <= kCrc32MaskBytes,
+              "the variant fields lie within the CRC's masked head");
 
 // CRC state after the 8 x 0xFF that stand for the masked LRH; the same for
 // every packet, so it is computed once (rxe hard-codes the raw state).
@@ -28,17 +28,43 @@ std::uint32_t lrh_prefix_crc() {
   return crc;
 }
 
-}  // namespace
+using VariantFieldMask = std::array<std::uint8_t, kCrc32MaskBytes>;
 
-std::uint32_t crc32(const std::uint8_t* data, std::size_t length, std::uint32_t crc) {
-  // ISA-L's gzip variant has zlib's conventions (pre/post inversion inside),
-  // so results chain like zlib's.
-  return crc32_gzip_refl(crc, data, length);
+// Ones over the variant fields of a packet whose IP header is `ip_size`
+// bytes; the ICRC ORs it over the packet's start.
+VariantFieldMask make_variant_field_mask(unsigned version, std::size_t ip_size) {
+  VariantFieldMask mask{};
+  if (version == 6) {
+    mask[0] = 0x0F;                      // traffic class, high nibble
+    mask[1] = mask[2] = mask[3] = 0xFF;  // traffic class low nibble, flow label
+    mask[7] = 0xFF;                      // hop limit
+  } else {
+    mask[1] = 0xFF;              // TOS
+    mask[8] = 0xFF;              // TTL
+    mask[10] = mask[11] = 0xFF;  // header checksum
+  }
+  mask[ip_size + kUdpChecksumOffset] = 0xFF;
+  mask[ip_size + kUdpChecksumOffset + 1] = 0xFF;
+  mask[ip_size + UdpHeader::kSize + kBthVariantByte] = 0xFF;
+  return mask;
 }
+
+// One mask per header layout: IPv4 with IHL 5..15, then IPv6.
+const VariantFieldMask& variant_field_mask(unsigned version, std::size_t ip_size) {
+  constexpr std::size_t kIpv4Layouts = 11;
+  static const std::array<VariantFieldMask, kIpv4Layouts + 1> masks = [] {
+    std::array<VariantFieldMask, kIpv4Layouts + 1> all{};
+    for (std::size_t ihl = 5; ihl <= 15; ++ihl) all[ihl - 5] = make_variant_field_mask(4, 4 * ihl);
+    all[kIpv4Layouts] = make_variant_field_mask(6, Ipv6Header::kSize);
+    return all;
+  }();
+  return version == 6 ? masks[kIpv4Layouts] : masks[ip_size / 4 - 5];
+}
+
+}  // namespace
 
 std::uint32_t compute_icrc(const std::uint8_t* ip_packet, std::size_t length) {
   if (length == 0) throw std::invalid_argument("ICRC: empty packet");
-  std::array<std::uint8_t, kMaskedMaxSize> masked;
   const unsigned version = ip_packet[0] >> 4u;
   std::size_t ip_size = 0;
   switch (version) {
@@ -55,22 +81,13 @@ std::uint32_t compute_icrc(const std::uint8_t* ip_packet, std::size_t length) {
   const std::size_t masked_size = ip_size + UdpHeader::kSize + Bth::kSize;
   if (length < masked_size) throw std::invalid_argument("ICRC: packet shorter than its headers");
 
-  std::memcpy(masked.data(), ip_packet, masked_size);
-  if (version == 6) {
-    masked[0] |= 0x0F;                         // traffic class, high nibble
-    masked[1] = masked[2] = masked[3] = 0xFF;  // traffic class low nibble, flow label
-    masked[7] = 0xFF;                          // hop limit
-  } else {
-    masked[1] = 0xFF;                // TOS
-    masked[8] = 0xFF;                // TTL
-    masked[10] = masked[11] = 0xFF;  // header checksum
-  }
-  masked[ip_size + kUdpChecksumOffset] = 0xFF;
-  masked[ip_size + kUdpChecksumOffset + 1] = 0xFF;
-  masked[ip_size + UdpHeader::kSize + kBthVariantByte] = 0xFF;
-
-  const std::uint32_t crc = crc32(masked.data(), masked_size, lrh_prefix_crc());
-  return crc32(ip_packet + masked_size, length - masked_size, crc);
+  const VariantFieldMask& mask = variant_field_mask(version, ip_size);
+  if (length >= mask.size())
+    return crc32_or_masked(ip_packet, length, mask.data(), lrh_prefix_crc());
+  // A short packet is masked in a copy.
+  std::array<std::uint8_t, kCrc32MaskBytes> masked;
+  for (std::size_t i = 0; i < length; ++i) masked[i] = ip_packet[i] | mask[i];
+  return crc32(masked.data(), length, lrh_prefix_crc());
 }
 
 std::uint32_t load_icrc(const std::uint8_t* wire) {

@@ -5,17 +5,15 @@
 // TOS, TTL and header checksum (or IPv6 traffic class, flow label and hop
 // limit), the UDP checksum and BTH byte 4. Sent little-endian after the pad.
 //
-// Only the IP, UDP and BTH headers (at most 80 bytes) are copied to apply the
-// masks; everything after the BTH is fed to the CRC straight from the frame,
-// so the cost is one pass over the packet.
+// The masks are one 128-byte pattern per IP header layout, ORed over the
+// packet's start as the CRC reads it (the variant fields lie in the first 80
+// bytes), so the cost is one pass over the packet and nothing is copied.
 #include <cstddef>
 #include <cstdint>
 
-namespace rnicsim::packet {
+#include "packet/crc32.hpp"
 
-// CRC-32 as zlib's crc32() computes it (reflected 0xEDB88320, init and xorout
-// 0xFFFFFFFF); pass the previous result as `crc` to continue over more bytes.
-std::uint32_t crc32(const std::uint8_t* data, std::size_t length, std::uint32_t crc = 0);
+namespace rnicsim::packet {
 
 // ICRC of a packet whose IP header starts at `ip_packet`; `length` runs to the
 // end of the pad (the ICRC itself excluded). The IP version and, for IPv4,
