@@ -120,6 +120,9 @@ std::optional<ParseError> parse_into(const std::uint8_t* frame, std::size_t leng
     if (header.total_length < ip_header_size || header.total_length > ip_available) {
       return ParseError::kIpLength;
     }
+    if ((header.flags_fragment & (kIpv4MoreFragments | kIpv4FragmentOffsetMask)) != 0) {
+      return ParseError::kIpv4Fragment;
+    }
     ip_payload_size = header.total_length - ip_header_size;
     protocol = header.protocol;
   }
@@ -185,6 +188,8 @@ const char* to_string(ParseError error) {
       return "bad IPv4 header checksum";
     case ParseError::kIpLength:
       return "IP length inconsistent with the frame";
+    case ParseError::kIpv4Fragment:
+      return "IPv4 fragment";
     case ParseError::kNotUdp:
       return "not UDP";
     case ParseError::kUdpPort:

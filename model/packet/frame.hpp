@@ -43,6 +43,8 @@ enum class ParseError : std::uint8_t {
   kIpVersion,             // version field disagrees with the EtherType
   kIpv4Checksum,          // IPv4 header checksum wrong
   kIpLength,              // IHL < 5, or IP header / total / payload length beyond the frame
+  kIpv4Fragment,          // more-fragments flag or a fragment offset: RoCEv2 senders set DF,
+                          // and a NIC does not reassemble
   kNotUdp,                // IPv4 protocol or IPv6 next header is not UDP
   kUdpPort,               // destination port is not 4791
   kUdpLength,             // UDP length != IP payload length, or too short for BTH + ICRC
@@ -54,6 +56,9 @@ enum class ParseError : std::uint8_t {
   kPayloadLength,         // payload length illegal for the opcode (PayloadRule)
   kIcrcMismatch,          // received ICRC differs from the computed one
 };
+
+inline constexpr std::size_t kParseErrorCount =
+    static_cast<std::size_t>(ParseError::kIcrcMismatch) + 1;
 
 const char* to_string(ParseError error);
 

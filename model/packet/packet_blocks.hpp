@@ -30,11 +30,11 @@ struct TransmitRequest {
   // Ethernet, IP, UDP and the BTH fields every packet shares (P_Key, dest QP,
   // SE); opcode, PSN, pad and AckReq are set per packet.
   RocePacket header_template;
-  Reth reth;    // WRITE: VA and R_Key (the DMA length is the message length)
+  Reth reth;  // WRITE: VA and R_Key (the DMA length is the message length)
   ImmDt imm_dt;
   Ieth ieth;
-  Aeth aeth;    // READ RESPONSE
-  Deth deth;    // UD
+  Aeth aeth;            // READ RESPONSE
+  Deth deth;            // UD
   SharedBytes payload;  // may be null for an empty message
 };
 
@@ -74,7 +74,7 @@ class PacketBuilder : public sc_core::sc_module {
 
 struct PacketParserStats {
   std::uint64_t accepted = 0;
-  std::array<std::uint64_t, 16> rejected{};  // indexed by ParseError
+  std::array<std::uint64_t, kParseErrorCount> rejected{};  // indexed by ParseError
   std::uint64_t rejected_total() const;
 };
 

@@ -55,7 +55,9 @@ RocePacket random_headers(std::uint8_t opcode, bool ipv6, bool vlan, std::mt1993
     Ipv4Header ip;
     ip.tos = random_bits<std::uint8_t>(rng, 8);
     ip.identification = random_bits<std::uint16_t>(rng, 16);
-    ip.flags_fragment = random_bits<std::uint16_t>(rng, 16);
+    // Any flags but a fragment's, which the parser rejects.
+    ip.flags_fragment = random_bits<std::uint16_t>(rng, 16) &
+                        static_cast<std::uint16_t>(~(kIpv4MoreFragments | kIpv4FragmentOffsetMask));
     ip.ttl = random_bits<std::uint8_t>(rng, 8);
     ip.source = random_bits<std::uint32_t>(rng, 32);
     ip.destination = random_bits<std::uint32_t>(rng, 32);
@@ -606,6 +608,14 @@ std::vector<Mutated> error_frames() {
   store_be16(19, f.data() + l2 + 2);
   fix_ipv4_checksum(f, l2);
   add(ParseError::kIpLength, "total length below the header", f);
+  f = send;
+  store_be16(kIpv4DontFragment | kIpv4MoreFragments, f.data() + l2 + 6);
+  fix_ipv4_checksum(f, l2);
+  add(ParseError::kIpv4Fragment, "more fragments", f);
+  f = send;
+  store_be16(0x0001, f.data() + l2 + 6);  // offset 8 B, the last fragment
+  fix_ipv4_checksum(f, l2);
+  add(ParseError::kIpv4Fragment, "fragment offset", f);
 
   f = send;
   f[l2 + 9] = 6;
@@ -695,7 +705,7 @@ TEST(FrameParse, EachCheckHasAFrameThatFailsIt) {
     EXPECT_EQ(r.icrc_ok, false);
     seen.insert(m.expected);
   }
-  EXPECT_EQ(seen.size(), static_cast<std::size_t>(ParseError::kIcrcMismatch) + 1);
+  EXPECT_EQ(seen.size(), kParseErrorCount);
 }
 
 TEST(FrameParse, IcrcMismatchStillReportsTheHeaders) {
