@@ -21,18 +21,14 @@ std::uint32_t crc32_isal(const std::uint8_t* data, std::size_t length, std::uint
   return crc32_gzip_refl(crc, data, length);
 }
 
-namespace {
-
 // Without the fold: the masked head is copied, then ISA-L continues in place.
-std::uint32_t isal_or_masked(const std::uint8_t* data, std::size_t length,
-                             const std::uint8_t* head_mask, std::uint32_t crc) {
+std::uint32_t crc32_isal_or_masked(const std::uint8_t* data, std::size_t length,
+                                   const std::uint8_t* head_mask, std::uint32_t crc) {
   std::uint8_t head[kCrc32MaskBytes];
   for (std::size_t i = 0; i < kCrc32MaskBytes; ++i) head[i] = data[i] | head_mask[i];
   crc = crc32_isal(head, kCrc32MaskBytes, crc);
   return crc32_isal(data + kCrc32MaskBytes, length - kCrc32MaskBytes, crc);
 }
-
-}  // namespace
 
 #if RNICSIM_CRC32_FOLD
 
@@ -98,17 +94,20 @@ constexpr FoldConstants kFoldByBlock =
     fold_by(8 * kFoldBlockBytes);  // each register onto the next block
 
 // For the final merge, where every chunk left moves onto the last whole chunk:
-// entry i moves a chunk by 15 - i chunks. The descending order puts the
-// constants for distances d (low lane) and d - 1 (high lane) side by side, so
-// one 32-byte load serves a register holding two consecutive chunks.
-constexpr std::size_t kMergeDistances = 16;
+// entry i moves a chunk by kMaxMergeDistance - i chunks. The descending order
+// puts the constants for distances d (low lane) and d - 1 (high lane) side by
+// side, so one 32-byte load serves a register holding two consecutive chunks.
+// The farthest chunk is the first of the eight in the registers, with up to
+// seven whole chunks of the tail after them.
+constexpr std::size_t kMaxMergeDistance = 7 + 7;
 struct MergeTable {
-  FoldConstants by_descending_distance[kMergeDistances];
+  FoldConstants by_descending_distance[kMaxMergeDistance + 1];
 };
 constexpr MergeTable make_merge_table() {
   MergeTable table{};
-  for (unsigned i = 0; i < kMergeDistances; ++i) {
-    table.by_descending_distance[i] = fold_by((kMergeDistances - 1 - i) * kChunkBits);
+  for (std::size_t i = 0; i <= kMaxMergeDistance; ++i) {
+    table.by_descending_distance[i] =
+        fold_by(static_cast<unsigned>(kMaxMergeDistance - i) * kChunkBits);
   }
   return table;
 }
@@ -126,7 +125,7 @@ RNICSIM_FOLD_TARGET inline __m256i broadcast(FoldConstants k) {
 // the last whole chunk (and whose high chunk one less).
 RNICSIM_FOLD_TARGET inline __m256i merge_constants(std::size_t distance) {
   return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(
-      &kMergeTable.by_descending_distance[kMergeDistances - 1 - distance]));
+      &kMergeTable.by_descending_distance[kMaxMergeDistance - distance]));
 }
 
 // Both 16-byte chunks of `chunks` moved forward by the distance `k` encodes.
@@ -209,6 +208,13 @@ bool crc32_fold_available() {
   return available;
 }
 
+bool crc32_fold_chosen() {
+  // With AVX-512, ISA-L's 512-bit kernel should beat the 256-bit fold (not
+  // measured: these machines have no AVX-512).
+  static const bool chosen = crc32_fold_available() && !__builtin_cpu_supports("avx512f");
+  return chosen;
+}
+
 std::uint32_t crc32_fold(const std::uint8_t* data, std::size_t length, std::uint32_t crc) {
   static constexpr std::uint8_t kNoMask[kFoldBlockBytes] = {};
   return fold_kernel(data, length, kNoMask, crc);
@@ -222,6 +228,7 @@ std::uint32_t crc32_fold_or_masked(const std::uint8_t* data, std::size_t length,
 #else  // not x86-64: ISA-L only
 
 bool crc32_fold_available() { return false; }
+bool crc32_fold_chosen() { return false; }
 
 std::uint32_t crc32_fold(const std::uint8_t* data, std::size_t length, std::uint32_t crc) {
   return crc32_isal(data, length, crc);
@@ -229,7 +236,7 @@ std::uint32_t crc32_fold(const std::uint8_t* data, std::size_t length, std::uint
 
 std::uint32_t crc32_fold_or_masked(const std::uint8_t* data, std::size_t length,
                                    const std::uint8_t* head_mask, std::uint32_t crc) {
-  return isal_or_masked(data, length, head_mask, crc);
+  return crc32_isal_or_masked(data, length, head_mask, crc);
 }
 
 #endif
@@ -237,7 +244,7 @@ std::uint32_t crc32_fold_or_masked(const std::uint8_t* data, std::size_t length,
 }  // namespace detail
 
 std::uint32_t crc32(const std::uint8_t* data, std::size_t length, std::uint32_t crc) {
-  if (length >= detail::kFoldBlockBytes && detail::crc32_fold_available()) {
+  if (length >= detail::kFoldBlockBytes && detail::crc32_fold_chosen()) {
     return detail::crc32_fold(data, length, crc);
   }
   return detail::crc32_isal(data, length, crc);
@@ -247,11 +254,11 @@ std::uint32_t crc32_or_masked(const std::uint8_t* data, std::size_t length,
                               const std::uint8_t* head_mask, std::uint32_t crc) {
   if (length < kCrc32MaskBytes)
     throw std::invalid_argument("crc32_or_masked: buffer shorter than the mask");
-  if (detail::crc32_fold_available())
+  if (detail::crc32_fold_chosen())
     return detail::crc32_fold_or_masked(data, length, head_mask, crc);
-  return detail::isal_or_masked(data, length, head_mask, crc);
+  return detail::crc32_isal_or_masked(data, length, head_mask, crc);
 }
 
-const char* crc32_kernel() { return detail::crc32_fold_available() ? "vpclmulqdq-avx2" : "isa-l"; }
+const char* crc32_kernel() { return detail::crc32_fold_chosen() ? "vpclmulqdq-avx2" : "isa-l"; }
 
 }  // namespace rnicsim::packet

@@ -7,7 +7,9 @@
 //
 // The masks are one 128-byte pattern per IP header layout, ORed over the
 // packet's start as the CRC reads it (the variant fields lie in the first 80
-// bytes), so the cost is one pass over the packet and nothing is copied.
+// bytes), so the cost is one pass over the packet. Only packets shorter than
+// the pattern, and all packets on a processor without the CRC fold, are
+// masked in a copy (of at most 128 bytes).
 #include <cstddef>
 #include <cstdint>
 

@@ -436,8 +436,8 @@ std::vector<RocePacket> bit_flip_frames(std::vector<Bytes>& payloads) {
       random_headers(0x12, false, true, rng),   // ATOMIC ACK, IPv4 + VLAN
       random_headers(0x81, false, false, rng),  // CNP
       random_headers(0x65, true, false, rng),   // UD SEND ONLY IMM, IPv6
-      // Longer than the 120 bytes the ICRC copies to mask: the rest of the
-      // packet goes through the CRC's bulk path.
+      // 128 bytes and longer: the ICRC masks the head as the CRC reads it, and
+      // the rest goes through the CRC's bulk path.
       random_headers(0x0A, false, false, rng),  // WRITE ONLY, IPv4
       random_headers(0x04, true, true, rng),    // SEND ONLY, IPv6 + VLAN
   };
