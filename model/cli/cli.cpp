@@ -3,11 +3,13 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <csignal>
 #include <exception>
 #include <filesystem>
 #include <ostream>
 #include <system_error>
 
+#include "common/simulation.hpp"
 #include "config/config.hpp"
 #include "experiments/experiments.hpp"
 #include "experiments/output_files.hpp"
@@ -34,7 +36,9 @@ constexpr const char* kUsage =
     "         RoCEv2 header fields, payload length, icrc_ok, or the error found\n"
     "  keys   print every configuration key with its unit, default and range\n"
     "\n"
-    "Exit status: 0 done, 2 bad command line or configuration, 1 simulator failure.\n";
+    "Exit status: 0 done, 2 bad command line or configuration, 1 simulator failure,\n"
+    "128 + N stopped by signal N (SIGINT 130, SIGTERM 143).\n"
+    "Progress (simulated time, items done, rate) shows while stdout is a terminal.\n";
 
 struct UsageError {
   std::string reason;
@@ -90,9 +94,24 @@ fs::path checked_destination(const std::string& out) {
   return destination;
 }
 
+// SIGINT and SIGTERM ask the run to stop (simulation.hpp); it then removes
+// its staging folder and exits. A second signal ends the process at once.
+void on_stop_signal(int signal_number) { request_stop(signal_number); }
+
+void install_stop_handlers() {
+  struct sigaction action {};
+  action.sa_handler = on_stop_signal;
+  sigemptyset(&action.sa_mask);
+  action.sa_flags = SA_RESETHAND;
+  sigaction(SIGINT, &action, nullptr);
+  sigaction(SIGTERM, &action, nullptr);
+}
+
 // Results are written into a staging folder beside the destination and moved
-// into place only when complete, so a failed run leaves nothing half-written.
+// into place only when complete, so a failed or interrupted run leaves
+// nothing half-written.
 int run_command(const RunArguments& run, std::ostream& out) {
+  install_stop_handlers();
   const config::Json effective = config::load(run.config, run.overrides, rnicsim_schema());
   const fs::path destination = checked_destination(run.out);
   const fs::path staging = destination.parent_path() /
@@ -104,7 +123,10 @@ int run_command(const RunArguments& run, std::ostream& out) {
     write_text(staging / "effective_config.json", effective.dump(2) + "\n");
     out << "rnicsim " << config::at_path(effective, "experiment").get<std::string>() << ": "
         << run.config << " -> " << run.out << "\n";
-    run_experiment(RunRequest{effective, run.config, staging}, out);
+    // Progress goes to the terminal only: piped or redirected, stdout stays the report.
+    std::ostream* terminal = isatty(STDOUT_FILENO) ? &out : nullptr;
+    run_experiment(RunRequest{effective, run.config, staging, terminal}, out);
+    throw_if_stop_requested();
     fs::remove_all(destination);
     fs::rename(staging, destination);
   } catch (...) {
@@ -170,6 +192,9 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   } catch (const config::ConfigError& e) {
     err << "rnicsim: error: " << e.what() << "\n";
     return kExitBadInput;
+  } catch (const Interrupted& e) {
+    err << "rnicsim: " << e.what() << "; the run's partial results were removed\n";
+    return 128 + e.signal_number();
   } catch (const std::exception& e) {
     err << "rnicsim: internal error: " << e.what() << "\n";
     return kExitInternal;

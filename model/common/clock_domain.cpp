@@ -12,8 +12,8 @@ ClockDomain::ClockDomain(double mhz) : mhz_(mhz) {
 }
 
 sc_core::sc_time ClockDomain::cycles(std::uint64_t n) const {
-  const long double ps = static_cast<long double>(n) * 1e6L / mhz_;
-  return picoseconds(static_cast<std::uint64_t>(std::llround(ps)));
+  return checked_picoseconds(std::round(static_cast<long double>(n) * 1e6L / mhz_),
+                             "a count of clock cycles");
 }
 
 }  // namespace rnicsim

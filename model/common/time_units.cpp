@@ -2,6 +2,9 @@
 
 #include <cmath>
 #include <stdexcept>
+#include <string>
+
+#include "common/simulation.hpp"
 
 namespace rnicsim {
 
@@ -11,10 +14,20 @@ void require_picosecond_resolution() {
   }
 }
 
-sc_core::sc_time picoseconds(std::uint64_t ps) { return sc_core::sc_time::from_value(ps); }
+sc_core::sc_time checked_picoseconds(long double ps, const char* what) {
+  if (!(ps >= 0 && ps <= static_cast<long double>(kMaxDurationPs))) {
+    throw std::logic_error(std::string(what) + " gives " + std::to_string(static_cast<double>(ps)) +
+                           " ps, outside [0, 2^62] ps: a configuration bound is missing");
+  }
+  return sc_core::sc_time::from_value(static_cast<std::uint64_t>(ps));
+}
+
+sc_core::sc_time picoseconds(std::uint64_t ps) {
+  return checked_picoseconds(static_cast<long double>(ps), "a duration");
+}
 
 sc_core::sc_time nanoseconds(double ns) {
-  return picoseconds(static_cast<std::uint64_t>(std::llround(ns * 1000.0)));
+  return checked_picoseconds(std::round(static_cast<long double>(ns) * 1000.0L), "a time in ns");
 }
 
 double to_ns(const sc_core::sc_time& t) { return static_cast<double>(t.value()) / 1000.0; }
@@ -27,7 +40,7 @@ sc_core::sc_time serialization_time(std::uint64_t bits, double gbps) {
   // Tolerate the rounding noise of a non-binary fraction such as 1000/3 * 3;
   // long double keeps that noise far below 1e-6 ps at any simulated length.
   const bool whole = std::fabs(ps - nearest) <= 1e-6L;
-  return picoseconds(static_cast<std::uint64_t>(whole ? nearest : std::ceil(ps)));
+  return checked_picoseconds(whole ? nearest : std::ceil(ps), "a serialization time");
 }
 
 }  // namespace rnicsim

@@ -2,6 +2,11 @@
 // Conversions between configuration units (ns, Gbit/s, MHz) and sc_time.
 // The simulation runs at 1 ps resolution (SystemC's default); every duration the
 // model computes is a whole number of picoseconds.
+//
+// Each conversion that makes a duration checks it against kMaxDurationPs
+// (simulation.hpp) and throws std::logic_error past it: the configuration keys
+// are bounded so that no single duration comes near it, so reaching it is a
+// bug in a bound, never a result.
 #include <cstdint>
 #include <systemc>
 
@@ -20,5 +25,10 @@ std::uint64_t to_ps(const sc_core::sc_time& t);
 // Exact when that is a whole number of picoseconds, else rounded up, so a
 // stage never runs faster than its configured rate.
 sc_core::sc_time serialization_time(std::uint64_t bits, double gbps);
+
+// A whole number of picoseconds computed in floating point (from ns, cycles of
+// a clock, bits over a rate) as sc_time; throws std::logic_error if it is not
+// finite, negative, or past kMaxDurationPs. `what` names the computation.
+sc_core::sc_time checked_picoseconds(long double ps, const char* what);
 
 }  // namespace rnicsim

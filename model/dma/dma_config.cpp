@@ -7,7 +7,8 @@ namespace rnicsim {
 void declare_dma_keys(config::Schema& schema) {
   schema.add(config::number_key("dma.gbps", 100, "Gbit/s",
                                 "rate at which the DMA engine reads host memory")
-                 .at_least(0.001));  // 1 Mbit/s
+                 .at_least(0.001)     // 1 Mbit/s
+                 .at_most(1000000));  // 1 Pbit/s
   schema.add(config::number_key("dma.latency_ns", 0, "ns",
                                 "fixed latency of one DMA read, on top of its size over the rate")
                  .at_least(0)

@@ -26,25 +26,51 @@ tlm::tlm_generic_payload* DmaEngine::acquire_tlp() {
 
 void DmaEngine::send(tlm::tlm_generic_payload& tlp) {
   // TLM-2.0 base protocol: the next BEGIN_REQ waits for the previous END_REQ,
-  // whichever caller sent it; that is also the NIC's one request port.
-  while (sc_core::sc_time_stamp() < request_port_free_at_) {
-    sc_core::wait(request_port_free_at_ - sc_core::sc_time_stamp());
+  // whichever caller sent it; that is also the NIC's one request port, which
+  // callers get in the order they asked for it.
+  if (request_port_busy_) {
+    sc_core::sc_event granted;
+    port_waiters_.push_back(&granted);
+    sc_core::wait(granted);
   }
+  request_port_busy_ = true;
   tlm::tlm_phase phase = tlm::BEGIN_REQ;
   sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
   dma2pcie->nb_transport_fw(tlp, phase, delay);
-  request_port_free_at_ = sc_core::sc_time_stamp() + delay;
   sc_core::wait(delay);
+  if (port_waiters_.empty()) {
+    request_port_busy_ = false;
+  } else {
+    port_waiters_.front()->notify();  // the port passes straight to the next sender
+    port_waiters_.pop_front();
+  }
+}
+
+void DmaEngine::acquire_tag() {
+  if (free_tags_ > 0 && tag_waiters_.empty()) {
+    --free_tags_;
+    return;
+  }
+  sc_core::sc_event granted;
+  tag_waiters_.push_back(&granted);
+  sc_core::wait(granted);  // release_tag() handed this caller its tag
+}
+
+void DmaEngine::release_tag() {
+  if (tag_waiters_.empty()) {
+    ++free_tags_;
+    return;
+  }
+  tag_waiters_.front()->notify(sc_core::SC_ZERO_TIME);
+  tag_waiters_.pop_front();
 }
 
 void DmaEngine::b_transport(int /*initiator*/, tlm::tlm_generic_payload& request,
                             sc_core::sc_time& delay) {
   sc_core::wait(delay);  // TLPs go out at the current time
   delay = sc_core::SC_ZERO_TIME;
-  DmaRequestRecord record;
-  record.write = request.is_write();
-  record.bytes = request.get_data_length();
-  record.issued = sc_core::sc_time_stamp();
+  const bool write = request.is_write();
+  const sc_core::sc_time issued = sc_core::sc_time_stamp();
 
   std::vector<DmaScatterGather::Segment> segments;
   if (const auto* sg = request.get_extension<DmaScatterGather>()) {
@@ -64,14 +90,11 @@ void DmaEngine::b_transport(int /*initiator*/, tlm::tlm_generic_payload& request
   Request state;
   std::uint8_t* data = request.get_data_ptr();
   for (const DmaScatterGather::Segment& segment : segments) {
-    const std::uint32_t max_bytes = record.write ? config_.mps_bytes : config_.mrrs_bytes;
+    const std::uint32_t max_bytes = write ? config_.mps_bytes : config_.mrrs_bytes;
     for (const pcie::TlpSpan& span : pcie::split_requests(segment.address, segment.length, max_bytes)) {
-      if (!record.write) {
-        while (free_tags_ == 0) sc_core::wait(tag_freed_);
-        --free_tags_;
-      }
+      if (!write) acquire_tag();
       tlm::tlm_generic_payload* tlp = acquire_tlp();
-      tlp->set_command(record.write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
+      tlp->set_command(write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
       tlp->set_address(span.address);
       tlp->set_data_ptr(data);
       tlp->set_data_length(span.length);
@@ -79,8 +102,8 @@ void DmaEngine::b_transport(int /*initiator*/, tlm::tlm_generic_payload& request
       tlp->set_byte_enable_ptr(nullptr);
       tlp->set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
       data += span.length;
-      ++record.tlps;
-      if (record.write) {
+      ++stats_.tlps;
+      if (write) {
         send(*tlp);  // posted: the link has copied the data
         free_tlps_.push_back(tlp);
       } else {
@@ -94,8 +117,10 @@ void DmaEngine::b_transport(int /*initiator*/, tlm::tlm_generic_payload& request
 
   request.set_response_status(state.failed ? tlm::TLM_ADDRESS_ERROR_RESPONSE
                                            : tlm::TLM_OK_RESPONSE);
-  record.completed = sc_core::sc_time_stamp();
-  records_.push_back(record);
+  ++(write ? stats_.write_requests : stats_.read_requests);
+  (write ? stats_.bytes_written : stats_.bytes_read) += total;
+  if (state.failed) ++stats_.failed_requests;
+  stats_.busy += sc_core::sc_time_stamp() - issued;
 }
 
 tlm::tlm_sync_enum DmaEngine::nb_transport_bw(tlm::tlm_generic_payload& tlp,
@@ -109,8 +134,7 @@ tlm::tlm_sync_enum DmaEngine::nb_transport_bw(tlm::tlm_generic_payload& tlp,
   read_owner_.erase(owner);
   if (tlp.is_response_error()) state.failed = true;
   free_tlps_.push_back(&tlp);
-  ++free_tags_;
-  tag_freed_.notify(sc_core::SC_ZERO_TIME);
+  release_tag();
   if (--state.outstanding_reads == 0) state.reads_done.notify(sc_core::SC_ZERO_TIME);
   phase = tlm::END_RESP;
   return tlm::TLM_COMPLETED;

@@ -10,6 +10,7 @@
 // A request whose segments do not add up to its data length, with byte
 // enables, or neither read nor write, gets TLM_GENERIC_ERROR_RESPONSE.
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <systemc>
 #include <tlm>
@@ -42,12 +43,15 @@ struct DmaEngineConfig {
   std::uint32_t mps_bytes = 0;   // max payload size
 };
 
-struct DmaRequestRecord {
-  bool write = false;
-  std::uint64_t bytes = 0;
-  std::uint32_t tlps = 0;
-  sc_core::sc_time issued;     // the caller handed the request over
-  sc_core::sc_time completed;  // the call returned
+// Counts over every request so far (no per-request list: a run may make billions).
+struct DmaEngineStats {
+  std::uint64_t read_requests = 0;
+  std::uint64_t write_requests = 0;
+  std::uint64_t bytes_read = 0;
+  std::uint64_t bytes_written = 0;
+  std::uint64_t tlps = 0;            // MRd and MWr TLPs sent
+  std::uint64_t failed_requests = 0; // answered with an error response
+  sc_core::sc_time busy;             // summed time from hand-over to return, over requests
 };
 
 class DmaEngine : public sc_core::sc_module {
@@ -59,7 +63,7 @@ class DmaEngine : public sc_core::sc_module {
 
   DmaEngine(const sc_core::sc_module_name& name, const DmaEngineConfig& config);
 
-  const std::vector<DmaRequestRecord>& records() const { return records_; }
+  const DmaEngineStats& stats() const { return stats_; }
   std::uint32_t free_tags() const { return free_tags_; }
 
  private:
@@ -75,15 +79,20 @@ class DmaEngine : public sc_core::sc_module {
   // Sends one TLP and waits until it has left the NIC.
   void send(tlm::tlm_generic_payload& tlp);
   tlm::tlm_generic_payload* acquire_tlp();
+  // Read tags go to waiting requests first come, first served: a freed tag is
+  // handed to the oldest waiter, which alone wakes (however many wait).
+  void acquire_tag();
+  void release_tag();
 
   DmaEngineConfig config_;
   std::uint32_t free_tags_;
-  sc_core::sc_time request_port_free_at_;  // END_REQ of the last TLP sent
-  sc_core::sc_event tag_freed_;
+  std::deque<sc_core::sc_event*> tag_waiters_;   // oldest first
+  bool request_port_busy_ = false;               // a TLP between BEGIN_REQ and END_REQ
+  std::deque<sc_core::sc_event*> port_waiters_;  // senders waiting for the port, oldest first
   std::vector<std::unique_ptr<tlm::tlm_generic_payload>> tlp_pool_;
   std::vector<tlm::tlm_generic_payload*> free_tlps_;
   std::unordered_map<tlm::tlm_generic_payload*, Request*> read_owner_;
-  std::vector<DmaRequestRecord> records_;
+  DmaEngineStats stats_;
 };
 
 }  // namespace rnicsim

@@ -7,16 +7,17 @@
 #include <stdexcept>
 #include <vector>
 
+#include "common/run_progress.hpp"
+#include "common/simulation.hpp"
 #include "dma/dma_config.hpp"
 #include "experiments/dma/dma_experiment.hpp"
 #include "experiments/dma/dma_outputs.hpp"
-#include "experiments/output_files.hpp"
 #include "experiments/pipeline/pipeline_config.hpp"
-#include "experiments/translation/translation_experiment.hpp"
-#include "experiments/translation/translation_outputs.hpp"
 #include "experiments/pipeline/pipeline_experiment.hpp"
 #include "experiments/pipeline/pipeline_outputs.hpp"
 #include "experiments/plot.hpp"
+#include "experiments/translation/translation_experiment.hpp"
+#include "experiments/translation/translation_outputs.hpp"
 #include "host_cpu/host_cpu_config.hpp"
 #include "host_memory/host_memory_config.hpp"
 #include "link/link_config.hpp"
@@ -38,6 +39,12 @@ config::Schema build_schema() {
                                  "write trace.json (Chrome/Perfetto trace events)"));
   schema.add(config::boolean_key("output.plot", true,
                                  "draw the experiment's plot (needs python3-matplotlib)"));
+  schema.add(config::integer_key("output.timeline_data", 10000, "Data",
+                                 "pipeline: how many Data per path (the first ones) get their "
+                                 "per-stage timeline in arrivals.csv and trace.json; the "
+                                 "summary's figures always cover every Data")
+                 .at_least(0)
+                 .at_most(10000000));
   declare_pipeline_keys(schema);
   declare_host_memory_keys(schema);
   declare_host_cpu_keys(schema);
@@ -84,8 +91,8 @@ void report_pipeline(const PipelineResult& result, std::ostream& out) {
   }
   print_table(rows, out);
   for (const PathResult& path : result.paths) {
-    if (path.data_mismatches > 0) {
-      out << path.name << ": " << path.data_mismatches << " Data arrived with wrong bytes\n";
+    if (path.arrivals.data_mismatches > 0) {
+      out << path.name << ": " << path.arrivals.data_mismatches << " Data arrived with wrong bytes\n";
     }
   }
 }
@@ -112,6 +119,37 @@ void report_translation(const TranslationTestResult& result, std::ostream& out) 
   print_table(rows, out);
 }
 
+void run_named_experiment(const RunRequest& request, std::ostream& report) {
+  const config::Json& doc = request.effective;
+  const std::string experiment = config::at_path(doc, "experiment").get<std::string>();
+  const bool plot = config::at_path(doc, "output.plot").get<bool>();
+  RunProgress progress(request.terminal);
+  if (experiment == "pipeline") {
+    const PipelineConfig pipeline = pipeline_config(doc, request.source);
+    PipelineOutputs outputs(request.folder,
+                            config::at_path(doc, "output.timeline_data").get<std::uint64_t>(),
+                            config::at_path(doc, "output.trace").get<bool>());
+    const PipelineResult result = run_pipeline(pipeline, progress, &outputs);
+    outputs.finish(result);
+    if (plot) draw_plot("plot_pipeline.py", request.folder, report);
+    report_pipeline(result, report);
+  } else if (experiment == "dma") {
+    const DmaTestConfig dma = dma_test_config(doc, request.source);
+    const DmaTestResult result = run_dma_test(dma, progress);
+    write_dma_outputs(dma, result, request.folder);
+    if (plot) draw_plot("plot_dma.py", request.folder, report);
+    report_dma(result, report);
+  } else if (experiment == "translation") {
+    const TranslationTestConfig translation = translation_test_config(doc, request.source);
+    const TranslationTestResult result = run_translation_test(translation, progress);
+    write_translation_outputs(translation, result, request.folder);
+    if (plot) draw_plot("plot_translation.py", request.folder, report);
+    report_translation(result, report);
+  } else {
+    throw std::logic_error("no runner for experiment " + experiment);
+  }
+}
+
 }  // namespace
 
 const config::Schema& rnicsim_schema() {
@@ -120,29 +158,10 @@ const config::Schema& rnicsim_schema() {
 }
 
 void run_experiment(const RunRequest& request, std::ostream& report) {
-  const std::string experiment = config::at_path(request.effective, "experiment").get<std::string>();
-  const bool plot = config::at_path(request.effective, "output.plot").get<bool>();
-  if (experiment == "pipeline") {
-    const PipelineConfig pipeline = pipeline_config(request.effective, request.source);
-    const PipelineResult result = run_pipeline(pipeline);
-    write_pipeline_outputs(result, request.folder,
-                           config::at_path(request.effective, "output.trace").get<bool>());
-    if (plot) draw_plot("plot_pipeline.py", request.folder, report);
-    report_pipeline(result, report);
-  } else if (experiment == "dma") {
-    const DmaTestConfig dma = dma_test_config(request.effective, request.source);
-    const DmaTestResult result = run_dma_test(dma);
-    write_dma_outputs(dma, result, request.folder);
-    if (plot) draw_plot("plot_dma.py", request.folder, report);
-    report_dma(result, report);
-  } else if (experiment == "translation") {
-    const TranslationTestConfig translation = translation_test_config(request.effective, request.source);
-    const TranslationTestResult result = run_translation_test(translation);
-    write_translation_outputs(translation, result, request.folder);
-    if (plot) draw_plot("plot_translation.py", request.folder, report);
-    report_translation(result, report);
-  } else {
-    throw std::logic_error("no runner for experiment " + experiment);
+  try {
+    run_named_experiment(request, report);
+  } catch (const SimulatedTimeExceeded& e) {
+    throw config::ConfigError(request.source, "", e.what());
   }
 }
 

@@ -16,15 +16,18 @@ class ApplicationWriter : public PipelineStage<Transfer> {
  public:
   MemoryInitiator cpu2mem;
 
-  // Data `i` is written at user_buffer_address + i * (its size in bytes).
+  // The user buffer is a ring of `buffer_slots` Data, as an application
+  // reuses its send buffers: Data `i` is written at
+  // user_buffer_address + (i mod buffer_slots) * (its size in bytes).
   ApplicationWriter(const sc_core::sc_module_name& name, const StageTiming& timing,
-                    std::uint64_t user_buffer_address);
+                    std::uint64_t user_buffer_address, std::uint64_t buffer_slots);
 
  protected:
   sc_core::sc_time serve(Transfer& item) override;
 
  private:
   std::uint64_t user_buffer_address_;
+  std::uint64_t buffer_slots_;
 };
 
 }  // namespace rnicsim

@@ -16,15 +16,18 @@ class KernelCopy : public PipelineStage<Transfer> {
  public:
   MemoryInitiator cpu2mem;
 
-  // Data `i` is copied to kernel_buffer_address + i * (its size in bytes).
+  // The kernel buffer is a ring of `buffer_slots` Data, like a socket's send
+  // buffer: Data `i` is copied to
+  // kernel_buffer_address + (i mod buffer_slots) * (its size in bytes).
   KernelCopy(const sc_core::sc_module_name& name, const StageTiming& timing,
-             std::uint64_t kernel_buffer_address);
+             std::uint64_t kernel_buffer_address, std::uint64_t buffer_slots);
 
  protected:
   sc_core::sc_time serve(Transfer& item) override;
 
  private:
   std::uint64_t kernel_buffer_address_;
+  std::uint64_t buffer_slots_;
   Bytes bounce_;  // the CPU's registers/cache line stand-in for the copy
 };
 

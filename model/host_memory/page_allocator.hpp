@@ -2,11 +2,16 @@
 // PageAllocator: hands out physical page frames from a pool of host memory,
 // scattered the way a long-running host's free lists are.
 //
-// The pool's frames are put in an order fixed by the seed: with fragmentation
-// 0 in ascending address order (a fresh machine: consecutive allocations are
+// The order frames come in is fixed by the seed: with fragmentation 0 in
+// ascending address order (a fresh machine: consecutive allocations are
 // physically contiguous), with 1 in a uniformly random order, and in between
-// each frame is swapped with a random one with that probability.
+// each frame handed out is, with that probability, swapped for a random one
+// of those not yet handed out. The order is drawn lazily, one frame at a
+// time (a Fisher-Yates shuffle that remembers only the frames it moved), so a
+// pool of any size costs memory only for what has been allocated.
 #include <cstdint>
+#include <random>
+#include <unordered_map>
 #include <vector>
 
 namespace rnicsim {
@@ -26,11 +31,22 @@ class PageAllocator {
   void release(const std::vector<std::uint64_t>& frames);
 
   std::uint64_t page_bytes() const { return page_bytes_; }
-  std::uint64_t free_frames() const { return free_.size(); }
+  std::uint64_t free_frames() const { return frames_ - drawn_ + released_.size(); }
 
  private:
+  // The next frame of the seeded order, as a frame number.
+  std::uint64_t draw();
+  // The frame number now at `position` of the order.
+  std::uint64_t frame_at(std::uint64_t position) const;
+
   std::uint64_t page_bytes_;
-  std::vector<std::uint64_t> free_;  // next frame to hand out at the back
+  std::uint64_t first_frame_;  // frame number of the pool's first frame
+  std::uint64_t frames_;       // frames in the pool
+  std::uint64_t drawn_ = 0;    // positions [0, drawn_) of the order are handed out
+  std::uint64_t swap_threshold_;  // a draw swaps when random() % 10^9 is below this
+  std::mt19937_64 random_;
+  std::unordered_map<std::uint64_t, std::uint64_t> moved_;  // position -> frame, where a swap put it
+  std::vector<std::uint64_t> released_;  // returned frames; the back is handed out next
 };
 
 }  // namespace rnicsim

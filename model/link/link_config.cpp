@@ -6,7 +6,8 @@ namespace rnicsim {
 
 void declare_link_keys(config::Schema& schema) {
   schema.add(config::number_key("link.gbps", 100, "Gbit/s", "line rate of the wire")
-                 .at_least(0.001));  // 1 Mbit/s
+                 .at_least(0.001)     // 1 Mbit/s
+                 .at_most(1000000));  // 1 Pbit/s
   schema.add(config::number_key("link.propagation_ns", 0, "ns",
                                 "cable propagation delay (about 5 ns per metre of fibre or copper)")
                  .at_least(0)

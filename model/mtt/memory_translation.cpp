@@ -30,7 +30,9 @@ MemoryTranslation::MemoryTranslation(const sc_core::sc_module_name& name,
 void MemoryTranslation::walk_read(std::uint64_t address, std::uint8_t* data, std::size_t length) {
   const sc_core::sc_time start = sc_core::sc_time_stamp();
   sc_core::wait(walker2dma.read(address, data, length));
-  stats_.walk_ns.push_back(to_ns(sc_core::sc_time_stamp() - start));
+  const sc_core::sc_time took = sc_core::sc_time_stamp() - start;
+  stats_.walk_time += took;
+  if (walk_observer_) walk_observer_(took);
 }
 
 MptEntry MemoryTranslation::fetch_mpt(std::uint32_t index) {

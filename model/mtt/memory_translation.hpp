@@ -15,6 +15,7 @@
 // variant differs (stale key), PD differs, access not granted, range outside
 // the MR. A zero-length range needs no key (IB spec) and translates to no segments.
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <systemc>
 #include <vector>
@@ -57,7 +58,7 @@ struct MemoryTranslationStats {
   std::uint64_t errors = 0;
   std::uint64_t mpt_walks = 0;
   std::uint64_t mtt_walks = 0;
-  std::vector<double> walk_ns;  // DMA time of each walk
+  sc_core::sc_time walk_time;  // DMA time of every walk, summed
 };
 
 class MemoryTranslation : public sc_core::sc_module {
@@ -69,6 +70,11 @@ class MemoryTranslation : public sc_core::sc_module {
   // Blocking: call from a thread; returns after the translation's time.
   TranslationResult translate(std::uint32_t key, std::uint64_t va, std::uint64_t length,
                               std::uint32_t access, std::uint32_t pd);
+
+  // Sees the DMA time of every walk as it ends (for a distribution; the
+  // stats keep only counts and the sum).
+  using WalkObserver = std::function<void(const sc_core::sc_time& took)>;
+  void set_walk_observer(WalkObserver observer) { walk_observer_ = std::move(observer); }
 
   // Drops cached entries the driver has changed.
   void invalidate(std::uint32_t mpt_index, std::uint64_t first_mtt, std::uint32_t pages);
@@ -90,6 +96,7 @@ class MemoryTranslation : public sc_core::sc_module {
   TranslationCache<MptEntry> mpt_cache_;
   TranslationCache<std::uint64_t> mtt_cache_;
   MemoryTranslationStats stats_;
+  WalkObserver walk_observer_;
 };
 
 }  // namespace rnicsim

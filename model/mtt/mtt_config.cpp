@@ -5,7 +5,8 @@ namespace rnicsim {
 void declare_mtt_keys(config::Schema& schema) {
   using config::integer_key;
   schema.add(config::number_key("mtt.clock_mhz", 250, "MHz", "clock of the translation unit")
-                 .greater_than(0));
+                 .at_least(1)
+                 .at_most(100000));  // 1 MHz .. 100 GHz: a cycle count stays a sane time
   schema.add(integer_key("mtt.hit_cycles", 4, "cycles",
                          "latency of a translation whose entries are all cached")
                  .at_least(0)
@@ -15,14 +16,14 @@ void declare_mtt_keys(config::Schema& schema) {
                  .at_most(1 << 24));
   schema.add(integer_key("mtt.mpt_cache_ways", 4, "ways", "MPT cache associativity")
                  .at_least(1)
-                 .at_most(1 << 24));
+                 .at_most(1024));
   schema.add(integer_key("mtt.mtt_cache_entries", 4096, "entries",
                          "MTT cache size (page translations)")
                  .at_least(1)
                  .at_most(1 << 24));
   schema.add(integer_key("mtt.mtt_cache_ways", 8, "ways", "MTT cache associativity")
                  .at_least(1)
-                 .at_most(1 << 24));
+                 .at_most(1024));
   schema.add(config::string_key("mtt.replacement", "lru", "cache replacement: lru or random")
                  .one_of({"lru", "random"}));
   schema.add(integer_key("mtt.prefetch_entries", 0, "entries",

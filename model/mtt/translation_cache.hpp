@@ -2,6 +2,7 @@
 // TranslationCache: a set-associative cache of table entries (MPT entries or
 // MTT page addresses) indexed by entry number, with LRU or random
 // replacement. Kernel-free; the NIC block charges the time.
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <random>
@@ -82,6 +83,11 @@ class TranslationCache {
     std::uint64_t last_use = 0;
   };
 
+ public:
+  // Host memory the cache's storage takes per entry, for memory budgets.
+  static constexpr std::size_t kLineBytes = sizeof(Line);
+
+ private:
   Line* set_of(std::uint64_t index) {
     const std::uint64_t sets = geometry_.entries / geometry_.ways;
     return &lines_[(index % sets) * geometry_.ways];

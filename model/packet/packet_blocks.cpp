@@ -82,7 +82,8 @@ void declare_packet_keys(config::Schema& schema) {
   using config::integer_key;
   schema.add(config::number_key("packet.clock_mhz", 250, "MHz",
                                 "clock of the packet builder and parser")
-                 .greater_than(0));
+                 .at_least(1)
+                 .at_most(100000));
   schema.add(integer_key("packet.builder_bytes_per_cycle", 64, "bytes",
                          "packet builder datapath width")
                  .at_least(1)

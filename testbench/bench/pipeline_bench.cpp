@@ -7,6 +7,7 @@
 #include <string>
 #include <systemc>
 
+#include "common/run_progress.hpp"
 #include "common/time_units.hpp"
 #include "experiments/experiments.hpp"
 #include "experiments/pipeline/data_path.hpp"
@@ -24,14 +25,15 @@ void BM_SeedPipelineBothPaths(benchmark::State& state) {
       seed, {"workload.count=" + std::to_string(kDataPerIteration * (kIterations + 1))},
       rnicsim_schema());
   const PipelineConfig config = pipeline_config(doc, seed);
-  DataPath ethernet("ethernet", config, true, tcp_ipv4());
-  DataPath rdma("rdma", config, false, roce_v2_write_only_ipv4());
+  RunProgress quiet;
+  DataPath ethernet("ethernet", config, true, tcp_ipv4(), quiet);
+  DataPath rdma("rdma", config, false, roce_v2_write_only_ipv4(), quiet);
   sc_core::sc_start(sc_core::SC_ZERO_TIME);
 
   const sc_core::sc_time step = config.workload.interval * static_cast<double>(kDataPerIteration);
   const std::uint64_t deltas_before = sc_core::sc_delta_count();
   for (auto _ : state) sc_core::sc_start(step);
-  const std::uint64_t data = ethernet.arrivals().size() + rdma.arrivals().size();
+  const std::uint64_t data = ethernet.totals().arrived + rdma.totals().arrived;
   state.SetItemsProcessed(static_cast<std::int64_t>(data));
   state.counters["delta_cycles_per_data"] =
       static_cast<double>(sc_core::sc_delta_count() - deltas_before) / static_cast<double>(data);

@@ -25,11 +25,11 @@ Bytes counting_bytes(std::size_t n, std::uint8_t first) {
 }
 
 TEST(ApplicationWriter, WritesTheDataIntoTheUserBufferAndHandsOnItsAddress) {
-  // Data 3 of 100 bits (13 bytes) lands at 0x1000 + 3 * 13.
+  // Data 3 of 100 bits (13 bytes) lands in slot 3 of 8: 0x1000 + 3 * 13.
   std::vector<std::pair<sc_core::sc_time, Transfer>> items;
   items.emplace_back(sc_core::SC_ZERO_TIME, make_transfer(3, 100, counting_bytes(13, 0x40)));
   TransferBench<ApplicationWriter> bench(small_memory(), std::move(items),
-                                         StageTiming::rate(nanoseconds(2), 100), 0x1000);
+                                         StageTiming::rate(nanoseconds(2), 100), 0x1000, 8);
   bench.stage.cpu2mem.socket.bind(bench.memory.socket);
   sc_core::sc_start();
 
@@ -49,12 +49,27 @@ TEST(ApplicationWriter, TheMemoryLatencyOccupiesTheWriter) {
   items.emplace_back(sc_core::SC_ZERO_TIME, make_transfer(0, 100, counting_bytes(13, 0)));
   items.emplace_back(sc_core::SC_ZERO_TIME, make_transfer(1, 100, counting_bytes(13, 0)));
   TransferBench<ApplicationWriter> bench(small_memory(nanoseconds(4)), std::move(items),
-                                         StageTiming::rate(sc_core::SC_ZERO_TIME, 100), 0);
+                                         StageTiming::rate(sc_core::SC_ZERO_TIME, 100), 0, 8);
   bench.stage.cpu2mem.socket.bind(bench.memory.socket);
   sc_core::sc_start();
   ASSERT_EQ(bench.sink.received().size(), 2u);
   EXPECT_EQ(to_ps(bench.sink.received()[0].first), 5000u);   // 1 ns + 4 ns memory
   EXPECT_EQ(to_ps(bench.sink.received()[1].first), 10000u);
+}
+
+TEST(ApplicationWriter, TheUserBufferIsARingOfSlots) {
+  // Data 9 of 13 bytes in a ring of 4 slots lands in slot 9 mod 4 = 1: 0x1000 + 13.
+  std::vector<std::pair<sc_core::sc_time, Transfer>> items;
+  items.emplace_back(sc_core::SC_ZERO_TIME, make_transfer(9, 100, counting_bytes(13, 0x21)));
+  TransferBench<ApplicationWriter> bench(small_memory(), std::move(items),
+                                         StageTiming::rate(sc_core::SC_ZERO_TIME, 100), 0x1000, 4);
+  bench.stage.cpu2mem.socket.bind(bench.memory.socket);
+  sc_core::sc_start();
+  ASSERT_EQ(bench.sink.received().size(), 1u);
+  EXPECT_EQ(bench.sink.received()[0].second.host_address(), 0x1000u + 13u);
+  Bytes stored(13);
+  bench.memory.read_bytes(0x1000 + 13, stored.data(), stored.size());
+  EXPECT_EQ(stored, counting_bytes(13, 0x21));
 }
 
 TEST(KernelCopy, CopiesFromTheUserBufferIntoTheKernelBuffer) {
@@ -63,7 +78,7 @@ TEST(KernelCopy, CopiesFromTheUserBufferIntoTheKernelBuffer) {
   item.set_host_address(0x2000);
   items.emplace_back(sc_core::SC_ZERO_TIME, std::move(item));
   TransferBench<KernelCopy> bench(small_memory(), std::move(items),
-                                  StageTiming::rate(nanoseconds(10), 51.2), 0x100000);
+                                  StageTiming::rate(nanoseconds(10), 51.2), 0x100000, 8);
   bench.stage.cpu2mem.socket.bind(bench.memory.socket);
   const Bytes user = counting_bytes(64, 7);
   bench.memory.write_bytes(0x2000, user.data(), user.size());
@@ -71,7 +86,7 @@ TEST(KernelCopy, CopiesFromTheUserBufferIntoTheKernelBuffer) {
 
   ASSERT_EQ(bench.sink.received().size(), 1u);
   const Transfer& out = bench.sink.received()[0].second;
-  EXPECT_EQ(out.host_address(), 0x100000u + 2u * 64u);
+  EXPECT_EQ(out.host_address(), 0x100000u + 2u * 64u);  // slot 2 of 8
   Bytes kernel(64);
   bench.memory.read_bytes(out.host_address(), kernel.data(), kernel.size());
   EXPECT_EQ(kernel, user);

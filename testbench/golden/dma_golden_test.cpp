@@ -17,12 +17,18 @@ const std::string kPreset = std::string(RNICSIM_SOURCE_DIR) + "/configs/pcie_gen
 DmaTestResult run(std::vector<std::string> overrides) {
   overrides.push_back("output.plot=false");
   const config::Json doc = config::load(kPreset, overrides, rnicsim_schema());
-  return run_dma_test(dma_test_config(doc, kPreset));
+  RunProgress quiet;
+  return run_dma_test(dma_test_config(doc, kPreset), quiet);
 }
 
-TEST(DmaGen3x8, A64ByteReadTakesAbout550Nanoseconds) {
-  // pcie-bench (SIGCOMM'18) data: ~550 ns median for 8-64 B DMA reads on a
-  // Xeon E5 with PCIe Gen3 x8. The acceptance band is 10%.
+TEST(DmaGen3x8, ThePresetStillGivesThe550NanosecondReadItWasCalibratedTo) {
+  // A calibration guard, not a validation: configs/pcie_gen3x8.json's root
+  // complex latency was tuned so that a 64 B read matches pcie-bench's
+  // (SIGCOMM'18) ~550 ns median on a Xeon E5 with PCIe Gen3 x8. This test
+  // catches a change to the PCIe or DMA model that moves the preset off that
+  // point by more than 10%; it cannot show the model right, since the preset
+  // was fitted to this very number. What does test the model here is the
+  // shape the preset was not fitted to: 8 B costs what 64 B does.
   const DmaTestResult r = run({"dma_test.sizes_bytes=[8,64]", "dma_test.bandwidth_bytes=4096"});
   EXPECT_NEAR(r.sizes[1].read_latency_ns, 550, 55);
   // Small reads are nearly flat in size (the same data shows 8 B ~ 64 B).

@@ -3,11 +3,13 @@
 // the model holds no formula for them.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
 #include "experiments/experiments.hpp"
 #include "experiments/pipeline/pipeline_config.hpp"
+#include "common/run_progress.hpp"
 #include "experiments/pipeline/pipeline_experiment.hpp"
 
 namespace rnicsim {
@@ -15,55 +17,89 @@ namespace {
 
 const std::string kSeedConfig = std::string(RNICSIM_SOURCE_DIR) + "/configs/seed_pipeline.json";
 
-PipelineResult run_seed(const std::vector<std::string>& overrides = {}) {
+// Keeps every Data's timeline, which the model itself does not.
+class TimelineRecorder : public PipelineObserver {
+ public:
+  void begin(const std::vector<PathLayout>& paths) override { data.resize(paths.size()); }
+  void arrived(std::size_t path, const DataTimeline& t) override { data[path].push_back(t); }
+  std::vector<std::vector<DataTimeline>> data;  // per path, in arrival order
+};
+
+struct SeedRun {
+  PipelineResult result;
+  TimelineRecorder timelines;
+};
+
+SeedRun run_seed(const std::vector<std::string>& overrides = {}) {
   const config::Json doc = config::load(kSeedConfig, overrides, rnicsim_schema());
-  return run_pipeline(pipeline_config(doc, kSeedConfig));
+  SeedRun run;
+  RunProgress quiet;
+  run.result = run_pipeline(pipeline_config(doc, kSeedConfig), quiet, &run.timelines);
+  return run;
 }
 
-const PathResult& path(const PipelineResult& result, const std::string& name) {
-  for (const PathResult& p : result.paths) {
-    if (p.name == name) return p;
+// A path's result with the timelines of its Data.
+struct Path {
+  const PathResult& result;
+  const std::vector<DataTimeline>& data;
+  const PathResult* operator->() const { return &result; }
+};
+
+Path path(const SeedRun& run, const std::string& name) {
+  for (std::size_t i = 0; i < run.result.paths.size(); ++i) {
+    if (run.result.paths[i].name == name) return Path{run.result.paths[i], run.timelines.data[i]};
   }
   throw std::out_of_range("no path " + name);
 }
 
-std::vector<std::string> stage_names(const PathResult& p) {
+std::vector<std::string> stage_names(const Path& p) {
   std::vector<std::string> names;
-  for (const StageSummary& s : p.stages) names.push_back(s.name);
+  for (const StageSummary& s : p->stages) names.push_back(s.name);
   return names;
 }
 
-// Data i is produced at i * interval and arrives at i * step + first.
-void expect_arrivals(const PathResult& p, double first_ns, double step_ns, double interval_ns) {
+// Data i is produced at i * interval and arrives at i * step + first, so its
+// latency is first + (step - interval) * i; the summary's figures follow.
+void expect_arrivals(const Path& p, double first_ns, double step_ns, double interval_ns) {
   ASSERT_EQ(p.data.size(), 64u);
   for (std::size_t i = 0; i < p.data.size(); ++i) {
     EXPECT_EQ(p.data[i].index, i);
-    EXPECT_DOUBLE_EQ(p.data[i].produced_ns, interval_ns * i) << p.name << " Data " << i;
-    EXPECT_DOUBLE_EQ(p.data[i].arrival_ns, first_ns + step_ns * i) << p.name << " Data " << i;
-    EXPECT_DOUBLE_EQ(p.data[i].latency_ns, p.data[i].arrival_ns - p.data[i].produced_ns);
+    EXPECT_DOUBLE_EQ(p.data[i].produced_ns, interval_ns * i) << p->name << " Data " << i;
+    EXPECT_DOUBLE_EQ(p.data[i].arrival_ns, first_ns + step_ns * i) << p->name << " Data " << i;
+    EXPECT_DOUBLE_EQ(p.data[i].latency_ns, first_ns + (step_ns - interval_ns) * i)
+        << p->name << " Data " << i;
+    EXPECT_TRUE(p.data[i].bytes_match) << p->name << " Data " << i;
   }
-  EXPECT_EQ(p.data_mismatches, 0u);
+  const ArrivalTotals& totals = p->arrivals;
+  EXPECT_EQ(totals.arrived, 64u);
+  EXPECT_EQ(totals.data_mismatches, 0u);
+  EXPECT_DOUBLE_EQ(totals.first_arrival_ns, first_ns);
+  EXPECT_DOUBLE_EQ(totals.last_arrival_ns, first_ns + step_ns * 63);
+  const double last_latency = first_ns + (step_ns - interval_ns) * 63;
+  EXPECT_DOUBLE_EQ(totals.min_latency_ns, std::min(first_ns, last_latency));
+  EXPECT_DOUBLE_EQ(totals.max_latency_ns, std::max(first_ns, last_latency));
+  EXPECT_DOUBLE_EQ(p->mean_latency_ns, (first_ns + last_latency) / 2);  // evenly spaced
 }
 
 TEST(SeedPipeline, EthernetTakesFourNanosecondsAndRdmaThreeBothAt100Gbps) {
   // Every stage moves 100 bits at 100 Gbit/s (1 ns) and the application makes
   // a Data every 1 ns: Ethernet crosses four stages (4 ns), RDMA three (3 ns),
   // no Data ever waits, and one Data arrives per ns: 100 Gbit/s.
-  const PipelineResult result = run_seed();
-  const PathResult& ethernet = path(result, "ethernet");
-  const PathResult& rdma = path(result, "rdma");
+  const SeedRun result = run_seed();
+  const Path ethernet = path(result, "ethernet");
+  const Path rdma = path(result, "rdma");
   EXPECT_EQ(stage_names(ethernet),
             (std::vector<std::string>{"app_write", "kernel_copy", "dma", "wire"}));
   EXPECT_EQ(stage_names(rdma), (std::vector<std::string>{"app_write", "dma", "wire"}));
-  EXPECT_DOUBLE_EQ(ethernet.first_latency_ns, 4);
-  EXPECT_DOUBLE_EQ(rdma.first_latency_ns, 3);
+  EXPECT_DOUBLE_EQ(ethernet->first_latency_ns, 4);
+  EXPECT_DOUBLE_EQ(rdma->first_latency_ns, 3);
   expect_arrivals(ethernet, 4, 1, 1);
   expect_arrivals(rdma, 3, 1, 1);
-  EXPECT_DOUBLE_EQ(ethernet.steady_gbps, 100);
-  EXPECT_DOUBLE_EQ(rdma.steady_gbps, 100);
+  EXPECT_DOUBLE_EQ(ethernet->steady_gbps, 100);
+  EXPECT_DOUBLE_EQ(rdma->steady_gbps, 100);
   // All stages tie with the producer; the tie goes to the wire.
-  EXPECT_EQ(ethernet.bottleneck, "wire");
-  EXPECT_EQ(rdma.bottleneck, "wire");
+  EXPECT_EQ(ethernet->bottleneck, "wire");
+  EXPECT_EQ(rdma->bottleneck, "wire");
   // Data 2 on the Ethernet path: app 2-3, kernel copy 3-4, DMA 4-5, wire 5-6.
   EXPECT_EQ(ethernet.data[2].stage_start_ns, (std::vector<double>{2, 3, 4, 5}));
   EXPECT_EQ(ethernet.data[2].stage_end_ns, (std::vector<double>{3, 4, 5, 6}));
@@ -72,16 +108,16 @@ TEST(SeedPipeline, EthernetTakesFourNanosecondsAndRdmaThreeBothAt100Gbps) {
 TEST(SeedPipeline, TwoNanosecondStagesWith200BitDataEveryTwoNanoseconds) {
   // Variant (a): 200 bits at 100 Gbit/s = 2 ns per stage, a Data every 2 ns.
   // Ethernet 4 x 2 = 8 ns, RDMA 3 x 2 = 6 ns; one 200-bit Data per 2 ns = 100 Gbit/s.
-  const PipelineResult result =
+  const SeedRun result =
       run_seed({"workload.data_bits=200", "workload.interval_ns=2"});
-  const PathResult& ethernet = path(result, "ethernet");
-  const PathResult& rdma = path(result, "rdma");
-  EXPECT_DOUBLE_EQ(ethernet.first_latency_ns, 8);
-  EXPECT_DOUBLE_EQ(rdma.first_latency_ns, 6);
+  const Path ethernet = path(result, "ethernet");
+  const Path rdma = path(result, "rdma");
+  EXPECT_DOUBLE_EQ(ethernet->first_latency_ns, 8);
+  EXPECT_DOUBLE_EQ(rdma->first_latency_ns, 6);
   expect_arrivals(ethernet, 8, 2, 2);
   expect_arrivals(rdma, 6, 2, 2);
-  EXPECT_DOUBLE_EQ(ethernet.steady_gbps, 100);
-  EXPECT_DOUBLE_EQ(rdma.steady_gbps, 100);
+  EXPECT_DOUBLE_EQ(ethernet->steady_gbps, 100);
+  EXPECT_DOUBLE_EQ(rdma->steady_gbps, 100);
 }
 
 TEST(SeedPipeline, ASlowerWireIsTheBottleneckAndLatencyGrowsWithTheIndex) {
@@ -90,19 +126,19 @@ TEST(SeedPipeline, ASlowerWireIsTheBottleneckAndLatencyGrowsWithTheIndex) {
   // arrives at 4; the wire is then never idle, so Data i arrives at 4 + 2i and
   // its latency is 4 + 2i - i = 4 + i. Ethernet reaches the wire 1 ns later:
   // 5 + 2i, latency 5 + i. Bandwidth: 100 bits per 2 ns = 50 Gbit/s.
-  const PipelineResult result = run_seed({"link.gbps=50"});
-  const PathResult& ethernet = path(result, "ethernet");
-  const PathResult& rdma = path(result, "rdma");
+  const SeedRun result = run_seed({"link.gbps=50"});
+  const Path ethernet = path(result, "ethernet");
+  const Path rdma = path(result, "rdma");
   expect_arrivals(ethernet, 5, 2, 1);
   expect_arrivals(rdma, 4, 2, 1);
   for (std::size_t i = 0; i < 64; ++i) {
     EXPECT_DOUBLE_EQ(ethernet.data[i].latency_ns, 5.0 + i);
     EXPECT_DOUBLE_EQ(rdma.data[i].latency_ns, 4.0 + i);
   }
-  EXPECT_DOUBLE_EQ(ethernet.steady_gbps, 50);
-  EXPECT_DOUBLE_EQ(rdma.steady_gbps, 50);
-  EXPECT_EQ(ethernet.bottleneck, "wire");
-  EXPECT_EQ(rdma.bottleneck, "wire");
+  EXPECT_DOUBLE_EQ(ethernet->steady_gbps, 50);
+  EXPECT_DOUBLE_EQ(rdma->steady_gbps, 50);
+  EXPECT_EQ(ethernet->bottleneck, "wire");
+  EXPECT_EQ(rdma->bottleneck, "wire");
 }
 
 TEST(SeedPipeline, BackpressureFromAOneItemQueueDoesNotChangeWhatTheWireDelivers) {
@@ -110,15 +146,15 @@ TEST(SeedPipeline, BackpressureFromAOneItemQueueDoesNotChangeWhatTheWireDelivers
   // before the wire now wait for it, but with no stage latency to cover the
   // wire is still never idle, so the arrivals are those of (b) and the wait
   // shows up as blocked time.
-  const PipelineResult result = run_seed({"link.gbps=50", "pipeline.queue_items=1"});
-  const PathResult& ethernet = path(result, "ethernet");
-  const PathResult& rdma = path(result, "rdma");
+  const SeedRun result = run_seed({"link.gbps=50", "pipeline.queue_items=1"});
+  const Path ethernet = path(result, "ethernet");
+  const Path rdma = path(result, "rdma");
   expect_arrivals(ethernet, 5, 2, 1);
   expect_arrivals(rdma, 4, 2, 1);
-  EXPECT_GT(rdma.stages[1].stats.blocked, sc_core::SC_ZERO_TIME);
-  EXPECT_GT(ethernet.stages[2].stats.blocked, sc_core::SC_ZERO_TIME);
-  EXPECT_EQ(ethernet.bottleneck, "wire");
-  EXPECT_EQ(rdma.bottleneck, "wire");
+  EXPECT_GT(rdma->stages[1].stats.blocked, sc_core::SC_ZERO_TIME);
+  EXPECT_GT(ethernet->stages[2].stats.blocked, sc_core::SC_ZERO_TIME);
+  EXPECT_EQ(ethernet->bottleneck, "wire");
+  EXPECT_EQ(rdma->bottleneck, "wire");
 }
 
 TEST(SeedPipeline, AQueueTooSmallForAStagesLatencyLimitsBandwidthAtThatStage) {
@@ -128,54 +164,54 @@ TEST(SeedPipeline, AQueueTooSmallForAStagesLatencyLimitsBandwidthAtThatStage) {
   // each later Data leaves the DMA stage 10 ns after the one before. The DMA
   // stage is held 10 ns per item (1 busy + 9 blocked), as is every stage
   // before it; it is the last of them, so it is the bottleneck.
-  const PipelineResult result = run_seed({"dma.latency_ns=10", "pipeline.queue_items=1"});
-  const PathResult& ethernet = path(result, "ethernet");
-  const PathResult& rdma = path(result, "rdma");
+  const SeedRun result = run_seed({"dma.latency_ns=10", "pipeline.queue_items=1"});
+  const Path ethernet = path(result, "ethernet");
+  const Path rdma = path(result, "rdma");
   for (std::size_t i = 0; i < rdma.data.size(); ++i) {
     EXPECT_DOUBLE_EQ(rdma.data[i].arrival_ns, 13 + 10.0 * i) << i;
     EXPECT_DOUBLE_EQ(ethernet.data[i].arrival_ns, 14 + 10.0 * i) << i;
   }
-  EXPECT_DOUBLE_EQ(rdma.steady_gbps, 10);
-  EXPECT_DOUBLE_EQ(ethernet.steady_gbps, 10);
-  EXPECT_EQ(rdma.bottleneck, "dma");
-  EXPECT_EQ(ethernet.bottleneck, "dma");
+  EXPECT_DOUBLE_EQ(rdma->steady_gbps, 10);
+  EXPECT_DOUBLE_EQ(ethernet->steady_gbps, 10);
+  EXPECT_EQ(rdma->bottleneck, "dma");
+  EXPECT_EQ(ethernet->bottleneck, "dma");
 }
 
 TEST(SeedPipeline, PropagationAndDmaLatencyAddToLatencyButNotToBandwidth) {
   // Variant (c): 5 ns of cable and a fixed 10 ns DMA latency are pipelined:
   // every Data takes 15 ns longer (Ethernet 19, RDMA 18) and one still arrives
   // every ns: 100 Gbit/s.
-  const PipelineResult result = run_seed({"link.propagation_ns=5", "dma.latency_ns=10"});
-  const PathResult& ethernet = path(result, "ethernet");
-  const PathResult& rdma = path(result, "rdma");
+  const SeedRun result = run_seed({"link.propagation_ns=5", "dma.latency_ns=10"});
+  const Path ethernet = path(result, "ethernet");
+  const Path rdma = path(result, "rdma");
   expect_arrivals(ethernet, 19, 1, 1);
   expect_arrivals(rdma, 18, 1, 1);
-  EXPECT_DOUBLE_EQ(ethernet.steady_gbps, 100);
-  EXPECT_DOUBLE_EQ(rdma.steady_gbps, 100);
+  EXPECT_DOUBLE_EQ(ethernet->steady_gbps, 100);
+  EXPECT_DOUBLE_EQ(rdma->steady_gbps, 100);
 }
 
 TEST(SeedPipeline, AProducerSlowerThanEveryStageIsTheBottleneck) {
   // A Data every 4 ns through 1 ns stages: nothing waits, 100 bits per 4 ns.
-  const PipelineResult result = run_seed({"workload.interval_ns=4"});
-  const PathResult& rdma = path(result, "rdma");
+  const SeedRun result = run_seed({"workload.interval_ns=4"});
+  const Path rdma = path(result, "rdma");
   expect_arrivals(rdma, 3, 4, 4);
-  EXPECT_DOUBLE_EQ(rdma.steady_gbps, 25);
-  EXPECT_EQ(rdma.bottleneck, "workload");
+  EXPECT_DOUBLE_EQ(rdma->steady_gbps, 25);
+  EXPECT_EQ(rdma->bottleneck, "workload");
 }
 
 TEST(SeedPipeline, EthernetFramingPutsHeadersOnTheWire) {
   // A 13-byte Data on the wire: RoCEv2 WRITE ONLY is 114 B with preamble and
   // IFG (9.12 ns at 100G), TCP/IPv4 91 B (7.28 ns). Both wires become the
   // bottleneck; Ethernet arrives first at 3 + 7.28 ns, RDMA at 2 + 9.12 ns.
-  const PipelineResult result = run_seed({"link.framing=ethernet"});
-  const PathResult& ethernet = path(result, "ethernet");
-  const PathResult& rdma = path(result, "rdma");
-  EXPECT_DOUBLE_EQ(ethernet.first_latency_ns, 10.28);
-  EXPECT_DOUBLE_EQ(rdma.first_latency_ns, 11.12);
-  EXPECT_NEAR(ethernet.steady_gbps, 100.0 / 7.28, 1e-9);
-  EXPECT_NEAR(rdma.steady_gbps, 100.0 / 9.12, 1e-9);
-  EXPECT_EQ(ethernet.bottleneck, "wire");
-  EXPECT_EQ(rdma.bottleneck, "wire");
+  const SeedRun result = run_seed({"link.framing=ethernet"});
+  const Path ethernet = path(result, "ethernet");
+  const Path rdma = path(result, "rdma");
+  EXPECT_DOUBLE_EQ(ethernet->first_latency_ns, 10.28);
+  EXPECT_DOUBLE_EQ(rdma->first_latency_ns, 11.12);
+  EXPECT_NEAR(ethernet->steady_gbps, 100.0 / 7.28, 1e-9);
+  EXPECT_NEAR(rdma->steady_gbps, 100.0 / 9.12, 1e-9);
+  EXPECT_EQ(ethernet->bottleneck, "wire");
+  EXPECT_EQ(rdma->bottleneck, "wire");
 }
 
 }  // namespace

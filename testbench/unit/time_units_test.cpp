@@ -31,6 +31,22 @@ TEST(TimeUnits, NanosecondsRoundToThePicosecond) {
   EXPECT_DOUBLE_EQ(to_ns(picoseconds(4000)), 4.0);
 }
 
+TEST(TimeUnits, NoConversionMakesADurationPastTwoToThe62Picoseconds) {
+  // Every key is bounded so that one item's time stays far below 2^62 ps; a
+  // conversion past it would be a missing bound, so it fails loudly instead
+  // of handing the kernel a time that could wrap its 64-bit clock.
+  EXPECT_EQ(to_ps(picoseconds(1ULL << 62)), 1ULL << 62);
+  EXPECT_THROW(picoseconds((1ULL << 62) + 1), std::logic_error);
+  EXPECT_EQ(to_ps(nanoseconds(1e9)), 1000000000000ULL);  // the largest ns key: 1 s
+  EXPECT_THROW(nanoseconds(1e16), std::logic_error);
+  EXPECT_THROW(nanoseconds(-1), std::logic_error);
+  EXPECT_THROW(serialization_time(1ULL << 62, 0.001), std::logic_error);
+  EXPECT_THROW(ClockDomain(1e-6).cycles(1ULL << 23), std::logic_error);  // 2^23 x 10^12 ps
+  // The slowest clock a key allows (1 MHz) over the most cycles any key
+  // gives (10^6): 10^12 ps, far from the limit.
+  EXPECT_EQ(to_ps(ClockDomain(1).cycles(1000000)), 1000000000000ULL);
+}
+
 TEST(ClockDomain, CyclesAreComputedFromTheCountNotByAddingPeriods) {
   const ClockDomain mac(322.265625);  // a 100G MAC clock: 3103.03 ps
   EXPECT_EQ(to_ps(mac.cycles(1)), 3103u);

@@ -119,5 +119,35 @@ TEST(PageAllocator, TheSeedFixesTheOrderAndLargePagesAreAligned) {
   EXPECT_EQ(a.allocate(1), (std::vector<std::uint64_t>{frames[5]}));
 }
 
+TEST(PageAllocator, APoolAsLargeAsAPhysicalAddressSpaceCostsOnlyWhatIsAllocated) {
+  // 2^52 bytes (host.memory_bytes' maximum) is 2^40 frames: listing them
+  // would need 8 TiB. The order is drawn as frames are handed out.
+  PageAllocator allocator(0, 1ULL << 52, 4096, 1.0, 7);
+  EXPECT_EQ(allocator.free_frames(), 1ULL << 40);
+  const std::vector<std::uint64_t> frames = allocator.allocate(100000);
+  EXPECT_EQ(std::set<std::uint64_t>(frames.begin(), frames.end()).size(), frames.size());
+  std::uint64_t in_the_upper_half = 0;
+  for (std::uint64_t f : frames) {
+    ASSERT_EQ(f % 4096, 0u);
+    ASSERT_LT(f, 1ULL << 52);
+    in_the_upper_half += f >= (1ULL << 51);
+  }
+  // Uniform over the pool: about half in each half (binomial, sd 158; 5 sd).
+  EXPECT_NEAR(static_cast<double>(in_the_upper_half), 50000.0, 800.0);
+  EXPECT_EQ(allocator.free_frames(), (1ULL << 40) - 100000);
+}
+
+TEST(PageAllocator, PartialFragmentationSwapsThatShareOfTheFrames) {
+  // With fragmentation 0.25 a quarter of the draws take a random frame; the
+  // rest continue the address order, so about three quarters of consecutive
+  // allocations stay physically contiguous.
+  PageAllocator allocator(0, 1ULL << 40, 4096, 0.25, 11);
+  const std::vector<std::uint64_t> frames = allocator.allocate(10000);
+  std::size_t contiguous = 0;
+  for (std::size_t i = 1; i < frames.size(); ++i) contiguous += frames[i] == frames[i - 1] + 4096;
+  // A pair stays contiguous when neither draw swapped: 0.75^2 = 56% (+- 3%).
+  EXPECT_NEAR(static_cast<double>(contiguous) / 9999.0, 0.5625, 0.03);
+}
+
 }  // namespace
 }  // namespace rnicsim

@@ -4,6 +4,7 @@
 #include <random>
 
 #include "common/module_macros.hpp"
+#include "common/simulation.hpp"
 #include "common/time_units.hpp"
 #include "dma/dma_config.hpp"
 #include "host_memory/host_memory_config.hpp"
@@ -16,6 +17,7 @@ namespace {
 // DMA buffers start at 8 GiB: above 4 GiB, like most of a server's memory, so
 // requests carry 64-bit addresses (4 DW headers), as in pcie-bench's model.
 constexpr std::uint64_t kBufferBase = 8ULL << 30;
+constexpr std::uint64_t kMemoryBudgetBytes = 512ULL << 20;
 
 double gbps(std::uint64_t bytes, const sc_core::sc_time& elapsed) {
   return 8.0 * static_cast<double>(bytes) / to_ns(elapsed);
@@ -27,9 +29,24 @@ class DmaLoad : public sc_core::sc_module {
   MemoryInitiator load2dma;
   RNICSIM_PROCESS_MODULE(DmaLoad);
 
-  DmaLoad(const sc_core::sc_module_name& name, const DmaTestConfig& config)
-      : sc_core::sc_module(name), load2dma("load2dma"), config_(config), random_(config.seed) {
+  DmaLoad(const sc_core::sc_module_name& name, const DmaTestConfig& config,
+          RunProgress& progress)
+      : sc_core::sc_module(name),
+        load2dma("load2dma"),
+        config_(config),
+        progress_(progress),
+        random_(config.seed) {
     SC_THREAD(run);
+  }
+
+  // Every transfer the run makes: per size, the latency samples, then the
+  // bandwidth transfers, read and write.
+  static std::uint64_t total_transfers(const DmaTestConfig& config) {
+    std::uint64_t total = 0;
+    for (const std::uint64_t size : config.sizes_bytes) {
+      total += config.latency_samples + 2 * bandwidth_transfers(config, size);
+    }
+    return total;
   }
 
   const std::vector<DmaSizeResult>& results() const { return results_; }
@@ -57,6 +74,7 @@ class DmaLoad : public sc_core::sc_module {
       const sc_core::sc_time start = sc_core::sc_time_stamp();
       load2dma.read(address, buffer.data(), buffer.size());
       samples.push_back(to_ns(sc_core::sc_time_stamp() - start));
+      progress_.advance();
     }
     std::sort(samples.begin(), samples.end());
     const std::size_t n = samples.size();
@@ -68,8 +86,7 @@ class DmaLoad : public sc_core::sc_module {
   // `in_flight` workers move bandwidth_bytes in transfers of `size`, walking
   // the window; bandwidth is the bytes over the time until the last is done.
   double measure_bandwidth(std::uint64_t size, bool write) {
-    const std::uint64_t transfers =
-        std::max<std::uint64_t>(config_.in_flight, config_.bandwidth_bytes / size);
+    const std::uint64_t transfers = bandwidth_transfers(config_, size);
     std::uint64_t next = 0;
     std::uint32_t running = config_.in_flight;
     sc_core::sc_event all_done;
@@ -85,6 +102,7 @@ class DmaLoad : public sc_core::sc_module {
           } else {
             load2dma.read(address, buffer.data(), buffer.size());
           }
+          progress_.advance();
         }
         if (--running == 0) all_done.notify();
       });
@@ -93,7 +111,12 @@ class DmaLoad : public sc_core::sc_module {
     return gbps(transfers * size, sc_core::sc_time_stamp() - start);
   }
 
+  static std::uint64_t bandwidth_transfers(const DmaTestConfig& config, std::uint64_t size) {
+    return std::max<std::uint64_t>(config.in_flight, config.bandwidth_bytes / size);
+  }
+
   const DmaTestConfig& config_;
+  RunProgress& progress_;
   std::mt19937_64 random_;
   std::vector<DmaSizeResult> results_;
 };
@@ -146,15 +169,36 @@ DmaTestConfig dma_test_config(const config::Json& doc, const std::string& source
     throw config::ConfigError(source, "dma_test.window_bytes",
                               "the window (from 8 GiB on) does not fit in host.memory_bytes");
   }
+  // The write runs store real bytes in host memory: the window, as far as the
+  // transfers reach into it (reads of never-written memory store nothing).
+  // Each transfer in flight has a buffer of its size.
+  std::uint64_t written = 0;
+  for (const std::uint64_t size : c.sizes_bytes) {
+    const std::uint64_t transfers = std::max<std::uint64_t>(c.in_flight, c.bandwidth_bytes / size);
+    written = std::max(written, std::min<std::uint64_t>(c.window_bytes, transfers * size));
+  }
+  const std::uint64_t buffers = std::uint64_t{c.in_flight} * largest;
+  if (written + buffers > kMemoryBudgetBytes) {
+    throw config::ConfigError(
+        source, written >= buffers ? "dma_test.window_bytes" : "dma_test.in_flight",
+        "the write runs would fill " + std::to_string(written >> 20) +
+            " MiB of simulated host memory (the part of the window dma_test.bandwidth_bytes "
+            "reaches) and the transfers in flight need " + std::to_string(buffers >> 20) +
+            " MiB of buffers; a dma run holds at most " + std::to_string(kMemoryBudgetBytes >> 20) +
+            " MiB: a smaller window, fewer bandwidth bytes, fewer transfers in flight or smaller "
+            "sizes");
+  }
   return c;
 }
 
-DmaTestResult run_dma_test(const DmaTestConfig& config) {
+DmaTestResult run_dma_test(const DmaTestConfig& config, RunProgress& progress) {
   require_picosecond_resolution();
   HostDmaPath host("host", config.memory, config.pcie, config.engine);
-  DmaLoad load("load", config);
+  DmaLoad load("load", config, progress);
   load.load2dma.socket.bind(host.dma_engine.nic2dma);
-  sc_core::sc_start();
+  progress.start("transfers", DmaLoad::total_transfers(config));
+  simulate();
+  progress.finish();
   const pcie::PcieLink& link = host.pcie;
 
   DmaTestResult result;
@@ -165,7 +209,8 @@ DmaTestResult run_dma_test(const DmaTestConfig& config) {
   result.link = link.stats();
   result.iotlb_hits = link.iotlb().hits();
   result.iotlb_misses = link.iotlb().misses();
-  result.dma_requests = host.dma_engine.records().size();
+  result.dma_requests =
+      host.dma_engine.stats().read_requests + host.dma_engine.stats().write_requests;
   return result;
 }
 

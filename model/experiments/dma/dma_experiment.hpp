@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "common/run_progress.hpp"
 #include "config/config.hpp"
 #include "dma/dma_engine.hpp"
 #include "host_memory/host_memory.hpp"
@@ -50,7 +51,8 @@ struct DmaTestResult {
 void declare_dma_test_keys(config::Schema& schema);
 DmaTestConfig dma_test_config(const config::Json& doc, const std::string& source);
 
-// Elaborates and simulates; call once per process.
-DmaTestResult run_dma_test(const DmaTestConfig& config);
+// Elaborates and simulates; call once per process. Throws
+// SimulatedTimeExceeded or Interrupted (simulation.hpp).
+DmaTestResult run_dma_test(const DmaTestConfig& config, RunProgress& progress);
 
 }  // namespace rnicsim

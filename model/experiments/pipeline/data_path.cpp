@@ -1,5 +1,6 @@
 #include "experiments/pipeline/data_path.hpp"
 
+#include <algorithm>
 #include <memory>
 
 #include "common/time_units.hpp"
@@ -8,24 +9,26 @@
 namespace rnicsim {
 
 DataPath::DataPath(const sc_core::sc_module_name& name, const PipelineConfig& config,
-                   bool with_kernel_copy, const Encapsulation& encapsulation)
+                   bool with_kernel_copy, const Encapsulation& encapsulation,
+                   RunProgress& progress)
     : sc_core::sc_module(name),
       workload_(config.workload),
+      progress_(progress),
       memory_("memory", config.memory),
-      producer2app_("producer2app", Channel<Transfer>::kUnbounded),
+      source_("source", config.workload),
       app2next_(with_kernel_copy ? "app2kernel" : "app2dma", config.queue_items),
       dma2wire_("dma2wire", config.queue_items),
       wire2peer_("wire2peer", Channel<Transfer>::kUnbounded),
-      app_write_("app_write", config.cpu.app_write, 0),
+      app_write_("app_write", config.cpu.app_write, 0, config.buffer_slots),
       dma_("dma", config.dma),
       wire_("wire", config.link, WireFraming(config.framing, encapsulation)) {
-  app_write_.in(producer2app_);
+  app_write_.in(source_);
   app_write_.out(app2next_);
   app_write_.cpu2mem.socket.bind(memory_.socket);
   if (with_kernel_copy) {
     kernel2dma_ = std::make_unique<Channel<Transfer>>("kernel2dma", config.queue_items);
     kernel_copy_ = std::make_unique<KernelCopy>("kernel_copy", config.cpu.kernel_copy,
-                                                config.memory.size_bytes / 2);
+                                                config.memory.size_bytes / 2, config.buffer_slots);
     kernel_copy_->in(app2next_);
     kernel_copy_->out(*kernel2dma_);
     kernel_copy_->cpu2mem.socket.bind(memory_.socket);
@@ -37,9 +40,6 @@ DataPath::DataPath(const sc_core::sc_module_name& name, const PipelineConfig& co
   dma_.dma2host.socket.bind(memory_.socket);
   wire_.in(dma2wire_);
   wire_.out(wire2peer_);
-
-  arrivals_.reserve(workload_.count);
-  SC_THREAD(produce);
   SC_THREAD(receive);
 }
 
@@ -51,24 +51,42 @@ std::vector<const PipelineStage<Transfer>*> DataPath::stages() const {
   return list;
 }
 
-void DataPath::produce() {
-  for (std::uint64_t i = 0; i < workload_.count; ++i) {
-    const sc_core::sc_time due = picoseconds(to_ps(workload_.interval) * i);
-    if (due > sc_core::sc_time_stamp()) sc_core::wait(due - sc_core::sc_time_stamp());
-    auto bytes = std::make_shared<const Bytes>(data_pattern(workload_.seed, i, workload_.data_bits));
-    producer2app_.push(Transfer(i, workload_.data_bits, due, std::move(bytes)),
-                       sc_core::SC_ZERO_TIME);
+void DataPath::receive() {
+  DataTimeline data;
+  for (;;) {
+    const Transfer transfer = wire2peer_.pop();
+    data.index = transfer.index();
+    data.produced_ns = to_ns(transfer.produced_at());
+    data.stage_start_ns.clear();
+    data.stage_end_ns.clear();
+    for (const StageSpan& span : transfer.spans()) {
+      data.stage_start_ns.push_back(to_ns(span.start));
+      data.stage_end_ns.push_back(to_ns(span.end));
+    }
+    data.arrival_ns = to_ns(sc_core::sc_time_stamp());
+    data.latency_ns = data.arrival_ns - data.produced_ns;
+    data.bytes_match = transfer.bytes() &&
+                       *transfer.bytes() ==
+                           data_pattern(workload_.seed, transfer.index(), workload_.data_bits);
+    count(data);
+    if (observer_) observer_(data);
+    progress_.advance();
   }
 }
 
-void DataPath::receive() {
-  for (;;) {
-    Transfer transfer = wire2peer_.pop();
-    const bool match = transfer.bytes() &&
-                       *transfer.bytes() ==
-                           data_pattern(workload_.seed, transfer.index(), workload_.data_bits);
-    arrivals_.push_back(Arrival{std::move(transfer), sc_core::sc_time_stamp(), match});
+void DataPath::count(const DataTimeline& data) {
+  ArrivalTotals& t = totals_;
+  if (t.arrived == 0) {
+    t.first_arrival_ns = data.arrival_ns;
+    t.min_latency_ns = t.max_latency_ns = data.latency_ns;
   }
+  if (data.index == 0) t.first_latency_ns = data.latency_ns;
+  ++t.arrived;
+  if (!data.bytes_match) ++t.data_mismatches;
+  t.min_latency_ns = std::min(t.min_latency_ns, data.latency_ns);
+  t.max_latency_ns = std::max(t.max_latency_ns, data.latency_ns);
+  t.latency_sum_ns += data.latency_ns;
+  t.last_arrival_ns = data.arrival_ns;
 }
 
 }  // namespace rnicsim

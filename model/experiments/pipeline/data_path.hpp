@@ -3,14 +3,17 @@
 // blocks. An application produces a Data every interval; it crosses the
 // stages below and is received by the peer NIC, which checks its bytes.
 //
-//   producer -> app_write -> [kernel_copy] -> dma -> wire -> peer
+//   source -> app_write -> [kernel_copy] -> dma -> wire -> peer
 //                   \____________|_____________/
 //                           host memory
 //
-// The Ethernet path has the kernel copy, the RDMA path does not. The producer
-// keeps its backlog (the application's own buffer) unbounded, so a slow stage
-// shows up as queueing delay rather than as a slower producer.
+// The Ethernet path has the kernel copy, the RDMA path does not. The source
+// keeps the application's backlog (data_source.hpp), so a slow stage shows up
+// as queueing delay rather than as a slower producer. Nothing is kept per Data
+// once it has arrived: each arrival goes to the observer and into the path's
+// running totals, so memory does not grow with the workload.
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <systemc>
@@ -18,8 +21,10 @@
 
 #include "common/channel.hpp"
 #include "common/module_macros.hpp"
+#include "common/run_progress.hpp"
 #include "common/transfer.hpp"
 #include "dma/dma_stage.hpp"
+#include "experiments/pipeline/data_source.hpp"
 #include "experiments/pipeline/pipeline_config.hpp"
 #include "host_cpu/application_writer.hpp"
 #include "host_cpu/kernel_copy.hpp"
@@ -28,32 +33,54 @@
 
 namespace rnicsim {
 
-struct Arrival {
-  Transfer transfer;
-  sc_core::sc_time at;  // last bit at the peer NIC
-  bool bytes_match;     // the received bytes equal what the application produced
+// One Data's journey, from production to its last bit at the peer NIC.
+struct DataTimeline {
+  std::uint64_t index = 0;
+  double produced_ns = 0;
+  std::vector<double> stage_start_ns;  // per stage, in path order
+  std::vector<double> stage_end_ns;    // visible to the next stage (the wire: last bit at the peer)
+  double arrival_ns = 0;
+  double latency_ns = 0;               // arrival - production
+  bool bytes_match = false;            // the peer received exactly the bytes produced
+};
+
+// What the path keeps of all its arrivals: counts and extremes, no per-Data list.
+struct ArrivalTotals {
+  std::uint64_t arrived = 0;
+  std::uint64_t data_mismatches = 0;
+  double first_latency_ns = 0;  // Data 0's
+  double min_latency_ns = 0;
+  double max_latency_ns = 0;
+  double latency_sum_ns = 0;
+  double first_arrival_ns = 0;
+  double last_arrival_ns = 0;
 };
 
 class DataPath : public sc_core::sc_module {
  public:
+  // Called for every Data as it reaches the peer NIC.
+  using Observer = std::function<void(const DataTimeline& data)>;
+
   RNICSIM_PROCESS_MODULE(DataPath);
 
   DataPath(const sc_core::sc_module_name& name, const PipelineConfig& config,
-           bool with_kernel_copy, const Encapsulation& encapsulation);
+           bool with_kernel_copy, const Encapsulation& encapsulation, RunProgress& progress);
 
   // The stages in path order.
   std::vector<const PipelineStage<Transfer>*> stages() const;
-  const std::vector<Arrival>& arrivals() const { return arrivals_; }
+  void set_observer(Observer observer) { observer_ = std::move(observer); }
+  const ArrivalTotals& totals() const { return totals_; }
   const HostMemory& memory() const { return memory_; }
   const PipelineWorkload& workload() const { return workload_; }
 
  private:
-  void produce();
   void receive();
+  void count(const DataTimeline& data);
 
   PipelineWorkload workload_;
+  RunProgress& progress_;
   HostMemory memory_;
-  Channel<Transfer> producer2app_;
+  DataSource source_;
   Channel<Transfer> app2next_;
   std::unique_ptr<Channel<Transfer>> kernel2dma_;
   Channel<Transfer> dma2wire_;
@@ -62,7 +89,8 @@ class DataPath : public sc_core::sc_module {
   std::unique_ptr<KernelCopy> kernel_copy_;
   DmaStage dma_;
   WireLink wire_;
-  std::vector<Arrival> arrivals_;
+  Observer observer_;
+  ArrivalTotals totals_;
 };
 
 }  // namespace rnicsim

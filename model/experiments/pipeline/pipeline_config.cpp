@@ -1,5 +1,6 @@
 #include "experiments/pipeline/pipeline_config.hpp"
 
+#include <algorithm>
 #include <string>
 
 #include "common/time_units.hpp"
@@ -8,6 +9,57 @@
 #include "link/link_config.hpp"
 
 namespace rnicsim {
+namespace {
+
+constexpr std::uint64_t kMiB = 1ULL << 20;
+
+std::uint64_t round_up(std::uint64_t value, std::uint64_t multiple) {
+  return (value + multiple - 1) / multiple * multiple;
+}
+
+// The most memory the two paths can hold at once, counted from the worst
+// case: every queue full, and the wire carrying as many Data as fit in its
+// propagation delay at one per serialization time (at least 1 ps, without
+// framing: a lower bound, so more Data). Items carry their bytes from the DMA
+// stage on; before it they carry an address. The Ethernet path has three
+// queues and two buffer rings, the RDMA path two and one.
+void check_memory_budget(const PipelineConfig& c, const std::string& source) {
+  const std::uint64_t data_bytes = (c.workload.data_bits + 7) / 8;
+  const std::uint64_t ring_bytes = round_up(c.buffer_slots * data_bytes, 4096);
+  const std::uint64_t queue = c.queue_items;
+  const std::uint64_t wire_spacing_ps =
+      std::max<std::uint64_t>(1, to_ps(serialization_time(c.workload.data_bits, c.link.gbps)));
+  const std::uint64_t on_wire =
+      std::min<std::uint64_t>(c.workload.count, to_ps(c.link.propagation) / wire_spacing_ps + 1);
+  struct Path {
+    std::uint64_t queues, stages, rings;
+  };
+  const Path paths[] = {{3, 4, 2}, {2, 3, 1}};
+  std::uint64_t items = 0;
+  std::uint64_t carrying_bytes = 0;
+  std::uint64_t rings = 0;
+  for (const Path& path : paths) {
+    items += path.queues * queue + path.stages + on_wire;
+    carrying_bytes += queue + 2 + on_wire;  // dma2wire, the wire stage, app_write, in flight
+    rings += path.rings * ring_bytes;
+  }
+  // In long double: at the keys' bounds the products pass 2^64.
+  const long double total = static_cast<long double>(items) * kInFlightDataOverheadBytes +
+                            static_cast<long double>(carrying_bytes) * data_bytes + rings;
+  if (total <= kPipelineMemoryBudgetBytes) return;
+  const bool wire_dominates = on_wire > queue;
+  throw config::ConfigError(
+      source, wire_dominates ? "link.propagation_ns" : "pipeline.queue_items",
+      "up to " + std::to_string(items) + " Data could be in flight at once (" +
+          std::to_string(queue) + " per queue, " + std::to_string(on_wire) +
+          " on each wire), which with " + std::to_string(data_bytes) +
+          "-byte Data and the buffer rings needs about " +
+          std::to_string(static_cast<std::uint64_t>(total / kMiB)) +
+          " MiB; a pipeline run holds at most " + std::to_string(kPipelineMemoryBudgetBytes / kMiB) +
+          " MiB: lower pipeline.queue_items, link.propagation_ns or workload.data_bits");
+}
+
+}  // namespace
 
 void declare_pipeline_keys(config::Schema& schema) {
   schema.add(config::integer_key("workload.data_bits", 100, "bits",
@@ -49,11 +101,18 @@ PipelineConfig pipeline_config(const config::Json& doc, const std::string& sourc
   if (c.workload.interval == sc_core::SC_ZERO_TIME) {
     throw config::ConfigError(source, "workload.interval_ns", "must be at least 0.001 ns (1 ps)");
   }
-  // The user buffer fills the lower half of host memory, the kernel buffer the upper.
-  const std::uint64_t buffer_bytes = c.workload.count * ((c.workload.data_bits + 7) / 8);
-  if (buffer_bytes > c.memory.size_bytes / 2) {
-    throw config::ConfigError(source, "workload.count",
-                              "count x Data size (" + std::to_string(buffer_bytes) +
+  // A writer can be at most queue_items Data ahead of the stage that reads its
+  // buffer (the queue between them holds them), so one more slot than that
+  // means no slot is rewritten before it has been read.
+  c.buffer_slots = c.queue_items + 1;
+  check_memory_budget(c, source);
+  // The user buffer sits in the lower half of host memory, the kernel buffer in the upper.
+  const std::uint64_t data_bytes = (c.workload.data_bits + 7) / 8;
+  const std::uint64_t ring_bytes = c.buffer_slots * data_bytes;
+  if (ring_bytes > c.memory.size_bytes / 2) {
+    throw config::ConfigError(source, "pipeline.queue_items",
+                              "a buffer ring of queue_items + 1 Data (" +
+                                  std::to_string(ring_bytes) +
                                   " bytes) does not fit in half of host.memory_bytes");
   }
   return c;

@@ -24,6 +24,7 @@ struct PipelineWorkload {
 struct PipelineConfig {
   PipelineWorkload workload;
   std::size_t queue_items = 0;  // capacity of each channel between two stages
+  std::uint64_t buffer_slots = 0;  // Data each user or kernel buffer ring holds
   HostMemoryConfig memory;
   HostCpuConfig cpu;
   StageTiming dma;
@@ -31,9 +32,16 @@ struct PipelineConfig {
   WireFraming::Kind framing;
 };
 
+// A pipeline run holds at most this much in Data in flight and in its host
+// buffer rings (each Data in flight also costs kInFlightDataOverheadBytes of
+// bookkeeping). Larger configurations are refused up front, so every run,
+// whatever its count, stays well under 1 GiB.
+constexpr std::uint64_t kPipelineMemoryBudgetBytes = 512ULL << 20;
+constexpr std::uint64_t kInFlightDataOverheadBytes = 512;
+
 void declare_pipeline_keys(config::Schema& schema);
 // Throws config::ConfigError (naming `source`) when the keys are individually
-// valid but do not fit together.
+// valid but do not fit together, or would hold more than the memory budget.
 PipelineConfig pipeline_config(const config::Json& doc, const std::string& source);
 
 }  // namespace rnicsim

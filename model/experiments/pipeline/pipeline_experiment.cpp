@@ -3,14 +3,22 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "common/simulation.hpp"
 #include "common/time_units.hpp"
-#include "experiments/pipeline/data_path.hpp"
 
 namespace rnicsim {
 namespace {
 
 // Two durations closer than this are the same: results are whole picoseconds.
 constexpr double kSameNs = 0.0005;
+
+PathLayout layout_of(const DataPath& path) {
+  PathLayout layout{path.basename(), {}};
+  for (const PipelineStage<Transfer>* stage : path.stages()) {
+    layout.stages.push_back(stage->basename());
+  }
+  return layout;
+}
 
 PathResult collect(const DataPath& path, const PipelineWorkload& workload,
                    const std::string& encapsulation) {
@@ -27,36 +35,26 @@ PathResult collect(const DataPath& path, const PipelineWorkload& workload,
     }
     result.stages.push_back(summary);
   }
-  for (const Arrival& arrival : path.arrivals()) {
-    DataTimeline t;
-    t.index = arrival.transfer.index();
-    t.produced_ns = to_ns(arrival.transfer.produced_at());
-    for (const StageSpan& span : arrival.transfer.spans()) {
-      t.stage_start_ns.push_back(to_ns(span.start));
-      t.stage_end_ns.push_back(to_ns(span.end));
-    }
-    t.arrival_ns = to_ns(arrival.at);
-    t.latency_ns = t.arrival_ns - t.produced_ns;
-    if (!arrival.bytes_match) ++result.data_mismatches;
-    result.data.push_back(std::move(t));
-  }
-  if (result.data.size() != workload.count) {
-    throw std::logic_error(result.name + ": " + std::to_string(result.data.size()) + " of " +
+  result.arrivals = path.totals();
+  if (result.arrivals.arrived != workload.count) {
+    throw std::logic_error(result.name + ": " + std::to_string(result.arrivals.arrived) + " of " +
                            std::to_string(workload.count) + " Data arrived");
   }
-  result.first_latency_ns = result.data.front().latency_ns;
-  result.steady_gbps = steady_gbps(result.data, workload.data_bits);
+  result.first_latency_ns = result.arrivals.first_latency_ns;
+  result.mean_latency_ns =
+      result.arrivals.latency_sum_ns / static_cast<double>(result.arrivals.arrived);
+  result.steady_gbps = steady_gbps(result.arrivals, workload.data_bits);
   result.bottleneck = find_bottleneck(result.stages, to_ns(workload.interval));
   return result;
 }
 
 }  // namespace
 
-double steady_gbps(const std::vector<DataTimeline>& data, std::uint64_t data_bits) {
-  if (data.size() < 2) throw std::invalid_argument("steady bandwidth needs two arrivals");
-  const double span_ns = data.back().arrival_ns - data.front().arrival_ns;
+double steady_gbps(const ArrivalTotals& arrivals, std::uint64_t data_bits) {
+  if (arrivals.arrived < 2) throw std::invalid_argument("steady bandwidth needs two arrivals");
+  const double span_ns = arrivals.last_arrival_ns - arrivals.first_arrival_ns;
   if (span_ns <= 0) throw std::invalid_argument("all Data arrived at the same time");
-  return static_cast<double>(data.size() - 1) * static_cast<double>(data_bits) / span_ns;
+  return static_cast<double>(arrivals.arrived - 1) * static_cast<double>(data_bits) / span_ns;
 }
 
 std::string find_bottleneck(const std::vector<StageSummary>& stages, double interval_ns) {
@@ -71,11 +69,19 @@ std::string find_bottleneck(const std::vector<StageSummary>& stages, double inte
   return bottleneck;
 }
 
-PipelineResult run_pipeline(const PipelineConfig& config) {
+PipelineResult run_pipeline(const PipelineConfig& config, RunProgress& progress,
+                            PipelineObserver* observer) {
   require_picosecond_resolution();
-  DataPath ethernet("ethernet", config, true, tcp_ipv4());
-  DataPath rdma("rdma", config, false, roce_v2_write_only_ipv4());
-  sc_core::sc_start();
+  DataPath ethernet("ethernet", config, true, tcp_ipv4(), progress);
+  DataPath rdma("rdma", config, false, roce_v2_write_only_ipv4(), progress);
+  if (observer) {
+    observer->begin({layout_of(ethernet), layout_of(rdma)});
+    ethernet.set_observer([observer](const DataTimeline& data) { observer->arrived(0, data); });
+    rdma.set_observer([observer](const DataTimeline& data) { observer->arrived(1, data); });
+  }
+  progress.start("Data", 2 * config.workload.count);
+  simulate();
+  progress.finish();
 
   PipelineResult result;
   result.data_bits = config.workload.data_bits;

@@ -5,20 +5,13 @@
 #include <string>
 #include <vector>
 
+#include "common/run_progress.hpp"
 #include "common/stage.hpp"
-#include "host_memory/host_memory.hpp"
+#include "experiments/pipeline/data_path.hpp"
 #include "experiments/pipeline/pipeline_config.hpp"
+#include "host_memory/host_memory.hpp"
 
 namespace rnicsim {
-
-struct DataTimeline {
-  std::uint64_t index = 0;
-  double produced_ns = 0;
-  std::vector<double> stage_start_ns;  // per stage, in path order
-  std::vector<double> stage_end_ns;    // visible to the next stage (the wire: last bit at the peer)
-  double arrival_ns = 0;
-  double latency_ns = 0;               // arrival - production
-};
 
 struct StageSummary {
   std::string name;
@@ -30,9 +23,9 @@ struct StageSummary {
 struct PathResult {
   std::string name;
   std::vector<StageSummary> stages;
-  std::vector<DataTimeline> data;  // in arrival order
-  std::uint64_t data_mismatches = 0;
-  double first_latency_ns = 0;
+  ArrivalTotals arrivals;         // every Data, counted as it arrived
+  double first_latency_ns = 0;    // Data 0 from production to its last bit at the peer
+  double mean_latency_ns = 0;
   double steady_gbps = 0;
   std::string bottleneck;  // the stage (or "workload") that limits bandwidth
   std::string encapsulation;  // protocol headers on the wire when framing is "ethernet"
@@ -48,13 +41,29 @@ struct PipelineResult {
   std::vector<PathResult> paths;  // "ethernet", then "rdma"
 };
 
-// Elaborates and simulates both paths. Call once per process (SystemC allows
-// one elaboration).
-PipelineResult run_pipeline(const PipelineConfig& config);
+// A path's name and its stages' names, in order.
+struct PathLayout {
+  std::string name;
+  std::vector<std::string> stages;
+};
 
-// (count - 1) x data_bits over the time from the first arrival to the last,
+// Follows a run as it goes: the paths before the simulation starts, then
+// every Data as it reaches the peer NIC (per path in arrival order).
+class PipelineObserver {
+ public:
+  virtual ~PipelineObserver() = default;
+  virtual void begin(const std::vector<PathLayout>& paths) = 0;
+  virtual void arrived(std::size_t path, const DataTimeline& data) = 0;
+};
+
+// Elaborates and simulates both paths. Call once per process (SystemC allows
+// one elaboration). Throws SimulatedTimeExceeded or Interrupted (simulation.hpp).
+PipelineResult run_pipeline(const PipelineConfig& config, RunProgress& progress,
+                            PipelineObserver* observer = nullptr);
+
+// (arrived - 1) x data_bits over the time from the first arrival to the last,
 // as the seed figure measures it. Needs at least two arrivals.
-double steady_gbps(const std::vector<DataTimeline>& data, std::uint64_t data_bits);
+double steady_gbps(const ArrivalTotals& arrivals, std::uint64_t data_bits);
 
 // The stage held longest per item (busy serving it, or blocked with it
 // because the queue after it is full); the workload (its production

@@ -1,8 +1,10 @@
 #include "experiments/pipeline/pipeline_outputs.hpp"
 
+#include <cerrno>
+#include <cstring>
 #include <set>
-#include <string>
-#include <vector>
+#include <stdexcept>
+#include <utility>
 
 #include <nlohmann/json.hpp>
 
@@ -14,28 +16,43 @@ namespace {
 
 using Json = nlohmann::json;
 
-Json summary_json(const PipelineResult& result) {
+constexpr const char* kArrivalsFile = "arrivals.csv";
+constexpr const char* kTraceFile = "trace.json";
+
+void require_written(std::ostream& out, const std::filesystem::path& file) {
+  if (!out.flush()) {
+    throw std::runtime_error("cannot write " + file.string() + ": " + std::strerror(errno));
+  }
+}
+
+std::ofstream open_for_writing(const std::filesystem::path& file) {
+  std::ofstream out(file, std::ios::binary | std::ios::trunc);
+  require_written(out, file);
+  return out;
+}
+
+Json summary_json(const PipelineResult& result, std::uint64_t timeline_data) {
   Json paths = Json::object();
   for (const PathResult& path : result.paths) {
     Json stages = Json::array();
     for (const StageSummary& stage : path.stages) stages.push_back(stage.name);
-    Json latencies = Json::array();
-    Json arrivals = Json::array();
-    for (const DataTimeline& t : path.data) {
-      latencies.push_back(t.latency_ns);
-      arrivals.push_back(t.arrival_ns);
-    }
+    const ArrivalTotals& a = path.arrivals;
     Json entry = {{"stages", stages},
+                  {"arrived", a.arrived},
                   {"first_latency_ns", path.first_latency_ns},
-                  {"latencies_ns", latencies},
-                  {"arrivals_ns", arrivals},
+                  {"latency_ns",
+                   {{"min", a.min_latency_ns},
+                    {"mean", path.mean_latency_ns},
+                    {"max", a.max_latency_ns}}},
+                  {"first_arrival_ns", a.first_arrival_ns},
+                  {"last_arrival_ns", a.last_arrival_ns},
                   {"steady_gbps", path.steady_gbps},
                   {"bottleneck", path.bottleneck},
-                  {"data_mismatches", path.data_mismatches}};
+                  {"data_mismatches", a.data_mismatches}};
     if (result.framing == "ethernet") entry["encapsulation"] = path.encapsulation;
     paths[path.name] = entry;
   }
-  return {{"schema", "rnicsim.pipeline.summary/1"},
+  return {{"schema", "rnicsim.pipeline.summary/2"},
           {"experiment", "pipeline"},
           {"workload",
            {{"data_bits", result.data_bits},
@@ -43,80 +60,8 @@ Json summary_json(const PipelineResult& result) {
             {"count", result.count},
             {"seed", result.seed}}},
           {"framing", result.framing},
+          {"timeline_data", std::min(timeline_data, result.count)},
           {"paths", paths}};
-}
-
-// Stage columns are the union of every path's stages, in first-seen order;
-// a path without a stage leaves its cells empty.
-std::string arrivals_csv(const PipelineResult& result) {
-  std::vector<std::string> columns;
-  std::set<std::string> seen;
-  for (const PathResult& path : result.paths) {
-    for (std::size_t i = 0; i < path.stages.size(); ++i) {
-      const std::string& name = path.stages[i].name;
-      if (seen.insert(name).second) {
-        // Keep a stage after the one it follows on the path that has it.
-        auto after = columns.end();
-        if (i > 0) {
-          for (auto it = columns.begin(); it != columns.end(); ++it) {
-            if (*it == path.stages[i - 1].name) after = it + 1;
-          }
-        }
-        columns.insert(after, name);
-      }
-    }
-  }
-  std::string csv = "path,data_index,produced_ns";
-  for (const std::string& name : columns) csv += "," + name + "_start_ns," + name + "_end_ns";
-  csv += ",arrival_ns,latency_ns\n";
-  for (const PathResult& path : result.paths) {
-    for (const DataTimeline& t : path.data) {
-      csv += path.name + "," + std::to_string(t.index) + "," + number_text(t.produced_ns);
-      for (const std::string& name : columns) {
-        std::string start;
-        std::string end;
-        for (std::size_t i = 0; i < path.stages.size(); ++i) {
-          if (path.stages[i].name == name) {
-            start = number_text(t.stage_start_ns[i]);
-            end = number_text(t.stage_end_ns[i]);
-          }
-        }
-        csv += "," + start + "," + end;
-      }
-      csv += "," + number_text(t.arrival_ns) + "," + number_text(t.latency_ns) + "\n";
-    }
-  }
-  return csv;
-}
-
-// Chrome trace-event format: one process per path, one thread (track) per
-// stage, one complete event per Data and stage. Times are in microseconds.
-Json trace_json(const PipelineResult& result) {
-  Json events = Json::array();
-  for (std::size_t p = 0; p < result.paths.size(); ++p) {
-    const PathResult& path = result.paths[p];
-    events.push_back({{"name", "process_name"}, {"ph", "M"}, {"pid", p + 1},
-                      {"args", {{"name", path.name}}}});
-    for (std::size_t s = 0; s < path.stages.size(); ++s) {
-      events.push_back({{"name", "thread_name"}, {"ph", "M"}, {"pid", p + 1}, {"tid", s + 1},
-                        {"args", {{"name", path.stages[s].name}}}});
-      events.push_back({{"name", "thread_sort_index"}, {"ph", "M"}, {"pid", p + 1},
-                        {"tid", s + 1}, {"args", {{"sort_index", s}}}});
-    }
-    for (const DataTimeline& t : path.data) {
-      for (std::size_t s = 0; s < path.stages.size(); ++s) {
-        events.push_back({{"name", "Data " + std::to_string(t.index)},
-                          {"cat", path.stages[s].name},
-                          {"ph", "X"},
-                          {"pid", p + 1},
-                          {"tid", s + 1},
-                          {"ts", t.stage_start_ns[s] / 1000.0},
-                          {"dur", (t.stage_end_ns[s] - t.stage_start_ns[s]) / 1000.0},
-                          {"args", {{"data_index", t.index}}}});
-      }
-    }
-  }
-  return {{"traceEvents", events}, {"displayTimeUnit", "ns"}};
 }
 
 Json stats_json(const PipelineResult& result) {
@@ -158,14 +103,121 @@ Json stats_json(const PipelineResult& result) {
           {"blocks", blocks}};
 }
 
+// Stage columns are the union of every path's stages, in first-seen order,
+// each after the stage it follows on the path that has it.
+std::vector<std::string> union_of_stages(const std::vector<PathLayout>& paths) {
+  std::vector<std::string> columns;
+  std::set<std::string> seen;
+  for (const PathLayout& path : paths) {
+    for (std::size_t i = 0; i < path.stages.size(); ++i) {
+      if (!seen.insert(path.stages[i]).second) continue;
+      auto after = columns.end();
+      if (i > 0) {
+        for (auto it = columns.begin(); it != columns.end(); ++it) {
+          if (*it == path.stages[i - 1]) after = it + 1;
+        }
+      }
+      columns.insert(after, path.stages[i]);
+    }
+  }
+  return columns;
+}
+
 }  // namespace
 
-void write_pipeline_outputs(const PipelineResult& result, const std::filesystem::path& folder,
-                            bool with_trace) {
-  write_text(folder / "summary.json", summary_json(result).dump(2) + "\n");
-  write_text(folder / "arrivals.csv", arrivals_csv(result));
-  write_text(folder / "stats.json", stats_json(result).dump(2) + "\n");
-  if (with_trace) write_text(folder / "trace.json", trace_json(result).dump() + "\n");
+PipelineOutputs::PipelineOutputs(std::filesystem::path folder, std::uint64_t timeline_data,
+                                 bool with_trace)
+    : folder_(std::move(folder)), timeline_data_(timeline_data), with_trace_(with_trace) {}
+
+void PipelineOutputs::begin(const std::vector<PathLayout>& paths) {
+  stage_columns_ = union_of_stages(paths);
+  paths_.clear();
+  paths_.reserve(paths.size());
+  for (const PathLayout& layout : paths) {
+    PathFiles files;
+    files.layout = layout;
+    for (const std::string& stage : layout.stages) {
+      for (std::size_t c = 0; c < stage_columns_.size(); ++c) {
+        if (stage_columns_[c] == stage) files.column_of_stage.push_back(static_cast<int>(c));
+      }
+    }
+    files.rows_file = folder_ / (std::string(kArrivalsFile) + "." + layout.name + ".part");
+    files.rows = open_for_writing(files.rows_file);
+    paths_.push_back(std::move(files));
+  }
+  if (!with_trace_) return;
+  trace_ = open_for_writing(folder_ / kTraceFile);
+  trace_ << "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[";
+  // Chrome trace-event format: one process per path, one thread (track) per stage.
+  for (std::size_t p = 0; p < paths.size(); ++p) {
+    write_trace_event(Json{{"name", "process_name"}, {"ph", "M"}, {"pid", p + 1},
+                           {"args", {{"name", paths[p].name}}}}.dump());
+    for (std::size_t s = 0; s < paths[p].stages.size(); ++s) {
+      write_trace_event(Json{{"name", "thread_name"}, {"ph", "M"}, {"pid", p + 1},
+                             {"tid", s + 1}, {"args", {{"name", paths[p].stages[s]}}}}.dump());
+      write_trace_event(Json{{"name", "thread_sort_index"}, {"ph", "M"}, {"pid", p + 1},
+                             {"tid", s + 1}, {"args", {{"sort_index", s}}}}.dump());
+    }
+  }
+}
+
+void PipelineOutputs::write_trace_event(const std::string& text) {
+  trace_ << (first_trace_event_ ? "\n" : ",\n") << text;
+  first_trace_event_ = false;
+}
+
+void PipelineOutputs::arrived(std::size_t path, const DataTimeline& t) {
+  if (t.index >= timeline_data_) return;
+  PathFiles& files = paths_[path];
+  std::vector<std::string> cells(2 * stage_columns_.size());
+  for (std::size_t s = 0; s < files.column_of_stage.size(); ++s) {
+    const auto c = static_cast<std::size_t>(files.column_of_stage[s]);
+    cells[2 * c] = number_text(t.stage_start_ns[s]);
+    cells[2 * c + 1] = number_text(t.stage_end_ns[s]);
+  }
+  std::string row = files.layout.name + "," + std::to_string(t.index) + "," +
+                    number_text(t.produced_ns);
+  for (const std::string& cell : cells) row += "," + cell;
+  row += "," + number_text(t.arrival_ns) + "," + number_text(t.latency_ns) + "\n";
+  files.rows << row;
+  if (!with_trace_) return;
+  // Times in microseconds, as the format wants.
+  for (std::size_t s = 0; s < t.stage_start_ns.size(); ++s) {
+    write_trace_event(Json{{"name", "Data " + std::to_string(t.index)},
+                           {"cat", files.layout.stages[s]},
+                           {"ph", "X"},
+                           {"pid", path + 1},
+                           {"tid", s + 1},
+                           {"ts", t.stage_start_ns[s] / 1000.0},
+                           {"dur", (t.stage_end_ns[s] - t.stage_start_ns[s]) / 1000.0},
+                           {"args", {{"data_index", t.index}}}}
+                          .dump());
+  }
+}
+
+void PipelineOutputs::finish(const PipelineResult& result) {
+  // arrivals.csv: the header, then each path's rows in turn.
+  const std::filesystem::path arrivals = folder_ / kArrivalsFile;
+  std::ofstream csv = open_for_writing(arrivals);
+  csv << "path,data_index,produced_ns";
+  for (const std::string& name : stage_columns_) csv << "," << name << "_start_ns," << name << "_end_ns";
+  csv << ",arrival_ns,latency_ns\n";
+  for (PathFiles& files : paths_) {
+    require_written(files.rows, files.rows_file);
+    files.rows.close();
+    std::ifstream rows(files.rows_file, std::ios::binary);
+    if (rows.peek() != std::ifstream::traits_type::eof()) csv << rows.rdbuf();
+    rows.close();
+    std::filesystem::remove(files.rows_file);
+  }
+  require_written(csv, arrivals);
+  if (with_trace_) {
+    trace_ << "\n]}\n";
+    require_written(trace_, folder_ / kTraceFile);
+    trace_.close();
+  }
+  write_text(folder_ / "summary.json", summary_json(result, timeline_data_).dump(2) + "\n");
+  write_text(folder_ / "stats.json", stats_json(result).dump(2) + "\n");
 }
 
 }  // namespace rnicsim

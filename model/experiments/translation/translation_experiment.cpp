@@ -7,6 +7,8 @@
 #include <random>
 
 #include "common/module_macros.hpp"
+#include "common/simulation.hpp"
+#include "common/top_values.hpp"
 #include "common/time_units.hpp"
 #include "dma/dma_config.hpp"
 #include "driver/address_space.hpp"
@@ -22,33 +24,64 @@ namespace {
 constexpr std::uint64_t kIcmBase = 16ULL << 20;     // the NIC's tables
 constexpr std::uint64_t kVirtualBase = 1ULL << 40;  // the application's buffers
 
+constexpr double kP99 = 0.99;
+constexpr std::uint64_t kMiB = 1ULL << 20;
+// What the run may hold: the translation units' caches (one unit per point)
+// and, per registered page, the address space's page-table node, the
+// driver's MTT entry in host memory and the frame lists of registration.
+constexpr std::uint64_t kMemoryBudgetBytes = 512 * kMiB;
+constexpr std::uint64_t kBytesPerRegisteredPage = 128;
+
+void check_memory_budget(const TranslationTestConfig& c, const std::string& source) {
+  const MemoryTranslationConfig& t = c.translation;
+  long double bytes = static_cast<long double>(std::uint64_t{c.mrs} * c.pages_per_mr) *
+                      kBytesPerRegisteredPage;
+  for (const std::uint64_t entries : c.cache_entries) {
+    bytes += static_cast<long double>(entries) * TranslationCache<std::uint64_t>::kLineBytes +
+             static_cast<long double>(t.mpt_cache.entries) * TranslationCache<MptEntry>::kLineBytes;
+  }
+  if (bytes <= kMemoryBudgetBytes) return;
+  throw config::ConfigError(
+      source, "translation.cache_entries",
+      "the translation units' caches (one unit per point, each with its MTT cache of that size "
+      "and an MPT cache of mtt.mpt_cache_entries) and the " +
+          std::to_string(std::uint64_t{c.mrs} * c.pages_per_mr) +
+          " registered pages need about " + std::to_string(static_cast<std::uint64_t>(bytes / kMiB)) +
+          " MiB; a translation run holds at most " + std::to_string(kMemoryBudgetBytes / kMiB) +
+          " MiB: fewer or smaller points, a smaller MPT cache or fewer pages");
+}
+
 struct Access {
   std::uint32_t mr;
   std::uint64_t offset;
 };
 
-// Accesses `first` to `first + count` of the stream, each `access_bytes`
-// inside one page; the measured part continues where the warm-up stopped.
-std::vector<Access> make_accesses(const TranslationTestConfig& c, std::uint64_t first,
-                                  std::uint64_t count, std::mt19937_64& random) {
-  const std::uint64_t pages = std::uint64_t{c.mrs} * c.pages_per_mr;
-  const std::uint64_t slots = c.page_bytes / c.access_bytes;
-  std::vector<Access> accesses;
-  accesses.reserve(count);
-  for (std::uint64_t i = first; i < first + count; ++i) {
-    const std::uint64_t page = c.sequential ? i % pages : random() % pages;
-    const std::uint64_t slot = c.sequential ? 0 : random() % slots;
-    accesses.push_back({static_cast<std::uint32_t>(page / c.pages_per_mr),
-                        (page % c.pages_per_mr) * c.page_bytes + slot * c.access_bytes});
-  }
-  return accesses;
-}
+// The seeded stream of accesses, each `access_bytes` inside one page, drawn
+// one at a time: warm-up first, the measured part continuing where it
+// stopped. Every point replays the same stream from the seed.
+class AccessStream {
+ public:
+  AccessStream(const TranslationTestConfig& c)
+      : c_(c),
+        pages_(std::uint64_t{c.mrs} * c.pages_per_mr),
+        slots_(c.page_bytes / c.access_bytes),
+        random_(c.seed) {}
 
-double percentile(std::vector<double> samples, double p) {
-  std::sort(samples.begin(), samples.end());
-  const auto rank = static_cast<std::size_t>(std::ceil(p * static_cast<double>(samples.size())));
-  return samples[std::max<std::size_t>(rank, 1) - 1];
-}
+  Access next() {
+    const std::uint64_t i = drawn_++;
+    const std::uint64_t page = c_.sequential ? i % pages_ : random_() % pages_;
+    const std::uint64_t slot = c_.sequential ? 0 : random_() % slots_;
+    return {static_cast<std::uint32_t>(page / c_.pages_per_mr),
+            (page % c_.pages_per_mr) * c_.page_bytes + slot * c_.access_bytes};
+  }
+
+ private:
+  const TranslationTestConfig& c_;
+  std::uint64_t pages_;
+  std::uint64_t slots_;
+  std::mt19937_64 random_;
+  std::uint64_t drawn_ = 0;
+};
 
 // Runs the points one after another.
 class TranslationLoad : public sc_core::sc_module {
@@ -57,15 +90,13 @@ class TranslationLoad : public sc_core::sc_module {
 
   TranslationLoad(const sc_core::sc_module_name& name, const TranslationTestConfig& config,
                   std::vector<MemoryTranslation*> units, std::vector<ibv_mr*> mrs,
-                  std::uint32_t pd)
+                  std::uint32_t pd, RunProgress& progress)
       : sc_core::sc_module(name),
         config_(config),
         units_(std::move(units)),
         mrs_(std::move(mrs)),
-        pd_(pd) {
-    std::mt19937_64 random(config.seed);
-    warmup_ = make_accesses(config, 0, config.warmup_accesses, random);
-    measured_ = make_accesses(config, config.warmup_accesses, config.accesses, random);
+        pd_(pd),
+        progress_(progress) {
     SC_THREAD(run);
   }
 
@@ -84,20 +115,34 @@ class TranslationLoad : public sc_core::sc_module {
   void run() {
     for (std::size_t k = 0; k < units_.size(); ++k) {
       MemoryTranslation& unit = *units_[k];
-      for (const Access& a : warmup_) translate(unit, a);
+      AccessStream stream(config_);
+      for (std::uint64_t i = 0; i < config_.warmup_accesses; ++i) {
+        translate(unit, stream.next());
+        progress_.advance();
+      }
       const std::uint64_t hits = unit.mtt_cache().hits();
       const std::uint64_t misses = unit.mtt_cache().misses();
       const std::uint64_t mpt_hits = unit.mpt_cache().hits();
       const std::uint64_t mpt_misses = unit.mpt_cache().misses();
       const std::uint64_t walks = unit.stats().mpt_walks + unit.stats().mtt_walks;
-      const std::size_t walk_samples = unit.stats().walk_ns.size();
-      std::vector<double> took;
-      took.reserve(measured_.size());
-      for (const Access& a : measured_) {
+      // An access walks at most twice (its MPT and its MTT entry).
+      TopValues walk_ns(TopValues::capacity_for(kP99, 2 * config_.accesses));
+      double walk_sum_ns = 0;
+      unit.set_walk_observer([&](const sc_core::sc_time& took) {
+        walk_ns.add(to_ns(took));
+        walk_sum_ns += to_ns(took);
+      });
+      TopValues took_ns(TopValues::capacity_for(kP99, config_.accesses));
+      double took_sum_ns = 0;
+      for (std::uint64_t i = 0; i < config_.accesses; ++i) {
         const sc_core::sc_time start = sc_core::sc_time_stamp();
-        translate(unit, a);
-        took.push_back(to_ns(sc_core::sc_time_stamp() - start));
+        translate(unit, stream.next());
+        const double took = to_ns(sc_core::sc_time_stamp() - start);
+        took_ns.add(took);
+        took_sum_ns += took;
+        progress_.advance();
       }
+      unit.set_walk_observer(nullptr);
       TranslationPoint p;
       p.cache_entries = config_.cache_entries[k];
       p.working_set_pages = std::uint64_t{config_.mrs} * config_.pages_per_mr;
@@ -107,16 +152,12 @@ class TranslationLoad : public sc_core::sc_module {
       const double mpt_lookups = static_cast<double>(unit.mpt_cache().hits() - mpt_hits +
                                                      unit.mpt_cache().misses() - mpt_misses);
       p.mpt_hit_rate = static_cast<double>(unit.mpt_cache().hits() - mpt_hits) / mpt_lookups;
-      p.mean_translate_ns = std::accumulate(took.begin(), took.end(), 0.0) /
-                            static_cast<double>(took.size());
-      p.p99_translate_ns = percentile(took, 0.99);
+      p.mean_translate_ns = took_sum_ns / static_cast<double>(took_ns.count());
+      p.p99_translate_ns = took_ns.percentile(kP99);
       p.walks = unit.stats().mpt_walks + unit.stats().mtt_walks - walks;
-      const std::vector<double> walk_ns(unit.stats().walk_ns.begin() + static_cast<std::ptrdiff_t>(walk_samples),
-                                        unit.stats().walk_ns.end());
-      if (!walk_ns.empty()) {
-        p.mean_walk_ns = std::accumulate(walk_ns.begin(), walk_ns.end(), 0.0) /
-                         static_cast<double>(walk_ns.size());
-        p.p99_walk_ns = percentile(walk_ns, 0.99);
+      if (walk_ns.count() > 0) {
+        p.mean_walk_ns = walk_sum_ns / static_cast<double>(walk_ns.count());
+        p.p99_walk_ns = walk_ns.percentile(kP99);
       }
       points_.push_back(p);
     }
@@ -126,8 +167,7 @@ class TranslationLoad : public sc_core::sc_module {
   std::vector<MemoryTranslation*> units_;
   std::vector<ibv_mr*> mrs_;
   std::uint32_t pd_;
-  std::vector<Access> warmup_;
-  std::vector<Access> measured_;
+  RunProgress& progress_;
   std::vector<TranslationPoint> points_;
 };
 
@@ -205,10 +245,12 @@ TranslationTestConfig translation_test_config(const config::Json& doc, const std
       (c.memory.size_bytes - pool_base) / c.page_bytes < pages + c.mrs) {
     fail("host.memory_bytes", "too small for the NIC's tables and the working set");
   }
+  check_memory_budget(c, source);
   return c;
 }
 
-TranslationTestResult run_translation_test(const TranslationTestConfig& config) {
+TranslationTestResult run_translation_test(const TranslationTestConfig& config,
+                                           RunProgress& progress) {
   require_picosecond_resolution();
   HostDmaPath host("host", config.memory, config.pcie, config.engine);
 
@@ -235,8 +277,11 @@ TranslationTestResult run_translation_test(const TranslationTestConfig& config) 
     units.back()->walker2dma.socket.bind(host.dma_engine.nic2dma);
     unit_pointers.push_back(units.back().get());
   }
-  TranslationLoad load("load", config, unit_pointers, mrs, pd->handle);
-  sc_core::sc_start();
+  TranslationLoad load("load", config, unit_pointers, mrs, pd->handle, progress);
+  progress.start("translations",
+                 config.cache_entries.size() * (config.warmup_accesses + config.accesses));
+  simulate();
+  progress.finish();
   return TranslationTestResult{load.points()};
 }
 

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "common/run_progress.hpp"
 #include "config/config.hpp"
 #include "dma/dma_engine.hpp"
 #include "host_memory/host_memory.hpp"
@@ -52,7 +53,9 @@ struct TranslationTestResult {
 void declare_translation_test_keys(config::Schema& schema);
 TranslationTestConfig translation_test_config(const config::Json& doc, const std::string& source);
 
-// Elaborates and simulates; call once per process.
-TranslationTestResult run_translation_test(const TranslationTestConfig& config);
+// Elaborates and simulates; call once per process. Throws
+// SimulatedTimeExceeded or Interrupted (simulation.hpp).
+TranslationTestResult run_translation_test(const TranslationTestConfig& config,
+                                           RunProgress& progress);
 
 }  // namespace rnicsim

@@ -1,0 +1,94 @@
+#include "common/run_progress.hpp"
+
+#include <cstdio>
+#include <ostream>
+#include <systemc>
+#include <utility>
+
+#include "common/simulation.hpp"
+#include "common/time_units.hpp"
+
+namespace rnicsim {
+namespace {
+
+constexpr auto kFirstReport = std::chrono::seconds(1);
+constexpr auto kReportEvery = std::chrono::seconds(1);
+
+// "12.3 us": three significant digits in the largest unit that is at least 1.
+std::string simulated_time_text(double ns) {
+  static constexpr struct {
+    double ns;
+    const char* unit;
+  } kUnits[] = {{1e9, "s"}, {1e6, "ms"}, {1e3, "us"}, {1, "ns"}};
+  for (const auto& u : kUnits) {
+    if (ns >= u.ns || u.ns == 1) {
+      char text[32];
+      std::snprintf(text, sizeof text, "%.3g %s", ns / u.ns, u.unit);
+      return text;
+    }
+  }
+  return {};
+}
+
+// "650k": three significant digits with a k or M suffix.
+std::string count_text(double count) {
+  char text[32];
+  if (count >= 1e6) {
+    std::snprintf(text, sizeof text, "%.3gM", count / 1e6);
+  } else if (count >= 1e3) {
+    std::snprintf(text, sizeof text, "%.3gk", count / 1e3);
+  } else {
+    std::snprintf(text, sizeof text, "%.3g", count);
+  }
+  return text;
+}
+
+}  // namespace
+
+RunProgress::RunProgress(std::ostream* terminal) : terminal_(terminal) {}
+
+void RunProgress::start(std::string unit, std::uint64_t total) {
+  unit_ = std::move(unit);
+  total_ = total;
+  done_ = 0;
+  started_ = Clock::now();
+  next_report_ = started_ + kFirstReport;
+}
+
+void RunProgress::advance(std::uint64_t items) {
+  done_ += items;
+  if (stop_requested() && !stopping_) {
+    stopping_ = true;
+    sc_core::sc_stop();
+  }
+  if (terminal_ == nullptr || --until_clock_read_ > 0) return;
+  until_clock_read_ = kItemsBetweenClockReads;
+  const Clock::time_point now = Clock::now();
+  if (now >= next_report_) {
+    show(now);
+    next_report_ = now + kReportEvery;
+  }
+}
+
+void RunProgress::show(Clock::time_point now) {
+  const double seconds = std::chrono::duration<double>(now - started_).count();
+  const double rate = static_cast<double>(done_) / seconds;
+  std::string line = "rnicsim: " + simulated_time_text(to_ns(sc_core::sc_time_stamp())) +
+                     " simulated | " + std::to_string(done_) + " of " + std::to_string(total_) +
+                     " " + unit_;
+  if (total_ > 0) line += " (" + std::to_string(done_ * 100 / total_) + "%)";
+  line += " | " + count_text(rate) + " " + unit_ + "/s";
+  if (rate > 0 && total_ > done_) {
+    line += " | about " + count_text(static_cast<double>(total_ - done_) / rate) + " s left";
+  }
+  // Carriage return and erase-to-end-of-line: the line is rewritten in place.
+  *terminal_ << "\r" << line << "\x1b[K" << std::flush;
+  shown_ = true;
+}
+
+void RunProgress::finish() {
+  if (shown_) *terminal_ << "\r\x1b[K" << std::flush;
+  shown_ = false;
+}
+
+}  // namespace rnicsim
