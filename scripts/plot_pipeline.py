@@ -3,7 +3,8 @@
 
 A timing diagram in the style of the seed figures: one panel per path, time on
 the x axis, one row per Data (Data 0 on top), one coloured box per stage from
-its start to its end, for the first 8 Data.
+its start to its end, for the first 8 Data. arrivals.csv is read row by row
+and only those rows are kept, so its size does not matter.
 
 usage: plot_pipeline.py RUN_FOLDER
 """
@@ -30,7 +31,7 @@ def main(folder):
     with open(folder / "arrivals.csv", newline="") as f:
         reader = csv.DictReader(f)
         stages = stage_names(reader.fieldnames)
-        rows = list(reader)
+        rows = [r for r in reader if int(r["data_index"]) < MAX_DATA]
 
     colours = dict(zip(stages, plt.get_cmap("tab10").colors))
     paths = list(summary["paths"].keys())
@@ -39,7 +40,7 @@ def main(folder):
     x_max = 0.0
     for ax, path in zip(axes[:, 0], paths):
         info = summary["paths"][path]
-        data = [r for r in rows if r["path"] == path and int(r["data_index"]) < MAX_DATA]
+        data = [r for r in rows if r["path"] == path]
         for r in data:
             y = int(r["data_index"])
             for stage in info["stages"]:

@@ -79,7 +79,7 @@ void declare_pipeline_keys(config::Schema& schema) {
                                  "counting items still in the previous stage's latency (like "
                                  "credits); a full queue stalls the stage before it")
                  .at_least(1)
-                 .at_most(1000000));
+                 .at_most(131072));  // five full queues of Data in flight stay within the budget
 }
 
 PipelineConfig pipeline_config(const config::Json& doc, const std::string& source) {
