@@ -32,6 +32,9 @@ def main(folder):
         reader = csv.DictReader(f)
         stages = stage_names(reader.fieldnames)
         rows = [r for r in reader if int(r["data_index"]) < MAX_DATA]
+    if not rows:
+        print("pipeline.png not drawn: arrivals.csv holds no Data (output.timeline_data is 0)")
+        return
 
     colours = dict(zip(stages, plt.get_cmap("tab10").colors))
     paths = list(summary["paths"].keys())

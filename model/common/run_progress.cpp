@@ -59,7 +59,8 @@ void RunProgress::advance(std::uint64_t items) {
   done_ += items;
   if (stop_requested() && !stopping_) {
     stopping_ = true;
-    sc_core::sc_stop();
+    // Paused, not stopped: simulate() can still unwind the threads.
+    sc_core::sc_pause();
   }
   if (terminal_ == nullptr || --until_clock_read_ > 0) return;
   until_clock_read_ = kItemsBetweenClockReads;

@@ -18,6 +18,10 @@ class RunProgress {
  public:
   // `terminal` null: quiet.
   explicit RunProgress(std::ostream* terminal = nullptr);
+  // A run that ends early (an error, an interrupt) leaves no half line behind.
+  ~RunProgress() { finish(); }
+  RunProgress(const RunProgress&) = delete;
+  RunProgress& operator=(const RunProgress&) = delete;
 
   // Starts counting `total` items named `unit` ("Data", "transfers").
   void start(std::string unit, std::uint64_t total);

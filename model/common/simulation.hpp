@@ -13,8 +13,9 @@
 //
 // A run also stops early when the user interrupts it (SIGINT, SIGTERM): the
 // signal handler only records the request; RunProgress::advance(), which the
-// experiments call for every item they complete, then stops the kernel, and
-// simulate() throws Interrupted.
+// experiments call for every item they complete, then pauses the kernel, and
+// simulate() throws Interrupted. A run cut short, either way, first has its
+// threads unwound, so nothing they held is left behind.
 #include <cstdint>
 #include <stdexcept>
 #include <systemc>

@@ -52,7 +52,7 @@ std::vector<const PipelineStage<Transfer>*> DataPath::stages() const {
 }
 
 void DataPath::receive() {
-  DataTimeline data;
+  DataTimeline& data = arriving_;
   for (;;) {
     const Transfer transfer = wire2peer_.pop();
     data.index = transfer.index();

@@ -91,6 +91,7 @@ class DataPath : public sc_core::sc_module {
   WireLink wire_;
   Observer observer_;
   ArrivalTotals totals_;
+  DataTimeline arriving_;  // receive()'s work space: a member, as that thread never ends
 };
 
 }  // namespace rnicsim
