@@ -6,6 +6,7 @@
 #include <csignal>
 #include <exception>
 #include <filesystem>
+#include <optional>
 #include <ostream>
 #include <system_error>
 
@@ -137,27 +138,33 @@ int run_command(const RunArguments& run, std::ostream& out) {
   return kExitOk;
 }
 
-// Reads the whole file before printing, so a file that turns out not to be
-// pcap halfway through prints nothing.
+// Prints each frame's line as its record is read, so memory stays one record
+// whatever the capture's size. A file that is not pcap (global header, link
+// type) prints nothing; a capture cut short prints every whole frame, then
+// the error naming the record.
 int decode_command(const std::string& path, std::ostream& out) {
-  std::string lines;
+  std::optional<packet::PcapReader> reader;
   try {
-    packet::PcapReader reader(path);
-    if (reader.linktype() != packet::PcapWriter::kLinktypeEthernet) {
-      throw packet::PcapError(path + ": link type " + std::to_string(reader.linktype()) +
-                              " is not Ethernet (1)");
-    }
-    packet::PcapRecord record;
-    for (std::uint64_t index = 1; reader.next(record); ++index) {
-      lines += packet::describe_frame(index, record.time_ns, record.data.data(),
-                                      record.data.size())
-                   .dump() +
-               "\n";
+    reader.emplace(path);
+    if (reader->linktype() != packet::PcapWriter::kLinktypeEthernet) {
+      throw packet::PcapError(
+          path, "link type " + std::to_string(reader->linktype()) + " is not Ethernet (1)");
     }
   } catch (const packet::PcapError& e) {
     throw config::ConfigError(e.what(), "", "cannot be read as pcap");
   }
-  out << lines;
+  packet::PcapRecord record;
+  try {
+    for (std::uint64_t index = 1; reader->next(record); ++index) {
+      out << packet::describe_frame(index, record.time_ns, record.data.data(), record.data.size())
+                 .dump()
+          << '\n';
+    }
+  } catch (const packet::PcapError& e) {
+    out.flush();  // the whole frames reach the user before the error does
+    throw config::ConfigError(e.path(), "", e.reason());
+  }
+  out.flush();
   return kExitOk;
 }
 

@@ -11,10 +11,17 @@
 
 namespace rnicsim::packet {
 
-// A file that cannot be read or written as pcap; what() names the file and the reason.
+// A file that cannot be read or written as pcap; what() is "path: reason".
 class PcapError : public std::runtime_error {
  public:
-  using std::runtime_error::runtime_error;
+  PcapError(const std::string& path, const std::string& reason)
+      : std::runtime_error(path + ": " + reason), path_(path), reason_(reason) {}
+  const std::string& path() const { return path_; }
+  const std::string& reason() const { return reason_; }
+
+ private:
+  std::string path_;
+  std::string reason_;
 };
 
 struct PcapRecord {
@@ -39,15 +46,22 @@ class PcapWriter {
   std::uint64_t records_ = 0;
 };
 
+// Reads one record at a time, so memory stays one record whatever the file's size.
 class PcapReader {
  public:
+  static constexpr std::uint32_t kMaxRecordBytes = 256 * 1024;
+
+  // Reads and checks the global header: a file that is not pcap throws here.
   explicit PcapReader(const std::string& path);
-  // The next record, or false at the end of the file. A truncated record is a PcapError.
+  // The next record, or false at the end of the file. A record cut short by
+  // the end of the file (in its header or its data), or one claiming more
+  // than kMaxRecordBytes, is a PcapError naming the record (from 1).
   bool next(PcapRecord& record);
   std::uint32_t linktype() const { return linktype_; }
 
  private:
   std::uint32_t read32(const std::uint8_t* bytes) const;
+  PcapError cut_short(const std::string& what_arrived) const;
   std::string path_;
   std::ifstream in_;
   bool swapped_ = false;

@@ -1,7 +1,7 @@
 # Runs rnicsim once and checks what a user would see. Invoked by ctest as
 #   cmake -DRNICSIM=... -DARGS="a|b|c" -DEXPECT_EXIT=N [-DEXPECT_STDERR=regex]
-#         [-DEXPECT_STDOUT=regex] [-DEXPECT_NO_PATH=path] [-DEXPECT_FILES="p1|p2"]
-#         [-DPREPARE_DIR=path] -P check_cli.cmake
+#         [-DEXPECT_STDOUT=regex] [-DEXPECT_STDOUT_LINES=N] [-DEXPECT_NO_PATH=path]
+#         [-DEXPECT_FILES="p1|p2"] [-DPREPARE_DIR=path] -P check_cli.cmake
 # PREPARE_DIR is created empty with a marker file before the run (to check that
 # a failed run leaves an existing output folder alone).
 string(REPLACE "|" ";" ARGS "${ARGS}")
@@ -28,6 +28,13 @@ if(DEFINED EXPECT_STDERR AND NOT err MATCHES "${EXPECT_STDERR}")
 endif()
 if(DEFINED EXPECT_STDOUT AND NOT out MATCHES "${EXPECT_STDOUT}")
   string(APPEND problems "stdout does not match: ${EXPECT_STDOUT}\n")
+endif()
+if(DEFINED EXPECT_STDOUT_LINES)
+  string(REGEX MATCHALL "\n" newlines "${out}")
+  list(LENGTH newlines lines)
+  if(NOT lines EQUAL EXPECT_STDOUT_LINES)
+    string(APPEND problems "stdout has ${lines} lines, expected ${EXPECT_STDOUT_LINES}\n")
+  endif()
 endif()
 if(EXPECT_NO_PATH AND EXISTS "${EXPECT_NO_PATH}")
   string(APPEND problems "${EXPECT_NO_PATH} exists after a failed run\n")

@@ -66,7 +66,10 @@ def write_vectors_pcap(vectors_json, path):
 
 
 def tshark_rows(pcap):
-    command = ["tshark", "-r", str(pcap), "--disable-protocol", "tftp", "-T", "fields",
+    # RoCEv2 from UDP port 69 would be TFTP to Wireshark, and a short SEND payload
+    # the RPC-over-RDMA heuristic's (which then hides the ICRC): both off.
+    command = ["tshark", "-r", str(pcap), "--disable-protocol", "tftp",
+               "--disable-protocol", "rpcordma", "-T", "fields",
                "-E", "separator=\t", "-E", "occurrence=f", "-e", "frame.number"]
     for field in FIELDS:
         command += ["-e", field]

@@ -536,12 +536,12 @@ TEST(Icrc, RejectsWhatIsNotAnIpPacketWithRoceHeaders) {
 
 TEST(Icrc, WireOrderIsLittleEndian) {
   std::uint8_t wire[4];
-  store_icrc(0x2A00FD82, wire);  // ConnectX-4 Lx CNP: wire 82 fd 00 2a
-  EXPECT_EQ(wire[0], 0x82);
-  EXPECT_EQ(wire[1], 0xFD);
-  EXPECT_EQ(wire[2], 0x00);
-  EXPECT_EQ(wire[3], 0x2A);
-  EXPECT_EQ(load_icrc(wire), 0x2A00FD82u);
+  store_icrc(0x3D565B79, wire);  // rdma_write_lat.pcap frame 24 (rxe ACK): wire 79 5b 56 3d
+  EXPECT_EQ(wire[0], 0x79);
+  EXPECT_EQ(wire[1], 0x5B);
+  EXPECT_EQ(wire[2], 0x56);
+  EXPECT_EQ(wire[3], 0x3D);
+  EXPECT_EQ(load_icrc(wire), 0x3D565B79u);
 }
 
 // --- One frame per receive check ------------------------------------------
@@ -797,16 +797,17 @@ TEST(Segmentation, SendWithInvalidateCarriesIethOnTheLastPacket) {
 }
 
 TEST(Segmentation, ReadResponseMatchesTheRxeCapture) {
-  // montybeatnik capture: READ of 4096 B at PMTU 1024, PSN 9209054..9209057,
-  // AETH on FIRST and LAST only, A=0 throughout (REFERENCE section 4).
-  auto first = seg(0x0D, 9209054, 0, 1024);
+  // rdma_read_bw.pcap frames 22 and 27-29 (testbench/data/roce): READ of
+  // 3000 B at PMTU 1024, responses with PSN 6433910..6433912 carrying 1024,
+  // 1024 and 952 B, AETH on FIRST and LAST only, A=0 throughout; the next
+  // READ REQUEST (frame 23) has PSN 6433913.
+  auto first = seg(0x0D, 6433910, 0, 1024);
   first.has_aeth = true;
-  auto last = seg(0x0F, 9209057, 3072, 1024);
+  auto last = seg(0x0F, 6433912, 2048, 952);
   last.has_aeth = true;
-  EXPECT_EQ(segment_message(MessageKind::kRdmaReadResponse, Transport::kRc, 1024, 9209054, 4096),
-            (std::vector<SegmentedPacket>{first, seg(0x0E, 9209055, 1024, 1024),
-                                          seg(0x0E, 9209056, 2048, 1024), last}));
-  EXPECT_EQ(packet_count(4096, 1024), 4u);  // the READ REQUEST consumes 4 PSNs
+  EXPECT_EQ(segment_message(MessageKind::kRdmaReadResponse, Transport::kRc, 1024, 6433910, 3000),
+            (std::vector<SegmentedPacket>{first, seg(0x0E, 6433911, 1024, 1024), last}));
+  EXPECT_EQ(packet_count(3000, 1024), 3u);  // the READ REQUEST consumes 3 PSNs
 }
 
 TEST(Segmentation, UcAndUdOpcodes) {
