@@ -21,7 +21,7 @@ struct Encapsulation {
 };
 
 // RoCEv2 RDMA WRITE ONLY over IPv4: IPv4 20 + UDP 8 + BTH 12 + RETH 16, ICRC 4,
-// payload padded to 4 bytes (shared/REFERENCE.md section 1).
+// payload padded to 4 bytes (IBTA RoCEv2 annex; Linux rxe).
 Encapsulation roce_v2_write_only_ipv4();
 // TCP over IPv4 with no IP or TCP options: IPv4 20 + TCP 20.
 Encapsulation tcp_ipv4();

@@ -1,7 +1,7 @@
 #pragma once
 // Whole RoCEv2 frames: Ethernet (optionally one 802.1Q tag), IPv4 or IPv6,
 // UDP to port 4791, BTH, the opcode's extended headers, payload, pad, ICRC.
-// No Ethernet FCS, as in the captures (shared/REFERENCE.md section 1).
+// No Ethernet FCS, as in the captures (testbench/data/roce).
 #include <cstddef>
 #include <cstdint>
 #include <optional>

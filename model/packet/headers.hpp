@@ -1,6 +1,6 @@
 #pragma once
 // The protocol headers of a RoCEv2 frame and their wire encoding (network byte
-// order). Layouts follow shared/REFERENCE.md sections 1-3 (Linux rxe_hdr.h,
+// order). Layouts follow the IBTA specification as Linux implements it (rxe_hdr.h,
 // ib_pack.h). Each fixed-size header has kSize, encode() into a buffer of at
 // least kSize bytes and decode() from one; bounds are the caller's job
 // (parse_frame checks them once per frame), so these stay branch-free.

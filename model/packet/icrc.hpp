@@ -1,5 +1,6 @@
 #pragma once
-// RoCEv2 Invariant CRC, exactly as shared/REFERENCE.md section 6 gives it:
+// RoCEv2 Invariant CRC, as the IBTA RoCEv2 annex defines it and Linux rxe computes it
+// (rxe_icrc.c):
 // zlib CRC-32 over 8 x 0xFF (the masked IB LRH) followed by the packet from
 // the IP header through the pad, with the variant fields set to ones: IPv4
 // TOS, TTL and header checksum (or IPv6 traffic class, flow label and hop

@@ -1,7 +1,7 @@
 #pragma once
 // The BTH opcode table the model supports: which extended headers follow the
 // BTH (in wire order), how much payload a packet may carry and where the
-// packet sits in its message. Source: shared/REFERENCE.md section 4 (Linux
+// packet sits in its message. Source: the IBTA opcode table (Linux
 // ib_pack.h, rxe_opcode.c).
 //
 // Supported: RC 0x00-0x14, 0x16, 0x17; UC SEND and RDMA WRITE 0x20-0x2B;
@@ -30,7 +30,7 @@ enum class ExtHeader : std::uint8_t {
 // Bytes between the BTH and the ICRC that are not headers, pad excluded.
 // FIRST and MIDDLE fill the path MTU exactly; LAST carries at least one byte
 // (a message that ends on a PMTU boundary needs no empty LAST); only ONLY may
-// be empty (shared/REFERENCE.md section 1, rxe_resp.c check_length).
+// be empty (IBTA; Linux rxe_resp.c check_length).
 enum class PayloadRule : std::uint8_t { kNone, kExactlyPmtu, kOneToPmtu, kZeroToPmtu };
 
 // Single-packet operations (ACK, READ REQUEST, atomics, CNP) are kOnly.

@@ -1,8 +1,8 @@
 #pragma once
 // How a message is cut into packets on the wire: opcodes, PSNs and payload
-// slices, per the IBTA rules that shared/REFERENCE.md sections 1 and 4 restate
-// (FIRST and MIDDLE carry exactly one PMTU, LAST the rest, a message that fits
-// one PMTU is ONLY; a zero-length message is one empty ONLY packet).
+// slices, per the IBTA rules, which Linux rxe implements too: FIRST and MIDDLE
+// carry exactly one PMTU, LAST the rest, a message that fits one PMTU is
+// ONLY; a zero-length message is one empty ONLY packet.
 #include <cstdint>
 #include <vector>
 

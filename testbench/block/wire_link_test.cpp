@@ -26,7 +26,7 @@ TEST(WireFraming, RoceV2AddsHeadersPadIcrcFcsPreambleAndGap) {
   // 13 B payload padded to 16; 14 Eth + 20 IPv4 + 8 UDP + 12 BTH + 16 RETH + 16
   // + 4 ICRC + 4 FCS = 94 B frame; + 8 preamble/SFD + 12 IFG = 114 B.
   EXPECT_EQ(ethernet.wire_bits(100), 114u * 8);
-  // 4096 B: the goodput rule of shared/REFERENCE.md, PMTU + 82 + 16 (RETH).
+  // 4096 B: the RoCEv2 goodput rule, PMTU + 82 + 16 (RETH) bytes on the wire.
   EXPECT_EQ(ethernet.wire_bits(4096 * 8), (4096u + 98u) * 8);
 }
 
