@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <memory>
 #include <numeric>
 #include <utility>
@@ -20,9 +21,9 @@ constexpr std::size_t kMaxSuggestionDistance = 2;
 std::string compose_message(const std::string& source, const std::string& key,
                             const std::string& reason) {
   if (key.empty()) {
-    return source + ": " + reason;
+    return printable(source) + ": " + printable(reason);
   }
-  return source + ": " + key + ": " + reason;
+  return printable(source) + ": " + printable(key) + ": " + printable(reason);
 }
 
 std::vector<std::string> split_path(std::string_view path) {
@@ -293,11 +294,9 @@ std::string short_parse_reason(const std::string& what) {
   return reason;
 }
 
-std::string malformed_message(const std::string& text, const Json::parse_error& error) {
-  // `byte` counts the offending character itself, 1-based; at end of input it
-  // is one past the last byte.
-  const std::size_t offset =
-      std::min<std::size_t>(error.byte > 0 ? error.byte - 1 : 0, text.size());
+// "line 3, column 13" for a 0-based byte offset; columns count bytes.
+std::string line_column(const std::string& text, std::size_t offset) {
+  offset = std::min(offset, text.size());
   std::size_t line = 1;
   std::size_t line_start = 0;
   for (std::size_t i = 0; i < offset; ++i) {
@@ -306,9 +305,228 @@ std::string malformed_message(const std::string& text, const Json::parse_error& 
       line_start = i + 1;
     }
   }
-  const std::size_t column = offset - line_start + 1;
-  return "malformed JSON at line " + std::to_string(line) + ", column " + std::to_string(column) +
-         ": " + short_parse_reason(error.what());
+  return "line " + std::to_string(line) + ", column " + std::to_string(offset - line_start + 1);
+}
+
+// Where each key and each number starts, in document order. nlohmann's SAX
+// events carry no position, but they arrive in document order and only for
+// text that lexed correctly, so the n-th key event is the n-th key here.
+struct TokenOffsets {
+  std::vector<std::size_t> keys;
+  std::vector<std::size_t> numbers;
+};
+
+bool is_json_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+
+TokenOffsets token_offsets(const std::string& text) {
+  TokenOffsets offsets;
+  std::size_t i = 0;
+  while (i < text.size()) {
+    const char c = text[i];
+    if (c == '"') {
+      const std::size_t start = i++;
+      while (i < text.size() && text[i] != '"') i += text[i] == '\\' ? 2 : 1;
+      ++i;  // the closing quote
+      std::size_t next = i;
+      while (next < text.size() && is_json_space(text[next])) ++next;
+      if (next < text.size() && text[next] == ':') offsets.keys.push_back(start);
+    } else if (c == '-' || (c >= '0' && c <= '9')) {
+      offsets.numbers.push_back(i);
+      while (i < text.size() && std::strchr("0123456789+-.eE", text[i]) != nullptr &&
+             text[i] != '\0') {
+        ++i;
+      }
+    } else {
+      ++i;
+    }
+  }
+  return offsets;
+}
+
+bool has_control_character(std::string_view text) {
+  return std::any_of(text.begin(), text.end(), [](char c) {
+    return static_cast<unsigned char>(c) < 0x20 || c == 0x7f;
+  });
+}
+
+// What went wrong while parsing: a syntax error (reported as malformed JSON)
+// or a well-formed document nlohmann would still get wrong (with a key path).
+struct ParseProblem {
+  bool syntax = false;
+  std::string key;         // path of the offending member ("" at the top level)
+  std::string reason;      // without the position
+  std::size_t offset = 0;  // 0-based byte offset
+  std::optional<std::size_t> first_offset;  // a duplicate key: where the first one is
+};
+
+// Builds the document from nlohmann's SAX events, checking on the way what
+// nlohmann itself lets through.
+class StrictBuilder : public nlohmann::json_sax<Json> {
+ public:
+  explicit StrictBuilder(const std::string& text) : offsets_(token_offsets(text)) {}
+
+  Json& result() { return root_; }
+  const std::optional<ParseProblem>& problem() const { return problem_; }
+
+  bool null() override { return add(Json(nullptr)); }
+  bool boolean(bool value) override { return add(Json(value)); }
+  bool number_integer(number_integer_t value) override {
+    ++numbers_seen_;
+    return add(Json(value));
+  }
+  bool number_unsigned(number_unsigned_t value) override {
+    ++numbers_seen_;
+    return add(Json(value));
+  }
+  bool number_float(number_float_t value, const string_t& text) override {
+    const std::size_t offset = number_offset();
+    ++numbers_seen_;
+    // nlohmann reads an integer too long for 64 bits as a double, and a
+    // number too small for a double as 0: both silently change the value.
+    const bool integer_text = text.find_first_of(".eE") == std::string::npos;
+    const bool nonzero_text = text.find_first_of("123456789") < text.find_first_of("eE");
+    if (integer_text || (value == 0 && nonzero_text)) {
+      return fail(false, value_path(), out_of_range_reason(text, integer_text), offset);
+    }
+    return add(Json(value));
+  }
+  bool string(string_t& value) override { return add(Json(std::move(value))); }
+  bool binary(binary_t& /*value*/) override { return false; }  // JSON text has none
+
+  bool start_object(std::size_t /*elements*/) override {
+    return open(Json::object());
+  }
+  bool key(string_t& name) override {
+    Frame& frame = frames_.back();
+    const std::size_t offset = key_count_ < offsets_.keys.size() ? offsets_.keys[key_count_] : 0;
+    ++key_count_;
+    frame.key = name;
+    if (has_control_character(name)) {
+      return fail(false, value_path(), "a key name must not contain control characters", offset);
+    }
+    const auto [first, inserted] = frame.key_offsets.emplace(name, offset);
+    if (!inserted) {
+      fail(false, value_path(), "duplicate key", offset);
+      problem_->first_offset = first->second;
+      return false;
+    }
+    return true;
+  }
+  bool end_object() override {
+    frames_.pop_back();
+    return true;
+  }
+  bool start_array(std::size_t /*elements*/) override { return open(Json::array()); }
+  bool end_array() override {
+    frames_.pop_back();
+    return true;
+  }
+
+  bool parse_error(std::size_t position, const std::string& token,
+                   const Json::exception& error) override {
+    if (error.id == 406) {  // a number beyond a double: 1e400
+      return fail(false, value_path(), out_of_range_reason(token, false), number_offset());
+    }
+    // `position` counts the offending character itself, 1-based; at end of
+    // input it is one past the last byte.
+    return fail(true, "", short_parse_reason(error.what()), position > 0 ? position - 1 : 0);
+  }
+
+ private:
+  struct Frame {
+    Json* container = nullptr;
+    std::string key;                                   // objects: the member being read
+    std::map<std::string, std::size_t> key_offsets;    // objects: names seen so far
+  };
+
+  static std::string out_of_range_reason(const std::string& text, bool integer) {
+    return "number " + text + " is out of range for " +
+           (integer ? "a 64-bit integer" : "a double");
+  }
+
+  std::size_t number_offset() const {
+    return numbers_seen_ < offsets_.numbers.size() ? offsets_.numbers[numbers_seen_] : 0;
+  }
+
+  // "link.gbps", "sizes[2]": where the next value goes. An outer list's
+  // element being read is its last; the innermost list's is the next.
+  std::string value_path() const {
+    std::string path;
+    for (std::size_t i = 0; i < frames_.size(); ++i) {
+      const Json& container = *frames_[i].container;
+      if (container.is_object()) {
+        path += (path.empty() ? "" : ".") + frames_[i].key;
+      } else {
+        const bool innermost = i + 1 == frames_.size();
+        path += "[" + std::to_string(container.size() - (innermost ? 0 : 1)) + "]";
+      }
+    }
+    return path;
+  }
+
+  // Places a value; returns where it now lives.
+  Json* place(Json value) {
+    if (frames_.empty()) {
+      root_ = std::move(value);
+      return &root_;
+    }
+    Frame& frame = frames_.back();
+    if (frame.container->is_object()) {
+      return &((*frame.container)[frame.key] = std::move(value));
+    }
+    frame.container->push_back(std::move(value));
+    return &frame.container->back();
+  }
+
+  bool add(Json value) {
+    place(std::move(value));
+    return true;
+  }
+
+  bool open(Json container) {
+    // Only the innermost container grows while it is open, so the pointers
+    // held by the frames stay valid.
+    frames_.push_back(Frame{place(std::move(container)), {}, {}});
+    return true;
+  }
+
+  bool fail(bool syntax, std::string key, std::string reason, std::size_t offset) {
+    problem_ = ParseProblem{syntax, std::move(key), std::move(reason), offset, std::nullopt};
+    return false;
+  }
+
+  TokenOffsets offsets_;
+  std::size_t key_count_ = 0;
+  std::size_t numbers_seen_ = 0;
+  Json root_;
+  std::vector<Frame> frames_;
+  std::optional<ParseProblem> problem_;
+};
+
+// Parses `text` into `value`, or returns what is wrong with it.
+std::optional<ParseProblem> parse_into(const std::string& text, Json& value) {
+  // nlohmann ends the input at a NUL byte, so "{}\0garbage" would pass; JSON
+  // text has no place for one (inside a string it must be written \u0000).
+  if (const std::size_t nul = text.find('\0'); nul != std::string::npos) {
+    return ParseProblem{true, "", "NUL byte (JSON text cannot contain one)", nul, std::nullopt};
+  }
+  StrictBuilder builder(text);
+  if (Json::sax_parse(text, &builder, Json::input_format_t::json, true, false)) {
+    value = std::move(builder.result());
+    return std::nullopt;
+  }
+  return builder.problem().value_or(
+      ParseProblem{true, "", "unexpected end of input", text.size(), std::nullopt});
+}
+
+// The problem's reason with where it is in `text`.
+std::string reason_with_position(const std::string& text, const ParseProblem& problem) {
+  if (problem.syntax) {
+    return "malformed JSON at " + line_column(text, problem.offset) + ": " + problem.reason;
+  }
+  std::string where = line_column(text, problem.offset);
+  if (problem.first_offset) where += "; first at " + line_column(text, *problem.first_offset);
+  return problem.reason + " (" + where + ")";
 }
 
 std::string table_cell(const std::string& text) {
@@ -400,6 +618,14 @@ Json Schema::defaults() const {
   return doc;
 }
 
+Json parse_json_text(const std::string& text, const std::string& source) {
+  Json value;
+  if (const std::optional<ParseProblem> problem = parse_into(text, value)) {
+    throw ConfigError(source, problem->key, reason_with_position(text, *problem));
+  }
+  return value;
+}
+
 Json read_json_file(const std::string& path) {
   std::unique_ptr<std::FILE, FileCloser> file(std::fopen(path.c_str(), "rb"));
   if (!file) {
@@ -415,11 +641,7 @@ Json read_json_file(const std::string& path) {
   if (std::ferror(file.get())) {
     throw ConfigError(path, "", std::string("cannot open file: ") + std::strerror(errno));
   }
-  try {
-    return Json::parse(text);
-  } catch (const Json::parse_error& error) {
-    throw ConfigError(path, "", malformed_message(text, error));
-  }
+  return parse_json_text(text, path);
 }
 
 void apply_override(Json& doc, const std::string& assignment, const Schema& schema) {
@@ -507,6 +729,28 @@ std::string markdown_table(const Schema& schema) {
              table_cell(range_text(spec)) + " | " + table_cell(spec.doc) + " |\n";
   }
   return table;
+}
+
+std::string printable(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (const char c : text) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else if (c == '\r') {
+      out += "\\r";
+    } else if (byte < 0x20 || byte == 0x7f) {
+      char escape[8];
+      std::snprintf(escape, sizeof escape, "\\u%04x", byte);
+      out += escape;
+    } else {
+      out += c;
+    }
+  }
+  return out;
 }
 
 }  // namespace rnicsim::config

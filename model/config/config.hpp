@@ -103,8 +103,16 @@ class Schema {
   std::vector<KeySpec> keys_;
 };
 
-// Reads and parses a JSON file. Throws ConfigError naming the file for a
-// missing or unreadable file and for malformed JSON (with line and column).
+// Parses JSON text strictly. Throws ConfigError naming `source` for malformed
+// JSON (with line and column) and, with the key's path, line and column, for
+// what nlohmann would accept or turn into an internal error: a NUL byte
+// anywhere (nlohmann stops reading at one), a duplicate key in an object, a
+// key holding a control character, and a number a double or 64-bit integer
+// cannot hold (1e400, 1e-400, an integer of 20 digits).
+Json parse_json_text(const std::string& text, const std::string& source);
+
+// Reads and parses a JSON file as parse_json_text does. Throws ConfigError
+// naming the file for a missing or unreadable file and for bad JSON.
 Json read_json_file(const std::string& path);
 
 // Applies one "a.b.c=value" override to `doc`. The value is parsed as JSON when
@@ -129,5 +137,9 @@ const Json& at_path(const Json& doc, std::string_view path);
 
 // A Markdown table of every key: key, type, unit, default, range, meaning.
 std::string markdown_table(const Schema& schema);
+
+// Text for an error message: control characters (and DEL) escaped as JSON
+// escapes (\n, \u0000), so a message stays on one line and shows what it names.
+std::string printable(std::string_view text);
 
 }  // namespace rnicsim::config

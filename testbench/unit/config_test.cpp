@@ -478,5 +478,107 @@ TEST(ConfigMarkdownTest, TableListsKeysInDeclarationOrder) {
             "| link.lanes | integer |  | 4 | > 0 | Serial lanes. |\n");
 }
 
+// What nlohmann's own parser lets through or turns into an exception that is
+// not a parse error; each must be one ConfigError naming the file, the key's
+// path and the position.
+TEST_F(ConfigFileTest, NumberBeyondADoubleIsOutOfRange) {
+  const std::string path = write_file("big.json", "{\n  \"link\": {\"gbps\": 1e400}\n}\n");
+  EXPECT_EQ(config_error_of([&] { read_json_file(path); }),
+            path + ": link.gbps: number 1e400 is out of range for a double (line 2, column 20)");
+  const std::string negative = write_file("negative.json", R"({"link": {"gbps": -1e400}})");
+  EXPECT_EQ(config_error_of([&] { load(negative, {}, test_schema()); }),
+            negative +
+                ": link.gbps: number -1e400 is out of range for a double (line 1, column 19)");
+}
+
+TEST_F(ConfigFileTest, NumbersThatWouldSilentlyChangeAreOutOfRange) {
+  const std::string tiny = write_file("tiny.json", R"({"link": {"gbps": 1e-400}})");
+  EXPECT_EQ(config_error_of([&] { read_json_file(tiny); }),
+            tiny + ": link.gbps: number 1e-400 is out of range for a double (line 1, column 19)");
+  const std::string wide = write_file("wide.json", R"({"link": {"lanes": 123456789012345678901}})");
+  EXPECT_EQ(config_error_of([&] { read_json_file(wide); }),
+            wide + ": link.lanes: number 123456789012345678901 is out of range for a 64-bit "
+                   "integer (line 1, column 20)");
+  // Zero and the largest 64-bit integers are fine.
+  const std::string fine = write_file(
+      "fine.json", R"({"a": 0.0, "b": 0e5, "c": -0, "d": 18446744073709551615, "e": 1e-300})");
+  EXPECT_EQ(read_json_file(fine).at("d").get<std::uint64_t>(), 18446744073709551615ULL);
+}
+
+TEST_F(ConfigFileTest, NumberInsideAListNamesItsIndex) {
+  const std::string path = write_file("list.json", "{\"run\": {\"sizes\": [1,\n  2,\n  -1e999]}}");
+  EXPECT_EQ(config_error_of([&] { read_json_file(path); }),
+            path + ": run.sizes[2]: number -1e999 is out of range for a double (line 3, column 3)");
+}
+
+TEST_F(ConfigFileTest, DuplicateKeyNamesItsPathAndBothPlaces) {
+  const std::string path = write_file("dup.json",
+                                      "{\n"
+                                      "  \"link\": {\"gbps\": 10,\n"
+                                      "           \"gbps\": 20}\n"
+                                      "}\n");
+  EXPECT_EQ(config_error_of([&] { read_json_file(path); }),
+            path + ": link.gbps: duplicate key (line 3, column 12; first at line 2, column 12)");
+}
+
+TEST_F(ConfigFileTest, DuplicateSectionIsNotMergedOrReplaced) {
+  const std::string path =
+      write_file("dup.json", R"({"link":{"gbps":10},"link":{"propagation_ns":5}})");
+  EXPECT_EQ(config_error_of([&] { load(path, {}, test_schema()); }),
+            path + ": link: duplicate key (line 1, column 21; first at line 1, column 2)");
+}
+
+TEST_F(ConfigFileTest, DuplicateKeyInsideAListAndSameNameInTwoObjects) {
+  const std::string path = write_file("dup.json", R"({"a": [{"x": 1}, {"x": 2, "x": 3}]})");
+  EXPECT_EQ(config_error_of([&] { read_json_file(path); }),
+            path + ": a[1].x: duplicate key (line 1, column 27; first at line 1, column 19)");
+  // The same name in sibling objects, or a key named like a string value, is no duplicate.
+  const std::string fine = write_file("fine.json", R"({"a": {"x": "y"}, "b": {"x": 1, "y": "x"}})");
+  EXPECT_EQ(read_json_file(fine), Json::parse(R"({"a": {"x": "y"}, "b": {"x": 1, "y": "x"}})"));
+}
+
+TEST_F(ConfigFileTest, EscapedNulInAKeyIsPrintedEscaped) {
+  const std::string path = write_file("nul.json", R"({"link": {"gb\u0000ps": 10}})");
+  const std::string message = config_error_of([&] { load(path, {}, test_schema()); });
+  EXPECT_EQ(message, path + ": link.gb\\u0000ps: a key name must not contain control characters "
+                            "(line 1, column 11)");
+  EXPECT_EQ(message.find('\0'), std::string::npos);
+}
+
+TEST_F(ConfigFileTest, ControlCharacterInAKeyKeepsTheMessageOnOneLine) {
+  const std::string path = write_file("ctl.json", R"({"li\nnk": {"gbps": 10}, "x\u007f": 1})");
+  EXPECT_EQ(config_error_of([&] { read_json_file(path); }),
+            path + ": li\\nnk: a key name must not contain control characters (line 1, column 2)");
+  const std::string del = write_file("del.json", R"({"x\u007f": 1})");
+  EXPECT_EQ(config_error_of([&] { read_json_file(del); }),
+            del + ": x\\u007f: a key name must not contain control characters (line 1, column 2)");
+}
+
+TEST_F(ConfigFileTest, RawNulByteIsMalformed) {
+  const std::string in_key = write_file("nul.json", std::string("{\"gb\0ps\": 1}", 12));
+  EXPECT_EQ(config_error_of([&] { read_json_file(in_key); }),
+            in_key + ": malformed JSON at line 1, column 5: NUL byte (JSON text cannot contain one)");
+  // nlohmann alone stops reading at the NUL and accepts the document.
+  const std::string after = write_file("after.json", std::string("{}\n\0garbage", 11));
+  EXPECT_EQ(config_error_of([&] { load(after, {}, test_schema()); }),
+            after + ": malformed JSON at line 2, column 1: NUL byte (JSON text cannot contain one)");
+}
+
+TEST(ConfigParseTest, ParsesLikeNlohmannOtherwise) {
+  const std::string text = R"({"a": [1, -2, 2.5, "s\"x", true, null, {}, []], "b": {"c": {"d": 1e3}}})";
+  EXPECT_EQ(parse_json_text(text, "t"), Json::parse(text));
+  EXPECT_EQ(parse_json_text("7", "t"), Json(7));
+  EXPECT_EQ(config_error_of([] { parse_json_text("{} x", "t"); }),
+            "t: malformed JSON at line 1, column 4: invalid literal; last read: '{} x'; expected end "
+            "of input");
+}
+
+TEST(ConfigPrintableTest, EscapesControlCharactersOnly) {
+  EXPECT_EQ(printable("a.b_c-d \"e\" \\ é"), "a.b_c-d \"e\" \\ é");
+  EXPECT_EQ(printable(std::string("a\0b\nc\td\re\x1f\x7f", 11)), "a\\u0000b\\nc\\td\\re\\u001f\\u007f");
+  const ConfigError error(std::string("f\nile", 5), std::string("k\0y", 3), "bad\n");
+  EXPECT_STREQ(error.what(), "f\\nile: k\\u0000y: bad\\n");
+}
+
 }  // namespace
 }  // namespace rnicsim::config
