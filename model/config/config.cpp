@@ -244,6 +244,22 @@ bool is_section(const Schema& schema, std::string_view path) {
                      [&](const KeySpec& spec) { return is_inside(spec.path, path); });
 }
 
+// "gbps, propagation_ns, framing": the keys inside a section, relative to it.
+std::string section_keys(const Schema& schema, std::string_view section) {
+  std::string names;
+  for (const auto& spec : schema.keys()) {
+    if (is_inside(spec.path, section)) {
+      names += (names.empty() ? "" : ", ") + spec.path.substr(section.size() + 1);
+    }
+  }
+  return names;
+}
+
+const KeySpec& first_key_of(const Schema& schema, std::string_view section) {
+  return *std::find_if(schema.keys().begin(), schema.keys().end(),
+                       [&](const KeySpec& spec) { return is_inside(spec.path, section); });
+}
+
 void require_object_top_level(const Json& doc, const std::string& source) {
   if (!doc.is_object()) {
     throw ConfigError(source, "", "expected an object at the top level, got " + describe(doc));
@@ -266,7 +282,9 @@ void check_members(const Json& object, const std::string& prefix, const Schema& 
       }
     } else if (is_section(schema, path)) {
       if (!member.value().is_object()) {
-        throw ConfigError(source, path, "expected an object");
+        throw ConfigError(source, path,
+                          "is a section, not a value: expected an object holding its keys (" +
+                              section_keys(schema, path) + "), got " + describe(member.value()));
       }
       check_members(member.value(), path, schema, source);
     } else {
@@ -652,14 +670,27 @@ void apply_override(Json& doc, const std::string& assignment, const Schema& sche
   }
   const std::string path = assignment.substr(0, equals);
   const std::string text = assignment.substr(equals + 1);
-  if (!schema.find(path)) {
+  const KeySpec* spec = schema.find(path);
+  if (!spec && is_section(schema, path)) {
+    const KeySpec& example = first_key_of(schema, path);
+    throw ConfigError(source, path,
+                      "is a section, not a value: set one of its keys (" +
+                          section_keys(schema, path) + "), e.g. --set " + example.path + "=" +
+                          compact(example.default_value));
+  }
+  if (!spec) {
     throw ConfigError(source, path, "unknown key" + suggestion(path, key_paths(schema)));
   }
   // Bare words are strings so that "--set link.framing=ethernet" needs no
-  // shell-escaped quotes.
-  Json value = Json::parse(text, nullptr, false);
-  if (value.is_discarded()) {
+  // shell-escaped quotes; but a number that does not fit is an error, not
+  // the string "1e400".
+  Json value;
+  if (const std::optional<ParseProblem> problem = parse_into(text, value)) {
+    if (!problem->syntax) throw ConfigError(source, path, problem->reason);
     value = text;
+  }
+  if (auto reason = check_value(*spec, value)) {
+    throw ConfigError(source, path, *reason);
   }
   if (!doc.is_null() && !doc.is_object()) {
     throw ConfigError(source, path, "expected an object at the top level");
@@ -695,9 +726,10 @@ Json validate(const Json& doc, const Schema& schema, const std::string& source) 
 Json load(const std::string& path, const std::vector<std::string>& overrides,
           const Schema& schema) {
   Json doc = read_json_file(path);
-  // Checked before the overrides so that a bad file is blamed on the file,
-  // not on the first --set that cannot be applied to it.
+  // The file is checked on its own first, so that its errors are blamed on
+  // it and each --set's on that --set.
   require_object_top_level(doc, path);
+  check_members(doc, "", schema, path);
   for (const auto& assignment : overrides) {
     apply_override(doc, assignment, schema);
   }

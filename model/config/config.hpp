@@ -117,7 +117,9 @@ Json read_json_file(const std::string& path);
 
 // Applies one "a.b.c=value" override to `doc`. The value is parsed as JSON when
 // it parses, else taken as a string. Throws ConfigError (source "--set <arg>")
-// when the text has no '=', or the path is not a key of the schema.
+// when the text has no '=', the path is not a key of the schema (a section gets
+// its own message), the value is a number out of range, or the value fails the
+// key's own checks (type, range, choices).
 void apply_override(Json& doc, const std::string& assignment, const Schema& schema);
 
 // Checks `doc` against the schema and returns it with every missing key at its
@@ -127,7 +129,8 @@ void apply_override(Json& doc, const std::string& assignment, const Schema& sche
 // among the choices.
 Json validate(const Json& doc, const Schema& schema, const std::string& source);
 
-// read_json_file + apply_override for each override + validate.
+// read_json_file, then the file's own checks (blamed on the file), then each
+// override in order (blamed on its --set).
 Json load(const std::string& path, const std::vector<std::string>& overrides,
           const Schema& schema);
 

@@ -170,10 +170,13 @@ TEST(ConfigValidateTest, DottedMemberNameIsRejected) {
             "t.json: link.gbps: a key name must be non-empty and contain no '.'");
 }
 
-TEST(ConfigValidateTest, SectionMustBeAnObject) {
-  EXPECT_EQ(validate_error(R"({"link": 5})"), "t.json: link: expected an object");
+TEST(ConfigValidateTest, SectionGivenAValueSaysItIsASection) {
+  EXPECT_EQ(validate_error(R"({"link": 5})"),
+            "t.json: link: is a section, not a value: expected an object holding its keys "
+            "(lanes, gbps, phy.framing), got 5");
   EXPECT_EQ(validate_error(R"({"link": {"phy": "ethernet"}})"),
-            "t.json: link.phy: expected an object");
+            "t.json: link.phy: is a section, not a value: expected an object holding its keys "
+            "(framing), got a string (\"ethernet\")");
 }
 
 TEST(ConfigValidateTest, ValueMustNotBeAnObject) {
@@ -313,16 +316,23 @@ TEST(ConfigOverrideTest, TrueIsABoolean) {
   EXPECT_EQ(at_path(doc, "trace.enabled"), true);
 }
 
+// A string key that takes any text.
+Schema name_schema() {
+  Schema schema;
+  schema.add(string_key("run.name", "x", "Run name."));
+  return schema;
+}
+
 TEST(ConfigOverrideTest, QuotedJsonStringStaysAString) {
   Json doc = Json::object();
-  apply_override(doc, "link.phy.framing=\"42\"", test_schema());
-  EXPECT_EQ(at_path(doc, "link.phy.framing"), "42");
+  apply_override(doc, "run.name=\"42\"", name_schema());
+  EXPECT_EQ(at_path(doc, "run.name"), "42");
 }
 
 TEST(ConfigOverrideTest, ValueAfterFirstEqualsIsKept) {
   Json doc = Json::object();
-  apply_override(doc, "link.phy.framing=a=b", test_schema());
-  EXPECT_EQ(at_path(doc, "link.phy.framing"), "a=b");
+  apply_override(doc, "run.name=a=b", name_schema());
+  EXPECT_EQ(at_path(doc, "run.name"), "a=b");
 }
 
 TEST(ConfigOverrideTest, ReplacesExistingValueAndKeepsSiblings) {
@@ -344,8 +354,43 @@ TEST(ConfigOverrideTest, UnknownPath) {
   Json doc = Json::object();
   EXPECT_EQ(config_error_of([&] { apply_override(doc, "link.gbs=5", test_schema()); }),
             "--set link.gbs=5: link.gbs: unknown key (did you mean 'link.gbps'?)");
+  EXPECT_EQ(doc, Json::object());
+}
+
+TEST(ConfigOverrideTest, SectionGivenAValueSaysItIsASection) {
+  Json doc = Json::object();
   EXPECT_EQ(config_error_of([&] { apply_override(doc, "link=5", test_schema()); }),
-            "--set link=5: link: unknown key");
+            "--set link=5: link: is a section, not a value: set one of its keys (lanes, gbps, "
+            "phy.framing), e.g. --set link.lanes=4");
+  EXPECT_EQ(config_error_of([&] { apply_override(doc, "link.phy={}", test_schema()); }),
+            "--set link.phy={}: link.phy: is a section, not a value: set one of its keys "
+            "(framing), e.g. --set link.phy.framing=\"ethernet\"");
+  EXPECT_EQ(doc, Json::object());
+}
+
+TEST(ConfigOverrideTest, ValueIsCheckedAndBlamedOnTheSet) {
+  Json doc = Json::object();
+  const Schema schema = test_schema();
+  EXPECT_EQ(config_error_of([&] { apply_override(doc, "link.gbps=-5", schema); }),
+            "--set link.gbps=-5: link.gbps: must be > 0 (got -5)");
+  EXPECT_EQ(config_error_of([&] { apply_override(doc, "link.lanes=fast", schema); }),
+            "--set link.lanes=fast: link.lanes: expected an integer, got a string (\"fast\")");
+  EXPECT_EQ(config_error_of([&] { apply_override(doc, "link.phy.framing=token", schema); }),
+            "--set link.phy.framing=token: link.phy.framing: must be one of \"none\", "
+            "\"ethernet\" (got \"token\")");
+  EXPECT_EQ(doc, Json::object());
+}
+
+TEST(ConfigOverrideTest, NumberOutOfRangeIsAnErrorNotAString) {
+  Json doc = Json::object();
+  const Schema schema = test_schema();
+  EXPECT_EQ(config_error_of([&] { apply_override(doc, "link.gbps=1e400", schema); }),
+            "--set link.gbps=1e400: link.gbps: number 1e400 is out of range for a double");
+  EXPECT_EQ(config_error_of([&] { apply_override(doc, "link.gbps=-1e400", schema); }),
+            "--set link.gbps=-1e400: link.gbps: number -1e400 is out of range for a double");
+  EXPECT_EQ(config_error_of([&] { apply_override(doc, "link.lanes=99999999999999999999", schema); }),
+            "--set link.lanes=99999999999999999999: link.lanes: number 99999999999999999999 is "
+            "out of range for a 64-bit integer");
   EXPECT_EQ(doc, Json::object());
 }
 
@@ -365,10 +410,27 @@ TEST_F(ConfigFileTest, LoadAppliesOverridesInOrderThenValidates) {
   })"));
 }
 
-TEST_F(ConfigFileTest, LoadReportsBadOverrideValueUnderFileName) {
+TEST_F(ConfigFileTest, LoadBlamesABadOverrideValueOnTheSet) {
   const std::string path = write_file("run.json", "{}");
   EXPECT_EQ(config_error_of([&] { load(path, {"link.gbps=fast"}, test_schema()); }),
-            path + ": link.gbps: expected a number, got a string (\"fast\")");
+            "--set link.gbps=fast: link.gbps: expected a number, got a string (\"fast\")");
+  EXPECT_EQ(config_error_of([&] { load(path, {"link.lanes=2", "link.gbps=-5"}, test_schema()); }),
+            "--set link.gbps=-5: link.gbps: must be > 0 (got -5)");
+  EXPECT_EQ(config_error_of([&] { load(path, {"link.gbps=1e400"}, test_schema()); }),
+            "--set link.gbps=1e400: link.gbps: number 1e400 is out of range for a double");
+}
+
+TEST_F(ConfigFileTest, LoadBlamesTheFileForItsOwnValuesEvenWhenASetReplacesThem) {
+  const std::string path = write_file("run.json", R"({"link": {"gbps": -1}})");
+  EXPECT_EQ(config_error_of([&] { load(path, {"link.gbps=5"}, test_schema()); }),
+            path + ": link.gbps: must be > 0 (got -1)");
+}
+
+TEST_F(ConfigFileTest, LoadBlamesASectionValueOnTheFile) {
+  const std::string path = write_file("run.json", R"({"link": 5})");
+  EXPECT_EQ(config_error_of([&] { load(path, {"link.gbps=5"}, test_schema()); }),
+            path + ": link: is a section, not a value: expected an object holding its keys "
+                   "(lanes, gbps, phy.framing), got 5");
 }
 
 TEST_F(ConfigFileTest, LoadBlamesNonObjectFileBeforeOverrides) {
