@@ -104,7 +104,7 @@ int run_command(const RunArguments& run, std::ostream& out) {
     write_text(staging / "effective_config.json", effective.dump(2) + "\n");
     out << "rnicsim " << config::at_path(effective, "experiment").get<std::string>() << ": "
         << run.config << " -> " << run.out << "\n";
-    run_experiment(RunRequest{effective, run.config, staging}, out);
+    run_experiment(RunRequest{effective, staging}, out);
     fs::remove_all(destination);
     fs::rename(staging, destination);
   } catch (...) {

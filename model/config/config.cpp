@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <map>
 #include <memory>
 #include <numeric>
@@ -158,6 +159,46 @@ std::optional<std::string> check_range(const KeySpec& spec, const Json& value,
   return std::nullopt;
 }
 
+std::string integer_choices_text(const KeySpec& spec) {
+  std::string text;
+  for (const std::int64_t choice : spec.integer_choices) {
+    text += (text.empty() ? "" : ", ") + std::to_string(choice);
+  }
+  return text;
+}
+
+bool is_power_of_two(const Json& value) {
+  if (value.is_number_unsigned()) {
+    const auto v = value.get<std::uint64_t>();
+    return v != 0 && (v & (v - 1)) == 0;
+  }
+  const auto v = value.get<std::int64_t>();
+  return v > 0 && (v & (v - 1)) == 0;
+}
+
+// The rules an integer (or a list element) obeys beyond its range.
+std::optional<std::string> check_integer_rules(const KeySpec& spec, const Json& value,
+                                               const std::string& where) {
+  if (!spec.integer_choices.empty()) {
+    // Negative values do not fit an unsigned JSON integer's comparison, so
+    // compare through the signed value where it has one.
+    const bool allowed =
+        !(value.is_number_unsigned() &&
+          value.get<std::uint64_t>() >
+              static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) &&
+        std::find(spec.integer_choices.begin(), spec.integer_choices.end(),
+                  value.get<std::int64_t>()) != spec.integer_choices.end();
+    if (!allowed) {
+      return "must be one of " + integer_choices_text(spec) + " (got " + compact(value) + where +
+             ")";
+    }
+  }
+  if (spec.must_be_power_of_two && !is_power_of_two(value)) {
+    return "must be a power of two (got " + compact(value) + where + ")";
+  }
+  return std::nullopt;
+}
+
 // The one check shared by validate() and Schema::add(), so a default can never
 // be something a user could not write. Returns the reason, or nothing if valid.
 std::optional<std::string> check_value(const KeySpec& spec, const Json& value) {
@@ -166,12 +207,15 @@ std::optional<std::string> check_value(const KeySpec& spec, const Json& value) {
   }
   if (spec.kind == ValueKind::kIntegerList) {
     for (std::size_t i = 0; i < value.size(); ++i) {
-      if (auto reason = check_range(spec, value[i], " at index " + std::to_string(i))) {
-        return reason;
-      }
+      const std::string where = " at index " + std::to_string(i);
+      if (auto reason = check_range(spec, value[i], where)) return reason;
+      if (auto reason = check_integer_rules(spec, value[i], where)) return reason;
     }
   } else if (is_numeric(spec.kind)) {
     if (auto reason = check_range(spec, value, "")) return reason;
+    if (spec.kind == ValueKind::kInteger) {
+      if (auto reason = check_integer_rules(spec, value, "")) return reason;
+    }
   }
   if (spec.kind == ValueKind::kString && !spec.choices.empty()) {
     const auto& text = value.get_ref<const std::string&>();
@@ -292,6 +336,34 @@ void check_members(const Json& object, const std::string& prefix, const Schema& 
                         "unknown key" + suggestion(path, key_and_section_paths(schema)));
     }
   }
+}
+
+// Runs every rule between keys on `effective`; `blame` turns a violation of
+// one rule into the ConfigError to throw.
+template <typename Blame>
+void run_checks(const Json& effective, const Schema& schema, Blame&& blame) {
+  for (const KeyCheck& check : schema.checks()) {
+    for (const auto& key : check.keys) {
+      if (!schema.find(key)) {
+        throw std::logic_error("a rule between keys names '" + key + "', which is not a key");
+      }
+    }
+    if (std::optional<Violation> violation = check.check(effective)) {
+      if (std::find(check.keys.begin(), check.keys.end(), violation->key) == check.keys.end()) {
+        throw std::logic_error("a rule between keys reports '" + violation->key +
+                               "', which it does not list");
+      }
+      throw blame(check, *violation);
+    }
+  }
+}
+
+Json with_defaults(const Json& doc, const Schema& schema) {
+  Json effective = schema.defaults();
+  // A checked document holds no nulls, and without nulls a merge patch is
+  // exactly a deep merge in which the document wins.
+  effective.merge_patch(doc);
+  return effective;
 }
 
 // nlohmann reports a parse error as "[json.exception.parse_error.101] parse
@@ -572,6 +644,12 @@ std::string range_text(const KeySpec& spec) {
       range += (i == 0 ? "" : ", ") + spec.choices[i];
     }
   }
+  if (!spec.integer_choices.empty()) {
+    range = "one of " + integer_choices_text(spec);
+  }
+  if (spec.must_be_power_of_two) {
+    range += range.empty() ? "power of two" : ", power of two";
+  }
   return range;
 }
 
@@ -609,10 +687,27 @@ void Schema::add(KeySpec spec) {
   if (!spec.choices.empty() && spec.kind != ValueKind::kString) {
     throw std::logic_error("config key '" + path + "': choices need a string key");
   }
+  const bool integral = spec.kind == ValueKind::kInteger || spec.kind == ValueKind::kIntegerList;
+  if ((!spec.integer_choices.empty() || spec.must_be_power_of_two) && !integral) {
+    throw std::logic_error("config key '" + path +
+                           "': integer choices and powers of two need an integer key");
+  }
+  if (!spec.integer_choices.empty() && (spec.min || spec.max)) {
+    throw std::logic_error("config key '" + path +
+                           "': integer choices replace min/max; give one or the other");
+  }
   if (auto reason = check_value(spec, spec.default_value)) {
     throw std::logic_error("config key '" + path + "': bad default: " + *reason);
   }
   keys_.push_back(std::move(spec));
+}
+
+void Schema::add_check(std::vector<std::string> keys,
+                       std::function<std::optional<Violation>(const Json& effective)> check) {
+  if (keys.empty() || !check) {
+    throw std::logic_error("a rule between keys needs its keys and its check");
+  }
+  checks_.push_back(KeyCheck{std::move(keys), std::move(check)});
 }
 
 const KeySpec* Schema::find(std::string_view path) const {
@@ -716,10 +811,10 @@ void apply_override(Json& doc, const std::string& assignment, const Schema& sche
 Json validate(const Json& doc, const Schema& schema, const std::string& source) {
   require_object_top_level(doc, source);
   check_members(doc, "", schema, source);
-  Json effective = schema.defaults();
-  // A checked document holds no nulls, and without nulls a merge patch is
-  // exactly a deep merge in which the document wins.
-  effective.merge_patch(doc);
+  Json effective = with_defaults(doc, schema);
+  run_checks(effective, schema, [&source](const KeyCheck&, const Violation& violation) {
+    return ConfigError(source, violation.key, violation.reason);
+  });
   return effective;
 }
 
@@ -730,10 +825,23 @@ Json load(const std::string& path, const std::vector<std::string>& overrides,
   // it and each --set's on that --set.
   require_object_top_level(doc, path);
   check_members(doc, "", schema, path);
-  for (const auto& assignment : overrides) {
-    apply_override(doc, assignment, schema);
+  std::map<std::string, std::size_t> set_by;  // key -> the last --set giving it
+  for (std::size_t i = 0; i < overrides.size(); ++i) {
+    apply_override(doc, overrides[i], schema);
+    set_by[overrides[i].substr(0, overrides[i].find('='))] = i;
   }
-  return validate(doc, schema, path);
+  Json effective = with_defaults(doc, schema);
+  run_checks(effective, schema, [&](const KeyCheck& check, const Violation& violation) {
+    std::optional<std::size_t> last;
+    for (const auto& key : check.keys) {
+      if (const auto it = set_by.find(key); it != set_by.end() && (!last || it->second > *last)) {
+        last = it->second;
+      }
+    }
+    return ConfigError(last ? "--set " + overrides[*last] : path, violation.key,
+                       violation.reason);
+  });
+  return effective;
 }
 
 const Json& at_path(const Json& doc, std::string_view path) {
@@ -761,6 +869,13 @@ std::string markdown_table(const Schema& schema) {
              table_cell(range_text(spec)) + " | " + table_cell(spec.doc) + " |\n";
   }
   return table;
+}
+
+void require_checked(const std::optional<Violation>& violation, std::string_view reader) {
+  if (violation) {
+    throw std::logic_error(std::string(reader) + ": unchecked configuration: " + violation->key +
+                           ": " + violation->reason);
+  }
 }
 
 std::string printable(std::string_view text) {

@@ -123,20 +123,20 @@ void run_experiment(const RunRequest& request, std::ostream& report) {
   const std::string experiment = config::at_path(request.effective, "experiment").get<std::string>();
   const bool plot = config::at_path(request.effective, "output.plot").get<bool>();
   if (experiment == "pipeline") {
-    const PipelineConfig pipeline = pipeline_config(request.effective, request.source);
+    const PipelineConfig pipeline = pipeline_config(request.effective);
     const PipelineResult result = run_pipeline(pipeline);
     write_pipeline_outputs(result, request.folder,
                            config::at_path(request.effective, "output.trace").get<bool>());
     if (plot) draw_plot("plot_pipeline.py", request.folder, report);
     report_pipeline(result, report);
   } else if (experiment == "dma") {
-    const DmaTestConfig dma = dma_test_config(request.effective, request.source);
+    const DmaTestConfig dma = dma_test_config(request.effective);
     const DmaTestResult result = run_dma_test(dma);
     write_dma_outputs(dma, result, request.folder);
     if (plot) draw_plot("plot_dma.py", request.folder, report);
     report_dma(result, report);
   } else if (experiment == "translation") {
-    const TranslationTestConfig translation = translation_test_config(request.effective, request.source);
+    const TranslationTestConfig translation = translation_test_config(request.effective);
     const TranslationTestResult result = run_translation_test(translation);
     write_translation_outputs(translation, result, request.folder);
     if (plot) draw_plot("plot_translation.py", request.folder, report);

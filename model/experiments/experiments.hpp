@@ -12,14 +12,12 @@ namespace rnicsim {
 const config::Schema& rnicsim_schema();
 
 struct RunRequest {
-  config::Json effective;            // validated configuration
-  std::string source;                // the config file, for error messages
+  config::Json effective;            // configuration config::load checked
   std::filesystem::path folder;      // where outputs go (exists, empty)
 };
 
 // Runs the experiment the configuration names, writes its outputs into
-// request.folder and prints a short report to `report`. Throws
-// config::ConfigError for keys that do not fit together.
+// request.folder and prints a short report to `report`.
 void run_experiment(const RunRequest& request, std::ostream& report);
 
 }  // namespace rnicsim

@@ -17,7 +17,7 @@ const std::string kPreset = std::string(RNICSIM_SOURCE_DIR) + "/configs/pcie_gen
 DmaTestResult run(std::vector<std::string> overrides) {
   overrides.push_back("output.plot=false");
   const config::Json doc = config::load(kPreset, overrides, rnicsim_schema());
-  return run_dma_test(dma_test_config(doc, kPreset));
+  return run_dma_test(dma_test_config(doc));
 }
 
 TEST(DmaGen3x8, A64ByteReadTakesAbout550Nanoseconds) {

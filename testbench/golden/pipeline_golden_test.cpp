@@ -17,7 +17,7 @@ const std::string kSeedConfig = std::string(RNICSIM_SOURCE_DIR) + "/configs/seed
 
 PipelineResult run_seed(const std::vector<std::string>& overrides = {}) {
   const config::Json doc = config::load(kSeedConfig, overrides, rnicsim_schema());
-  return run_pipeline(pipeline_config(doc, kSeedConfig));
+  return run_pipeline(pipeline_config(doc));
 }
 
 const PathResult& path(const PipelineResult& result, const std::string& name) {

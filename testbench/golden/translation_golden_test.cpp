@@ -18,7 +18,7 @@ TranslationTestResult run(std::vector<std::string> overrides) {
                                      "translation.accesses=4000",
                                      "translation.warmup_accesses=8000"});
   const config::Json doc = config::load(kSweep, overrides, rnicsim_schema());
-  return run_translation_test(translation_test_config(doc, kSweep));
+  return run_translation_test(translation_test_config(doc));
 }
 
 TEST(TranslationSweep, HitRateFallsAndLatencyRisesAsTheWorkingSetOutgrowsTheCache) {

@@ -642,5 +642,108 @@ TEST(ConfigPrintableTest, EscapesControlCharactersOnly) {
   EXPECT_STREQ(error.what(), "f\\nile: k\\u0000y: bad\\n");
 }
 
+TEST(ConfigIntegerRulesTest, OneOfIntegersAndPowerOfTwo) {
+  Schema schema;
+  schema.add(integer_key("pcie.lanes", 8, "lanes", "width").one_of_integers({1, 2, 4, 8}));
+  schema.add(integer_key("pcie.mps", 256, "bytes", "MPS").at_least(128).at_most(4096).power_of_two());
+  schema.add(integer_list_key("run.sizes", Json::array({64}), "bytes", "sizes").power_of_two());
+  const auto error_of = [&schema](const std::string& text) {
+    return config_error_of([&] { validate(Json::parse(text), schema, "t.json"); });
+  };
+  EXPECT_EQ(error_of(R"({"pcie": {"lanes": 3}})"),
+            "t.json: pcie.lanes: must be one of 1, 2, 4, 8 (got 3)");
+  EXPECT_EQ(error_of(R"({"pcie": {"lanes": -8}})"),
+            "t.json: pcie.lanes: must be one of 1, 2, 4, 8 (got -8)");
+  EXPECT_EQ(error_of(R"({"pcie": {"lanes": 18446744073709551615}})"),
+            "t.json: pcie.lanes: must be one of 1, 2, 4, 8 (got 18446744073709551615)");
+  EXPECT_EQ(error_of(R"({"pcie": {"mps": 384}})"), "t.json: pcie.mps: must be a power of two (got 384)");
+  EXPECT_EQ(error_of(R"({"pcie": {"mps": 8192}})"), "t.json: pcie.mps: must be <= 4096 (got 8192)");
+  EXPECT_EQ(error_of(R"({"run": {"sizes": [64, 96]}})"),
+            "t.json: run.sizes: must be a power of two (got 96 at index 1)");
+  EXPECT_EQ(error_of(R"({"run": {"sizes": [0]}})"),
+            "t.json: run.sizes: must be a power of two (got 0 at index 0)");
+  const Json effective =
+      validate(Json::parse(R"({"pcie": {"lanes": 4, "mps": 4096}, "run": {"sizes": [1, 1024]}})"),
+               schema, "t.json");
+  EXPECT_EQ(at_path(effective, "pcie.lanes"), 4);
+  EXPECT_EQ(markdown_table(schema),
+            "| key | type | unit | default | range | meaning |\n"
+            "| --- | --- | --- | --- | --- | --- |\n"
+            "| pcie.lanes | integer | lanes | 8 | one of 1, 2, 4, 8 | width |\n"
+            "| pcie.mps | integer | bytes | 256 | >= 128, <= 4096, power of two | MPS |\n"
+            "| run.sizes | integer list | bytes | [64] | power of two | sizes |\n");
+}
+
+TEST(ConfigIntegerRulesTest, MisusedRulesAreLogicErrors) {
+  Schema schema;
+  EXPECT_EQ(logic_error_of([&] { schema.add(number_key("a.x", 1, "", "").power_of_two()); }),
+            "config key 'a.x': integer choices and powers of two need an integer key");
+  EXPECT_EQ(logic_error_of([&] {
+              schema.add(integer_key("a.y", 1, "", "").one_of_integers({1, 2}).at_most(4));
+            }),
+            "config key 'a.y': integer choices replace min/max; give one or the other");
+  EXPECT_EQ(logic_error_of([&] { schema.add(integer_key("a.z", 3, "", "").power_of_two()); }),
+            "config key 'a.z': bad default: must be a power of two (got 3)");
+  EXPECT_TRUE(schema.keys().empty());
+}
+
+// test_schema() plus a rule between keys: link.lanes must not exceed link.gbps.
+Schema schema_with_rule() {
+  Schema schema = test_schema();
+  schema.add_check({"link.lanes", "link.gbps"}, [](const Json& doc) -> std::optional<Violation> {
+    if (at_path(doc, "link.lanes").get<double>() <= at_path(doc, "link.gbps").get<double>()) {
+      return std::nullopt;
+    }
+    return Violation{"link.lanes", "must not exceed link.gbps"};
+  });
+  return schema;
+}
+
+TEST(ConfigRuleTest, ValidateChecksRulesBetweenKeys) {
+  const Schema schema = schema_with_rule();
+  EXPECT_EQ(config_error_of(
+                [&] { validate(Json::parse(R"({"link": {"lanes": 8, "gbps": 4}})"), schema, "t"); }),
+            "t: link.lanes: must not exceed link.gbps");
+  // Defaults take part: lanes defaults to 4.
+  EXPECT_EQ(config_error_of([&] { validate(Json::parse(R"({"link": {"gbps": 2}})"), schema, "t"); }),
+            "t: link.lanes: must not exceed link.gbps");
+  EXPECT_NO_THROW(validate(Json::parse(R"({"link": {"gbps": 4}})"), schema, "t"));
+}
+
+TEST_F(ConfigFileTest, BrokenRuleIsBlamedOnTheLastSetGivingOneOfItsKeys) {
+  const Schema schema = schema_with_rule();
+  const std::string path = write_file("run.json", R"({"link": {"lanes": 8}})");
+  EXPECT_EQ(config_error_of([&] { load(path, {"link.gbps=4"}, schema); }),
+            "--set link.gbps=4: link.lanes: must not exceed link.gbps");
+  EXPECT_EQ(config_error_of([&] { load(path, {"link.gbps=2", "trace.enabled=true", "link.lanes=3"}, schema); }),
+            "--set link.lanes=3: link.lanes: must not exceed link.gbps");
+  EXPECT_EQ(config_error_of([&] { load(path, {"link.gbps=4", "trace.enabled=true"}, schema); }),
+            "--set link.gbps=4: link.lanes: must not exceed link.gbps");
+  // No --set touches the rule's keys: the file is to blame.
+  const std::string slow = write_file("slow.json", R"({"link": {"lanes": 8, "gbps": 4}})");
+  EXPECT_EQ(config_error_of([&] { load(slow, {"trace.enabled=true"}, schema); }),
+            slow + ": link.lanes: must not exceed link.gbps");
+  EXPECT_NO_THROW(load(slow, {"link.gbps=16"}, schema));
+}
+
+TEST(ConfigRuleTest, RuleNamingAnUndeclaredKeyIsALogicError) {
+  Schema schema = test_schema();
+  schema.add_check({"link.nope"}, [](const Json&) { return std::optional<Violation>(); });
+  EXPECT_EQ(logic_error_of([&] { validate(Json::object(), schema, "t"); }),
+            "a rule between keys names 'link.nope', which is not a key");
+  Schema other = test_schema();
+  other.add_check({"link.gbps"}, [](const Json&) {
+    return std::optional<Violation>(Violation{"link.lanes", "x"});
+  });
+  EXPECT_EQ(logic_error_of([&] { validate(Json::object(), other, "t"); }),
+            "a rule between keys reports 'link.lanes', which it does not list");
+}
+
+TEST(ConfigRuleTest, ReadersAssertWhatLoadChecked) {
+  EXPECT_NO_THROW(require_checked(std::nullopt, "reader"));
+  EXPECT_EQ(logic_error_of([] { require_checked(Violation{"a.b", "must be 1"}, "reader"); }),
+            "reader: unchecked configuration: a.b: must be 1");
+}
+
 }  // namespace
 }  // namespace rnicsim::config

@@ -32,8 +32,8 @@ struct PipelineConfig {
 };
 
 void declare_pipeline_keys(config::Schema& schema);
-// Throws config::ConfigError (naming `source`) when the keys are individually
-// valid but do not fit together.
-PipelineConfig pipeline_config(const config::Json& doc, const std::string& source);
+// Reads a configuration config::load has checked (declare_pipeline_keys adds
+// the rule that the buffers fit in host memory).
+PipelineConfig pipeline_config(const config::Json& doc);
 
 }  // namespace rnicsim
