@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <memory>
 #include <numeric>
 #include <optional>
@@ -194,11 +195,16 @@ std::optional<config::Violation> memory_violation(const config::Json& doc) {
   const std::uint64_t pages = mrs * integer(doc, "translation.pages_per_mr");
   const std::uint64_t base = pool_base(doc);
   // One spare page per MR: a buffer need not start on a page boundary.
-  if (base < memory && (memory - base) / page >= pages + mrs) return std::nullopt;
+  const std::uint64_t frames = pages + mrs;
+  if (base < memory && (memory - base) / page >= frames) return std::nullopt;
+  // The key bounds alone allow 2^44 pages of 1 GiB: say so rather than wrap.
+  const bool countable = frames <= (std::numeric_limits<std::uint64_t>::max() - base) / page;
   return config::Violation{"host.memory_bytes",
                            "too small for the NIC's tables and the working set (got " +
                                std::to_string(memory) + ", they need " +
-                               std::to_string(base + (pages + mrs) * page) + ")"};
+                               (countable ? std::to_string(base + frames * page)
+                                          : std::string("more than 2^64")) +
+                               ")"};
 }
 
 }  // namespace
