@@ -1,14 +1,18 @@
 #include "cli/cli.hpp"
 
+#include <signal.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <csignal>
 #include <exception>
 #include <filesystem>
 #include <optional>
 #include <ostream>
+#include <string>
 #include <system_error>
+#include <vector>
 
 #include "common/simulation.hpp"
 #include "config/config.hpp"
@@ -37,12 +41,19 @@ constexpr const char* kUsage =
     "         RoCEv2 header fields, payload length, icrc_ok, or the error found\n"
     "  keys   print every configuration key with its unit, default and range\n"
     "\n"
-    "Exit status: 0 done, 2 bad command line or configuration, 1 simulator failure,\n"
-    "128 + N stopped by signal N (SIGINT 130, SIGTERM 143).\n"
+    "Exit status: 0 done, 2 bad command line, configuration or --out, 1 the run\n"
+    "failed (its results could not be written, or a simulator failure), 128 + N\n"
+    "stopped by signal N (SIGINT 130, SIGTERM 143).\n"
     "Progress (simulated time, items done, rate) shows while stdout is a terminal.\n";
 
 struct UsageError {
   std::string reason;
+};
+
+// A run that could not finish for a reason outside the simulator (its
+// results could not be written): exit 1, but no "internal error".
+struct RunFailure {
+  std::string message;
 };
 
 struct RunArguments {
@@ -53,11 +64,12 @@ struct RunArguments {
 
 RunArguments parse_run_arguments(const std::vector<std::string>& args) {
   RunArguments run;
+  std::optional<std::string> out;
   for (std::size_t i = 1; i < args.size(); ++i) {
     const std::string& arg = args[i];
     if (arg == "--out" || arg == "--set") {
       if (i + 1 >= args.size()) throw UsageError{arg + " needs a value"};
-      (arg == "--out" ? run.out : run.overrides.emplace_back()) = args[++i];
+      (arg == "--out" ? out.emplace() : run.overrides.emplace_back()) = args[++i];
     } else if (arg.rfind("--", 0) == 0) {
       throw UsageError{"unknown option " + arg};
     } else if (run.config.empty()) {
@@ -67,16 +79,23 @@ RunArguments parse_run_arguments(const std::vector<std::string>& args) {
     }
   }
   if (run.config.empty()) throw UsageError{"run needs a CONFIG.json"};
-  if (run.out.empty()) run.out = (fs::path("rnicsim-out") / fs::path(run.config).stem()).string();
+  // An empty --out (an unset shell variable) must not mean the default folder.
+  if (out && out->empty()) {
+    throw config::ConfigError("--out \"\"", "", "is empty: give the folder to write results into");
+  }
+  run.out = out ? *out : (fs::path("rnicsim-out") / fs::path(run.config).stem()).string();
   return run;
 }
 
-// The output folder, made absolute. Replacing it must never take anything but
-// an earlier run's results: refuse the current directory or one containing
-// it, and an existing folder that is neither empty nor an rnicsim run.
-fs::path checked_destination(const std::string& out) {
-  const std::string source = "--out " + out;
-  const fs::path destination = fs::weakly_canonical(fs::absolute(out));
+// The output folder, made absolute ("DIR/" names DIR). Replacing it must never
+// take anything but an earlier run's results: refuse the current directory or
+// one containing it, and an existing folder that is neither empty nor an
+// rnicsim run.
+fs::path checked_destination(const std::string& out, const std::string& source) {
+  fs::path destination = fs::weakly_canonical(fs::absolute(out));
+  if (!destination.has_filename() && destination.has_relative_path()) {
+    destination = destination.parent_path();
+  }
   const fs::path cwd = fs::weakly_canonical(fs::current_path());
   const auto [end, unused] = std::mismatch(destination.begin(), destination.end(), cwd.begin(), cwd.end());
   if (!destination.has_filename() || end == destination.end()) {
@@ -95,6 +114,77 @@ fs::path checked_destination(const std::string& out) {
   return destination;
 }
 
+// The folders this run created, removed again (deepest first, and only while
+// empty) if it fails, so that a failed run leaves nothing behind.
+class CreatedFolders {
+ public:
+  void add(const fs::path& folder) { folders_.push_back(folder); }
+  void remove_all() noexcept {
+    for (auto it = folders_.rbegin(); it != folders_.rend(); ++it) {
+      std::error_code ignored;
+      fs::remove(*it, ignored);
+    }
+    folders_.clear();
+  }
+
+ private:
+  std::vector<fs::path> folders_;
+};
+
+// Creates the missing folders above `destination`, outermost first.
+void create_parents(const fs::path& destination, const std::string& source,
+                    CreatedFolders& created) {
+  std::vector<fs::path> missing;
+  for (fs::path folder = destination.parent_path();; folder = folder.parent_path()) {
+    std::error_code error;
+    const fs::file_status status = fs::status(folder, error);
+    if (status.type() == fs::file_type::not_found && folder.has_relative_path()) {
+      missing.push_back(folder);
+      continue;
+    }
+    if (error) {
+      throw config::ConfigError(source, "", "cannot reach " + folder.string() + ": " +
+                                                error.message());
+    }
+    if (!fs::is_directory(status)) {
+      throw config::ConfigError(source, "", folder.string() + " is not a directory");
+    }
+    break;
+  }
+  for (auto it = missing.rbegin(); it != missing.rend(); ++it) {
+    std::error_code error;
+    if (!fs::create_directory(*it, error) && error) {
+      throw config::ConfigError(source, "", "cannot create " + it->string() + ": " +
+                                                error.message());
+    }
+    created.add(*it);
+  }
+}
+
+// Staging folders of runs killed before they finished ("run.partial-4242"
+// whose process 4242 is gone). Nothing else is touched: not another name, not
+// a symbolic link, not a live process's folder.
+void remove_stale_staging(const fs::path& destination) {
+  const std::string prefix = destination.filename().string() + ".partial-";
+  std::error_code error;
+  for (fs::directory_iterator it(destination.parent_path(), error), end; !error && it != end;
+       it.increment(error)) {
+    const std::string name = it->path().filename().string();
+    if (name.size() <= prefix.size() || name.compare(0, prefix.size(), prefix) != 0) continue;
+    const std::string digits = name.substr(prefix.size());
+    if (digits.size() > 9 || !std::all_of(digits.begin(), digits.end(),
+                                          [](char c) { return c >= '0' && c <= '9'; })) {
+      continue;
+    }
+    const auto pid = static_cast<pid_t>(std::stol(digits));
+    std::error_code ignored;
+    if (pid <= 0 || pid == getpid() || !it->is_directory(ignored) || it->is_symlink(ignored)) {
+      continue;
+    }
+    if (kill(pid, 0) == -1 && errno == ESRCH) fs::remove_all(it->path(), ignored);
+  }
+}
+
 // SIGINT and SIGTERM ask the run to stop (simulation.hpp); it then removes
 // its staging folder and exits. A second signal ends the process at once.
 void on_stop_signal(int signal_number) { request_stop(signal_number); }
@@ -109,30 +199,60 @@ void install_stop_handlers() {
 }
 
 // Results are written into a staging folder beside the destination and moved
-// into place only when complete, so a failed or interrupted run leaves
-// nothing half-written.
+// into place only when complete, so a failed or interrupted run leaves nothing
+// half-written, nor any folder it created.
 int run_command(const RunArguments& run, std::ostream& out) {
   install_stop_handlers();
   const config::Json effective = config::load(run.config, run.overrides, rnicsim_schema());
-  const fs::path destination = checked_destination(run.out);
-  const fs::path staging = destination.parent_path() /
-                           (destination.filename().string() + ".partial-" + std::to_string(getpid()));
-  fs::create_directories(destination.parent_path());
-  fs::remove_all(staging);
-  fs::create_directory(staging);
+  const std::string source = "--out " + run.out;
+  CreatedFolders created;
+  fs::path destination;
+  fs::path staging;
+  try {
+    destination = checked_destination(run.out, source);
+    create_parents(destination, source, created);
+    remove_stale_staging(destination);
+    staging = destination.parent_path() /
+              (destination.filename().string() + ".partial-" + std::to_string(getpid()));
+    std::error_code error;
+    fs::remove_all(staging, error);
+    if (!fs::create_directory(staging, error)) {
+      throw config::ConfigError(source, "",
+                                "cannot create a folder in " + staging.parent_path().string() +
+                                    ": " + (error ? error.message() : "a staging folder exists"));
+    }
+  } catch (const fs::filesystem_error& e) {
+    created.remove_all();
+    throw config::ConfigError(source, "", e.code().message() + ": " + e.path1().string());
+  } catch (...) {
+    created.remove_all();
+    throw;
+  }
   try {
     write_text(staging / "effective_config.json", effective.dump(2) + "\n");
     out << "rnicsim " << config::at_path(effective, "experiment").get<std::string>() << ": "
         << run.config << " -> " << run.out << "\n";
     // Progress goes to the terminal only: piped or redirected, stdout stays the report.
     std::ostream* terminal = isatty(STDOUT_FILENO) ? &out : nullptr;
-    run_experiment(RunRequest{effective, run.config, staging, terminal}, out);
+    run_experiment(RunRequest{effective, staging, terminal}, out);
     throw_if_stop_requested();
     fs::remove_all(destination);
     fs::rename(staging, destination);
+  } catch (const SimulatedTimeExceeded& e) {
+    std::error_code ignored;
+    fs::remove_all(staging, ignored);
+    created.remove_all();
+    throw config::ConfigError(run.config, "", e.what());
+  } catch (const OutputError& e) {
+    std::error_code ignored;
+    fs::remove_all(staging, ignored);
+    created.remove_all();
+    throw RunFailure{source + ": cannot write " + e.file().lexically_relative(staging).string() +
+                     ": " + e.reason()};
   } catch (...) {
     std::error_code ignored;
     fs::remove_all(staging, ignored);
+    created.remove_all();
     throw;
   }
   return kExitOk;
@@ -199,6 +319,9 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   } catch (const config::ConfigError& e) {
     err << "rnicsim: error: " << e.what() << "\n";
     return kExitBadInput;
+  } catch (const RunFailure& e) {
+    err << "rnicsim: error: " << config::printable(e.message) << "\n";
+    return kExitInternal;
   } catch (const Interrupted& e) {
     err << "rnicsim: " << e.what() << "; the run's partial results were removed\n";
     return 128 + e.signal_number();

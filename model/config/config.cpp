@@ -6,6 +6,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
+#include <map>
 #include <memory>
 #include <numeric>
 #include <utility>
@@ -20,9 +22,9 @@ constexpr std::size_t kMaxSuggestionDistance = 2;
 std::string compose_message(const std::string& source, const std::string& key,
                             const std::string& reason) {
   if (key.empty()) {
-    return source + ": " + reason;
+    return printable(source) + ": " + printable(reason);
   }
-  return source + ": " + key + ": " + reason;
+  return printable(source) + ": " + printable(key) + ": " + printable(reason);
 }
 
 std::vector<std::string> split_path(std::string_view path) {
@@ -157,6 +159,46 @@ std::optional<std::string> check_range(const KeySpec& spec, const Json& value,
   return std::nullopt;
 }
 
+std::string integer_choices_text(const KeySpec& spec) {
+  std::string text;
+  for (const std::int64_t choice : spec.integer_choices) {
+    text += (text.empty() ? "" : ", ") + std::to_string(choice);
+  }
+  return text;
+}
+
+bool is_power_of_two(const Json& value) {
+  if (value.is_number_unsigned()) {
+    const auto v = value.get<std::uint64_t>();
+    return v != 0 && (v & (v - 1)) == 0;
+  }
+  const auto v = value.get<std::int64_t>();
+  return v > 0 && (v & (v - 1)) == 0;
+}
+
+// The rules an integer (or a list element) obeys beyond its range.
+std::optional<std::string> check_integer_rules(const KeySpec& spec, const Json& value,
+                                               const std::string& where) {
+  if (!spec.integer_choices.empty()) {
+    // Negative values do not fit an unsigned JSON integer's comparison, so
+    // compare through the signed value where it has one.
+    const bool allowed =
+        !(value.is_number_unsigned() &&
+          value.get<std::uint64_t>() >
+              static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) &&
+        std::find(spec.integer_choices.begin(), spec.integer_choices.end(),
+                  value.get<std::int64_t>()) != spec.integer_choices.end();
+    if (!allowed) {
+      return "must be one of " + integer_choices_text(spec) + " (got " + compact(value) + where +
+             ")";
+    }
+  }
+  if (spec.must_be_power_of_two && !is_power_of_two(value)) {
+    return "must be a power of two (got " + compact(value) + where + ")";
+  }
+  return std::nullopt;
+}
+
 // The one check shared by validate() and Schema::add(), so a default can never
 // be something a user could not write. Returns the reason, or nothing if valid.
 std::optional<std::string> check_value(const KeySpec& spec, const Json& value) {
@@ -165,12 +207,15 @@ std::optional<std::string> check_value(const KeySpec& spec, const Json& value) {
   }
   if (spec.kind == ValueKind::kIntegerList) {
     for (std::size_t i = 0; i < value.size(); ++i) {
-      if (auto reason = check_range(spec, value[i], " at index " + std::to_string(i))) {
-        return reason;
-      }
+      const std::string where = " at index " + std::to_string(i);
+      if (auto reason = check_range(spec, value[i], where)) return reason;
+      if (auto reason = check_integer_rules(spec, value[i], where)) return reason;
     }
   } else if (is_numeric(spec.kind)) {
     if (auto reason = check_range(spec, value, "")) return reason;
+    if (spec.kind == ValueKind::kInteger) {
+      if (auto reason = check_integer_rules(spec, value, "")) return reason;
+    }
   }
   if (spec.kind == ValueKind::kString && !spec.choices.empty()) {
     const auto& text = value.get_ref<const std::string&>();
@@ -243,6 +288,22 @@ bool is_section(const Schema& schema, std::string_view path) {
                      [&](const KeySpec& spec) { return is_inside(spec.path, path); });
 }
 
+// "gbps, propagation_ns, framing": the keys inside a section, relative to it.
+std::string section_keys(const Schema& schema, std::string_view section) {
+  std::string names;
+  for (const auto& spec : schema.keys()) {
+    if (is_inside(spec.path, section)) {
+      names += (names.empty() ? "" : ", ") + spec.path.substr(section.size() + 1);
+    }
+  }
+  return names;
+}
+
+const KeySpec& first_key_of(const Schema& schema, std::string_view section) {
+  return *std::find_if(schema.keys().begin(), schema.keys().end(),
+                       [&](const KeySpec& spec) { return is_inside(spec.path, section); });
+}
+
 void require_object_top_level(const Json& doc, const std::string& source) {
   if (!doc.is_object()) {
     throw ConfigError(source, "", "expected an object at the top level, got " + describe(doc));
@@ -265,7 +326,9 @@ void check_members(const Json& object, const std::string& prefix, const Schema& 
       }
     } else if (is_section(schema, path)) {
       if (!member.value().is_object()) {
-        throw ConfigError(source, path, "expected an object");
+        throw ConfigError(source, path,
+                          "is a section, not a value: expected an object holding its keys (" +
+                              section_keys(schema, path) + "), got " + describe(member.value()));
       }
       check_members(member.value(), path, schema, source);
     } else {
@@ -273,6 +336,34 @@ void check_members(const Json& object, const std::string& prefix, const Schema& 
                         "unknown key" + suggestion(path, key_and_section_paths(schema)));
     }
   }
+}
+
+// Runs every rule between keys on `effective`; `blame` turns a violation of
+// one rule into the ConfigError to throw.
+template <typename Blame>
+void run_checks(const Json& effective, const Schema& schema, Blame&& blame) {
+  for (const KeyCheck& check : schema.checks()) {
+    for (const auto& key : check.keys) {
+      if (!schema.find(key)) {
+        throw std::logic_error("a rule between keys names '" + key + "', which is not a key");
+      }
+    }
+    if (std::optional<Violation> violation = check.check(effective)) {
+      if (std::find(check.keys.begin(), check.keys.end(), violation->key) == check.keys.end()) {
+        throw std::logic_error("a rule between keys reports '" + violation->key +
+                               "', which it does not list");
+      }
+      throw blame(check, *violation);
+    }
+  }
+}
+
+Json with_defaults(const Json& doc, const Schema& schema) {
+  Json effective = schema.defaults();
+  // A checked document holds no nulls, and without nulls a merge patch is
+  // exactly a deep merge in which the document wins.
+  effective.merge_patch(doc);
+  return effective;
 }
 
 // nlohmann reports a parse error as "[json.exception.parse_error.101] parse
@@ -293,11 +384,9 @@ std::string short_parse_reason(const std::string& what) {
   return reason;
 }
 
-std::string malformed_message(const std::string& text, const Json::parse_error& error) {
-  // `byte` counts the offending character itself, 1-based; at end of input it
-  // is one past the last byte.
-  const std::size_t offset =
-      std::min<std::size_t>(error.byte > 0 ? error.byte - 1 : 0, text.size());
+// "line 3, column 13" for a 0-based byte offset; columns count bytes.
+std::string line_column(const std::string& text, std::size_t offset) {
+  offset = std::min(offset, text.size());
   std::size_t line = 1;
   std::size_t line_start = 0;
   for (std::size_t i = 0; i < offset; ++i) {
@@ -306,9 +395,228 @@ std::string malformed_message(const std::string& text, const Json::parse_error& 
       line_start = i + 1;
     }
   }
-  const std::size_t column = offset - line_start + 1;
-  return "malformed JSON at line " + std::to_string(line) + ", column " + std::to_string(column) +
-         ": " + short_parse_reason(error.what());
+  return "line " + std::to_string(line) + ", column " + std::to_string(offset - line_start + 1);
+}
+
+// Where each key and each number starts, in document order. nlohmann's SAX
+// events carry no position, but they arrive in document order and only for
+// text that lexed correctly, so the n-th key event is the n-th key here.
+struct TokenOffsets {
+  std::vector<std::size_t> keys;
+  std::vector<std::size_t> numbers;
+};
+
+bool is_json_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+
+TokenOffsets token_offsets(const std::string& text) {
+  TokenOffsets offsets;
+  std::size_t i = 0;
+  while (i < text.size()) {
+    const char c = text[i];
+    if (c == '"') {
+      const std::size_t start = i++;
+      while (i < text.size() && text[i] != '"') i += text[i] == '\\' ? 2 : 1;
+      ++i;  // the closing quote
+      std::size_t next = i;
+      while (next < text.size() && is_json_space(text[next])) ++next;
+      if (next < text.size() && text[next] == ':') offsets.keys.push_back(start);
+    } else if (c == '-' || (c >= '0' && c <= '9')) {
+      offsets.numbers.push_back(i);
+      while (i < text.size() && std::strchr("0123456789+-.eE", text[i]) != nullptr &&
+             text[i] != '\0') {
+        ++i;
+      }
+    } else {
+      ++i;
+    }
+  }
+  return offsets;
+}
+
+bool has_control_character(std::string_view text) {
+  return std::any_of(text.begin(), text.end(), [](char c) {
+    return static_cast<unsigned char>(c) < 0x20 || c == 0x7f;
+  });
+}
+
+// What went wrong while parsing: a syntax error (reported as malformed JSON)
+// or a well-formed document nlohmann would still get wrong (with a key path).
+struct ParseProblem {
+  bool syntax = false;
+  std::string key;         // path of the offending member ("" at the top level)
+  std::string reason;      // without the position
+  std::size_t offset = 0;  // 0-based byte offset
+  std::optional<std::size_t> first_offset;  // a duplicate key: where the first one is
+};
+
+// Builds the document from nlohmann's SAX events, checking on the way what
+// nlohmann itself lets through.
+class StrictBuilder : public nlohmann::json_sax<Json> {
+ public:
+  explicit StrictBuilder(const std::string& text) : offsets_(token_offsets(text)) {}
+
+  Json& result() { return root_; }
+  const std::optional<ParseProblem>& problem() const { return problem_; }
+
+  bool null() override { return add(Json(nullptr)); }
+  bool boolean(bool value) override { return add(Json(value)); }
+  bool number_integer(number_integer_t value) override {
+    ++numbers_seen_;
+    return add(Json(value));
+  }
+  bool number_unsigned(number_unsigned_t value) override {
+    ++numbers_seen_;
+    return add(Json(value));
+  }
+  bool number_float(number_float_t value, const string_t& text) override {
+    const std::size_t offset = number_offset();
+    ++numbers_seen_;
+    // nlohmann reads an integer too long for 64 bits as a double, and a
+    // number too small for a double as 0: both silently change the value.
+    const bool integer_text = text.find_first_of(".eE") == std::string::npos;
+    const bool nonzero_text = text.find_first_of("123456789") < text.find_first_of("eE");
+    if (integer_text || (value == 0 && nonzero_text)) {
+      return fail(false, value_path(), out_of_range_reason(text, integer_text), offset);
+    }
+    return add(Json(value));
+  }
+  bool string(string_t& value) override { return add(Json(std::move(value))); }
+  bool binary(binary_t& /*value*/) override { return false; }  // JSON text has none
+
+  bool start_object(std::size_t /*elements*/) override {
+    return open(Json::object());
+  }
+  bool key(string_t& name) override {
+    Frame& frame = frames_.back();
+    const std::size_t offset = key_count_ < offsets_.keys.size() ? offsets_.keys[key_count_] : 0;
+    ++key_count_;
+    frame.key = name;
+    if (has_control_character(name)) {
+      return fail(false, value_path(), "a key name must not contain control characters", offset);
+    }
+    const auto [first, inserted] = frame.key_offsets.emplace(name, offset);
+    if (!inserted) {
+      fail(false, value_path(), "duplicate key", offset);
+      problem_->first_offset = first->second;
+      return false;
+    }
+    return true;
+  }
+  bool end_object() override {
+    frames_.pop_back();
+    return true;
+  }
+  bool start_array(std::size_t /*elements*/) override { return open(Json::array()); }
+  bool end_array() override {
+    frames_.pop_back();
+    return true;
+  }
+
+  bool parse_error(std::size_t position, const std::string& token,
+                   const Json::exception& error) override {
+    if (error.id == 406) {  // a number beyond a double: 1e400
+      return fail(false, value_path(), out_of_range_reason(token, false), number_offset());
+    }
+    // `position` counts the offending character itself, 1-based; at end of
+    // input it is one past the last byte.
+    return fail(true, "", short_parse_reason(error.what()), position > 0 ? position - 1 : 0);
+  }
+
+ private:
+  struct Frame {
+    Json* container = nullptr;
+    std::string key;                                   // objects: the member being read
+    std::map<std::string, std::size_t> key_offsets;    // objects: names seen so far
+  };
+
+  static std::string out_of_range_reason(const std::string& text, bool integer) {
+    return "number " + text + " is out of range for " +
+           (integer ? "a 64-bit integer" : "a double");
+  }
+
+  std::size_t number_offset() const {
+    return numbers_seen_ < offsets_.numbers.size() ? offsets_.numbers[numbers_seen_] : 0;
+  }
+
+  // "link.gbps", "sizes[2]": where the next value goes. An outer list's
+  // element being read is its last; the innermost list's is the next.
+  std::string value_path() const {
+    std::string path;
+    for (std::size_t i = 0; i < frames_.size(); ++i) {
+      const Json& container = *frames_[i].container;
+      if (container.is_object()) {
+        path += (path.empty() ? "" : ".") + frames_[i].key;
+      } else {
+        const bool innermost = i + 1 == frames_.size();
+        path += "[" + std::to_string(container.size() - (innermost ? 0 : 1)) + "]";
+      }
+    }
+    return path;
+  }
+
+  // Places a value; returns where it now lives.
+  Json* place(Json value) {
+    if (frames_.empty()) {
+      root_ = std::move(value);
+      return &root_;
+    }
+    Frame& frame = frames_.back();
+    if (frame.container->is_object()) {
+      return &((*frame.container)[frame.key] = std::move(value));
+    }
+    frame.container->push_back(std::move(value));
+    return &frame.container->back();
+  }
+
+  bool add(Json value) {
+    place(std::move(value));
+    return true;
+  }
+
+  bool open(Json container) {
+    // Only the innermost container grows while it is open, so the pointers
+    // held by the frames stay valid.
+    frames_.push_back(Frame{place(std::move(container)), {}, {}});
+    return true;
+  }
+
+  bool fail(bool syntax, std::string key, std::string reason, std::size_t offset) {
+    problem_ = ParseProblem{syntax, std::move(key), std::move(reason), offset, std::nullopt};
+    return false;
+  }
+
+  TokenOffsets offsets_;
+  std::size_t key_count_ = 0;
+  std::size_t numbers_seen_ = 0;
+  Json root_;
+  std::vector<Frame> frames_;
+  std::optional<ParseProblem> problem_;
+};
+
+// Parses `text` into `value`, or returns what is wrong with it.
+std::optional<ParseProblem> parse_into(const std::string& text, Json& value) {
+  // nlohmann ends the input at a NUL byte, so "{}\0garbage" would pass; JSON
+  // text has no place for one (inside a string it must be written \u0000).
+  if (const std::size_t nul = text.find('\0'); nul != std::string::npos) {
+    return ParseProblem{true, "", "NUL byte (JSON text cannot contain one)", nul, std::nullopt};
+  }
+  StrictBuilder builder(text);
+  if (Json::sax_parse(text, &builder, Json::input_format_t::json, true, false)) {
+    value = std::move(builder.result());
+    return std::nullopt;
+  }
+  return builder.problem().value_or(
+      ParseProblem{true, "", "unexpected end of input", text.size(), std::nullopt});
+}
+
+// The problem's reason with where it is in `text`.
+std::string reason_with_position(const std::string& text, const ParseProblem& problem) {
+  if (problem.syntax) {
+    return "malformed JSON at " + line_column(text, problem.offset) + ": " + problem.reason;
+  }
+  std::string where = line_column(text, problem.offset);
+  if (problem.first_offset) where += "; first at " + line_column(text, *problem.first_offset);
+  return problem.reason + " (" + where + ")";
 }
 
 std::string table_cell(const std::string& text) {
@@ -335,6 +643,12 @@ std::string range_text(const KeySpec& spec) {
     for (std::size_t i = 0; i < spec.choices.size(); ++i) {
       range += (i == 0 ? "" : ", ") + spec.choices[i];
     }
+  }
+  if (!spec.integer_choices.empty()) {
+    range = "one of " + integer_choices_text(spec);
+  }
+  if (spec.must_be_power_of_two) {
+    range += range.empty() ? "power of two" : ", power of two";
   }
   return range;
 }
@@ -373,10 +687,27 @@ void Schema::add(KeySpec spec) {
   if (!spec.choices.empty() && spec.kind != ValueKind::kString) {
     throw std::logic_error("config key '" + path + "': choices need a string key");
   }
+  const bool integral = spec.kind == ValueKind::kInteger || spec.kind == ValueKind::kIntegerList;
+  if ((!spec.integer_choices.empty() || spec.must_be_power_of_two) && !integral) {
+    throw std::logic_error("config key '" + path +
+                           "': integer choices and powers of two need an integer key");
+  }
+  if (!spec.integer_choices.empty() && (spec.min || spec.max)) {
+    throw std::logic_error("config key '" + path +
+                           "': integer choices replace min/max; give one or the other");
+  }
   if (auto reason = check_value(spec, spec.default_value)) {
     throw std::logic_error("config key '" + path + "': bad default: " + *reason);
   }
   keys_.push_back(std::move(spec));
+}
+
+void Schema::add_check(std::vector<std::string> keys,
+                       std::function<std::optional<Violation>(const Json& effective)> check) {
+  if (keys.empty() || !check) {
+    throw std::logic_error("a rule between keys needs its keys and its check");
+  }
+  checks_.push_back(KeyCheck{std::move(keys), std::move(check)});
 }
 
 const KeySpec* Schema::find(std::string_view path) const {
@@ -400,6 +731,14 @@ Json Schema::defaults() const {
   return doc;
 }
 
+Json parse_json_text(const std::string& text, const std::string& source) {
+  Json value;
+  if (const std::optional<ParseProblem> problem = parse_into(text, value)) {
+    throw ConfigError(source, problem->key, reason_with_position(text, *problem));
+  }
+  return value;
+}
+
 Json read_json_file(const std::string& path) {
   std::unique_ptr<std::FILE, FileCloser> file(std::fopen(path.c_str(), "rb"));
   if (!file) {
@@ -415,11 +754,7 @@ Json read_json_file(const std::string& path) {
   if (std::ferror(file.get())) {
     throw ConfigError(path, "", std::string("cannot open file: ") + std::strerror(errno));
   }
-  try {
-    return Json::parse(text);
-  } catch (const Json::parse_error& error) {
-    throw ConfigError(path, "", malformed_message(text, error));
-  }
+  return parse_json_text(text, path);
 }
 
 void apply_override(Json& doc, const std::string& assignment, const Schema& schema) {
@@ -430,14 +765,27 @@ void apply_override(Json& doc, const std::string& assignment, const Schema& sche
   }
   const std::string path = assignment.substr(0, equals);
   const std::string text = assignment.substr(equals + 1);
-  if (!schema.find(path)) {
+  const KeySpec* spec = schema.find(path);
+  if (!spec && is_section(schema, path)) {
+    const KeySpec& example = first_key_of(schema, path);
+    throw ConfigError(source, path,
+                      "is a section, not a value: set one of its keys (" +
+                          section_keys(schema, path) + "), e.g. --set " + example.path + "=" +
+                          compact(example.default_value));
+  }
+  if (!spec) {
     throw ConfigError(source, path, "unknown key" + suggestion(path, key_paths(schema)));
   }
   // Bare words are strings so that "--set link.framing=ethernet" needs no
-  // shell-escaped quotes.
-  Json value = Json::parse(text, nullptr, false);
-  if (value.is_discarded()) {
+  // shell-escaped quotes; but a number that does not fit is an error, not
+  // the string "1e400".
+  Json value;
+  if (const std::optional<ParseProblem> problem = parse_into(text, value)) {
+    if (!problem->syntax) throw ConfigError(source, path, problem->reason);
     value = text;
+  }
+  if (auto reason = check_value(*spec, value)) {
+    throw ConfigError(source, path, *reason);
   }
   if (!doc.is_null() && !doc.is_object()) {
     throw ConfigError(source, path, "expected an object at the top level");
@@ -463,23 +811,37 @@ void apply_override(Json& doc, const std::string& assignment, const Schema& sche
 Json validate(const Json& doc, const Schema& schema, const std::string& source) {
   require_object_top_level(doc, source);
   check_members(doc, "", schema, source);
-  Json effective = schema.defaults();
-  // A checked document holds no nulls, and without nulls a merge patch is
-  // exactly a deep merge in which the document wins.
-  effective.merge_patch(doc);
+  Json effective = with_defaults(doc, schema);
+  run_checks(effective, schema, [&source](const KeyCheck&, const Violation& violation) {
+    return ConfigError(source, violation.key, violation.reason);
+  });
   return effective;
 }
 
 Json load(const std::string& path, const std::vector<std::string>& overrides,
           const Schema& schema) {
   Json doc = read_json_file(path);
-  // Checked before the overrides so that a bad file is blamed on the file,
-  // not on the first --set that cannot be applied to it.
+  // The file is checked on its own first, so that its errors are blamed on
+  // it and each --set's on that --set.
   require_object_top_level(doc, path);
-  for (const auto& assignment : overrides) {
-    apply_override(doc, assignment, schema);
+  check_members(doc, "", schema, path);
+  std::map<std::string, std::size_t> set_by;  // key -> the last --set giving it
+  for (std::size_t i = 0; i < overrides.size(); ++i) {
+    apply_override(doc, overrides[i], schema);
+    set_by[overrides[i].substr(0, overrides[i].find('='))] = i;
   }
-  return validate(doc, schema, path);
+  Json effective = with_defaults(doc, schema);
+  run_checks(effective, schema, [&](const KeyCheck& check, const Violation& violation) {
+    std::optional<std::size_t> last;
+    for (const auto& key : check.keys) {
+      if (const auto it = set_by.find(key); it != set_by.end() && (!last || it->second > *last)) {
+        last = it->second;
+      }
+    }
+    return ConfigError(last ? "--set " + overrides[*last] : path, violation.key,
+                       violation.reason);
+  });
+  return effective;
 }
 
 const Json& at_path(const Json& doc, std::string_view path) {
@@ -507,6 +869,35 @@ std::string markdown_table(const Schema& schema) {
              table_cell(range_text(spec)) + " | " + table_cell(spec.doc) + " |\n";
   }
   return table;
+}
+
+void require_checked(const std::optional<Violation>& violation, std::string_view reader) {
+  if (violation) {
+    throw std::logic_error(std::string(reader) + ": unchecked configuration: " + violation->key +
+                           ": " + violation->reason);
+  }
+}
+
+std::string printable(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (const char c : text) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else if (c == '\r') {
+      out += "\\r";
+    } else if (byte < 0x20 || byte == 0x7f) {
+      char escape[8];
+      std::snprintf(escape, sizeof escape, "\\u%04x", byte);
+      out += escape;
+    } else {
+      out += c;
+    }
+  }
+  return out;
 }
 
 }  // namespace rnicsim::config

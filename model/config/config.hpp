@@ -6,6 +6,8 @@
 // merges the defaults in, applies command-line overrides, and rejects
 // anything else with one message that names the file, the JSON path and the
 // reason. The result is the effective configuration, written beside every run.
+#include <cstdint>
+#include <functional>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -47,11 +49,36 @@ struct KeySpec {
   bool min_exclusive = false;  // true: value must be > min, else >= min
   std::optional<double> max;   // numeric upper bound, inclusive
   std::vector<std::string> choices;  // strings: the allowed values (empty = any)
+  // Integers and integer lists: the allowed values (empty = any; excludes min/max).
+  std::vector<std::int64_t> integer_choices;
+  bool must_be_power_of_two = false;  // integers and integer lists
 
   KeySpec& at_least(double bound) { min = bound; min_exclusive = false; return *this; }
   KeySpec& greater_than(double bound) { min = bound; min_exclusive = true; return *this; }
   KeySpec& at_most(double bound) { max = bound; return *this; }
   KeySpec& one_of(std::vector<std::string> allowed) { choices = std::move(allowed); return *this; }
+  KeySpec& one_of_integers(std::vector<std::int64_t> allowed) {
+    integer_choices = std::move(allowed);
+    return *this;
+  }
+  KeySpec& power_of_two() { must_be_power_of_two = true; return *this; }
+};
+
+// What a rule between keys found wrong: the key it is about and why, e.g.
+// {"pcie.completion_bytes", "must not exceed pcie.mps_bytes (got 512, pcie.mps_bytes is 256)"}.
+struct Violation {
+  std::string key;
+  std::string reason;
+};
+
+// A rule between keys ("the cache ways divide the cache entries"), declared
+// by the block that declares the keys and checked on every loaded
+// configuration, whatever the experiment. `keys` lists every key the rule
+// reads (the error is blamed on whichever of them a --set gave last); the
+// rule itself reads them from the effective configuration.
+struct KeyCheck {
+  std::vector<std::string> keys;
+  std::function<std::optional<Violation>(const Json& effective)> check;
 };
 
 // Key declarations read as one line each:
@@ -94,34 +121,58 @@ class Schema {
   // Throws std::logic_error on a duplicate path, a path that is a prefix of
   // another key's path, or a default that fails the key's own checks.
   void add(KeySpec spec);
+  // Adds a rule between keys. Its keys may be declared later (blocks declare
+  // theirs in any order); validate() throws std::logic_error for a rule that
+  // names a key the schema does not hold.
+  void add_check(std::vector<std::string> keys,
+                 std::function<std::optional<Violation>(const Json& effective)> check);
   const KeySpec* find(std::string_view path) const;
   const std::vector<KeySpec>& keys() const { return keys_; }
+  const std::vector<KeyCheck>& checks() const { return checks_; }
   // The document holding every key at its default.
   Json defaults() const;
 
  private:
   std::vector<KeySpec> keys_;
+  std::vector<KeyCheck> checks_;
 };
 
-// Reads and parses a JSON file. Throws ConfigError naming the file for a
-// missing or unreadable file and for malformed JSON (with line and column).
+// Parses JSON text strictly. Throws ConfigError naming `source` for malformed
+// JSON (with line and column) and, with the key's path, line and column, for
+// what nlohmann would accept or turn into an internal error: a NUL byte
+// anywhere (nlohmann stops reading at one), a duplicate key in an object, a
+// key holding a control character, and a number a double or 64-bit integer
+// cannot hold (1e400, 1e-400, an integer of 20 digits).
+Json parse_json_text(const std::string& text, const std::string& source);
+
+// Reads and parses a JSON file as parse_json_text does. Throws ConfigError
+// naming the file for a missing or unreadable file and for bad JSON.
 Json read_json_file(const std::string& path);
 
 // Applies one "a.b.c=value" override to `doc`. The value is parsed as JSON when
 // it parses, else taken as a string. Throws ConfigError (source "--set <arg>")
-// when the text has no '=', or the path is not a key of the schema.
+// when the text has no '=', the path is not a key of the schema (a section gets
+// its own message), the value is a number out of range, or the value fails the
+// key's own checks (type, range, choices).
 void apply_override(Json& doc, const std::string& assignment, const Schema& schema);
 
 // Checks `doc` against the schema and returns it with every missing key at its
 // default. Throws ConfigError (source = `source`) for: a top level that is not
 // an object, an unknown key (with its full path), an object where a value is
-// expected or the reverse, a wrong type, a number out of range, or a string not
-// among the choices.
+// expected or the reverse, a wrong type, a number out of range, a value not
+// among the choices, or a broken rule between keys (Schema::add_check).
 Json validate(const Json& doc, const Schema& schema, const std::string& source);
 
-// read_json_file + apply_override for each override + validate.
+// read_json_file, then the file's own checks (blamed on the file), then each
+// override in order (blamed on its --set), then the rules between keys on the
+// result: a broken rule is blamed on the last --set that gave one of its keys,
+// else on the file.
 Json load(const std::string& path, const std::vector<std::string>& overrides,
           const Schema& schema);
+
+// For readers of a loaded configuration: throws std::logic_error when a rule
+// between keys that config::load checks is broken, a programming error by then.
+void require_checked(const std::optional<Violation>& violation, std::string_view reader);
 
 // Looks up a dotted path in a validated document. Throws std::out_of_range if
 // absent (a programming error once the document is validated).
@@ -129,5 +180,9 @@ const Json& at_path(const Json& doc, std::string_view path);
 
 // A Markdown table of every key: key, type, unit, default, range, meaning.
 std::string markdown_table(const Schema& schema);
+
+// Text for an error message: control characters (and DEL) escaped as JSON
+// escapes (\n, \u0000), so a message stays on one line and shows what it names.
+std::string printable(std::string_view text);
 
 }  // namespace rnicsim::config

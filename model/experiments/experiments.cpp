@@ -119,37 +119,6 @@ void report_translation(const TranslationTestResult& result, std::ostream& out) 
   print_table(rows, out);
 }
 
-void run_named_experiment(const RunRequest& request, std::ostream& report) {
-  const config::Json& doc = request.effective;
-  const std::string experiment = config::at_path(doc, "experiment").get<std::string>();
-  const bool plot = config::at_path(doc, "output.plot").get<bool>();
-  RunProgress progress(request.terminal);
-  if (experiment == "pipeline") {
-    const PipelineConfig pipeline = pipeline_config(doc, request.source);
-    PipelineOutputs outputs(request.folder,
-                            config::at_path(doc, "output.timeline_data").get<std::uint64_t>(),
-                            config::at_path(doc, "output.trace").get<bool>());
-    const PipelineResult result = run_pipeline(pipeline, progress, &outputs);
-    outputs.finish(result);
-    if (plot) draw_plot("plot_pipeline.py", request.folder, report);
-    report_pipeline(result, report);
-  } else if (experiment == "dma") {
-    const DmaTestConfig dma = dma_test_config(doc, request.source);
-    const DmaTestResult result = run_dma_test(dma, progress);
-    write_dma_outputs(dma, result, request.folder);
-    if (plot) draw_plot("plot_dma.py", request.folder, report);
-    report_dma(result, report);
-  } else if (experiment == "translation") {
-    const TranslationTestConfig translation = translation_test_config(doc, request.source);
-    const TranslationTestResult result = run_translation_test(translation, progress);
-    write_translation_outputs(translation, result, request.folder);
-    if (plot) draw_plot("plot_translation.py", request.folder, report);
-    report_translation(result, report);
-  } else {
-    throw std::logic_error("no runner for experiment " + experiment);
-  }
-}
-
 }  // namespace
 
 const config::Schema& rnicsim_schema() {
@@ -158,10 +127,33 @@ const config::Schema& rnicsim_schema() {
 }
 
 void run_experiment(const RunRequest& request, std::ostream& report) {
-  try {
-    run_named_experiment(request, report);
-  } catch (const SimulatedTimeExceeded& e) {
-    throw config::ConfigError(request.source, "", e.what());
+  const config::Json& doc = request.effective;
+  const std::string experiment = config::at_path(doc, "experiment").get<std::string>();
+  const bool plot = config::at_path(doc, "output.plot").get<bool>();
+  RunProgress progress(request.terminal);
+  if (experiment == "pipeline") {
+    const PipelineConfig pipeline = pipeline_config(doc);
+    PipelineOutputs outputs(request.folder,
+                            config::at_path(doc, "output.timeline_data").get<std::uint64_t>(),
+                            config::at_path(doc, "output.trace").get<bool>());
+    const PipelineResult result = run_pipeline(pipeline, progress, &outputs);
+    outputs.finish(result);
+    if (plot) draw_plot("plot_pipeline.py", request.folder, report);
+    report_pipeline(result, report);
+  } else if (experiment == "dma") {
+    const DmaTestConfig dma = dma_test_config(doc);
+    const DmaTestResult result = run_dma_test(dma, progress);
+    write_dma_outputs(dma, result, request.folder);
+    if (plot) draw_plot("plot_dma.py", request.folder, report);
+    report_dma(result, report);
+  } else if (experiment == "translation") {
+    const TranslationTestConfig translation = translation_test_config(doc);
+    const TranslationTestResult result = run_translation_test(translation, progress);
+    write_translation_outputs(translation, result, request.folder);
+    if (plot) draw_plot("plot_translation.py", request.folder, report);
+    report_translation(result, report);
+  } else {
+    throw std::logic_error("no runner for experiment " + experiment);
   }
 }
 

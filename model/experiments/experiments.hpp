@@ -12,17 +12,15 @@ namespace rnicsim {
 const config::Schema& rnicsim_schema();
 
 struct RunRequest {
-  config::Json effective;            // validated configuration
-  std::string source;                // the config file, for error messages
+  config::Json effective;            // configuration config::load checked
   std::filesystem::path folder;      // where outputs go (exists, empty)
   std::ostream* terminal = nullptr;  // where to show progress (a terminal); null: nowhere
 };
 
 // Runs the experiment the configuration names, writes its outputs into
 // request.folder and prints a short report to `report`. Throws
-// config::ConfigError (naming request.source) for keys that do not fit
-// together and for a run that needs more simulated time than SystemC can
-// count, and Interrupted when the user stops it.
+// SimulatedTimeExceeded for a run that needs more simulated time than SystemC
+// can count, and Interrupted when the user stops it.
 void run_experiment(const RunRequest& request, std::ostream& report);
 
 }  // namespace rnicsim

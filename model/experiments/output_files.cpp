@@ -1,7 +1,9 @@
 #include "experiments/output_files.hpp"
 
+#include <cerrno>
+#include <cstring>
 #include <fstream>
-#include <stdexcept>
+#include <utility>
 
 #include <nlohmann/json.hpp>
 
@@ -13,10 +15,17 @@ std::string number_text(double value) {
   return text;
 }
 
+OutputError::OutputError(std::filesystem::path file, std::string reason)
+    : std::runtime_error("cannot write " + file.string() + ": " + reason),
+      file_(std::move(file)),
+      reason_(std::move(reason)) {}
+
 void write_text(const std::filesystem::path& file, const std::string& text) {
+  errno = 0;
   std::ofstream out(file, std::ios::binary);
   out << text;
-  if (!out.flush()) throw std::runtime_error("cannot write " + file.string());
+  out.close();
+  if (!out) throw OutputError(file, errno != 0 ? std::strerror(errno) : "write failed");
 }
 
 }  // namespace rnicsim

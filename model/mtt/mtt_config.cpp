@@ -1,6 +1,22 @@
 #include "mtt/mtt_config.hpp"
 
+#include <optional>
+
 namespace rnicsim {
+namespace {
+
+// A set-associative cache has entries / ways sets.
+std::optional<config::Violation> ways_violation(const config::Json& doc, const char* ways_key,
+                                                const char* entries_key) {
+  const auto ways = config::at_path(doc, ways_key).get<std::uint64_t>();
+  const auto entries = config::at_path(doc, entries_key).get<std::uint64_t>();
+  if (entries % ways == 0) return std::nullopt;
+  return config::Violation{ways_key, "must divide " + std::string(entries_key) + " (got " +
+                                         std::to_string(ways) + ", " + entries_key + " is " +
+                                         std::to_string(entries) + ")"};
+}
+
+}  // namespace
 
 void declare_mtt_keys(config::Schema& schema) {
   using config::integer_key;
@@ -38,11 +54,25 @@ void declare_mtt_keys(config::Schema& schema) {
                          "MTT size in host memory: the most registered pages at once")
                  .at_least(1)
                  .at_most(1ULL << 32));
+  for (const auto& [ways, entries] : {std::pair{"mtt.mpt_cache_ways", "mtt.mpt_cache_entries"},
+                                      std::pair{"mtt.mtt_cache_ways", "mtt.mtt_cache_entries"}}) {
+    schema.add_check({ways, entries}, [ways = ways, entries = entries](const config::Json& doc) {
+      return ways_violation(doc, ways, entries);
+    });
+  }
+}
+
+IcmLayout icm_layout(const config::Json& doc, std::uint64_t icm_base) {
+  IcmLayout icm;
+  icm.mpt_base = icm_base;
+  icm.mpt_entries = config::at_path(doc, "mtt.mpt_entries").get<std::uint32_t>();
+  icm.mtt_base = icm_base + icm.mpt_entries * std::uint64_t{kMptEntryBytes};
+  icm.mtt_entries = config::at_path(doc, "mtt.mtt_entries").get<std::uint64_t>();
+  return icm;
 }
 
 MemoryTranslationConfig memory_translation_config(const config::Json& doc,
-                                                  std::uint64_t icm_base,
-                                                  const std::string& source) {
+                                                  std::uint64_t icm_base) {
   const auto integer = [&doc](const char* key) {
     return config::at_path(doc, key).get<std::uint64_t>();
   };
@@ -50,10 +80,7 @@ MemoryTranslationConfig memory_translation_config(const config::Json& doc,
                                       ? Replacement::kLru
                                       : Replacement::kRandom;
   MemoryTranslationConfig c;
-  c.icm.mpt_base = icm_base;
-  c.icm.mpt_entries = static_cast<std::uint32_t>(integer("mtt.mpt_entries"));
-  c.icm.mtt_base = icm_base + c.icm.mpt_entries * std::uint64_t{kMptEntryBytes};
-  c.icm.mtt_entries = integer("mtt.mtt_entries");
+  c.icm = icm_layout(doc, icm_base);
   c.mpt_cache = {static_cast<std::uint32_t>(integer("mtt.mpt_cache_entries")),
                  static_cast<std::uint32_t>(integer("mtt.mpt_cache_ways")), replacement};
   c.mtt_cache = {static_cast<std::uint32_t>(integer("mtt.mtt_cache_entries")),
@@ -62,11 +89,9 @@ MemoryTranslationConfig memory_translation_config(const config::Json& doc,
   c.hit_cycles = static_cast<std::uint32_t>(integer("mtt.hit_cycles"));
   c.prefetch_entries = static_cast<std::uint32_t>(integer("mtt.prefetch_entries"));
   c.seed = integer("seed");
-  if (c.mpt_cache.entries % c.mpt_cache.ways != 0) {
-    throw config::ConfigError(source, "mtt.mpt_cache_ways", "must divide mtt.mpt_cache_entries");
-  }
-  if (c.mtt_cache.entries % c.mtt_cache.ways != 0) {
-    throw config::ConfigError(source, "mtt.mtt_cache_ways", "must divide mtt.mtt_cache_entries");
+  for (const auto& [ways, entries] : {std::pair{"mtt.mpt_cache_ways", "mtt.mpt_cache_entries"},
+                                      std::pair{"mtt.mtt_cache_ways", "mtt.mtt_cache_entries"}}) {
+    config::require_checked(ways_violation(doc, ways, entries), "memory_translation_config");
   }
   return c;
 }

@@ -1,5 +1,8 @@
 #include "pcie/pcie_config.hpp"
 
+#include <optional>
+#include <string>
+
 #include "common/time_units.hpp"
 
 namespace rnicsim::pcie {
@@ -10,7 +13,28 @@ namespace {
 constexpr double kSkipSymbols = 4;
 constexpr double kSkipInterval = 1538;
 
-bool is_power_of_two(std::uint64_t v) { return v != 0 && (v & (v - 1)) == 0; }
+std::uint64_t integer(const config::Json& doc, const char* key) {
+  return config::at_path(doc, key).get<std::uint64_t>();
+}
+
+// Completions are cut at the RCB and carry at most MPS bytes.
+std::optional<config::Violation> completion_violation(const config::Json& doc) {
+  const std::uint64_t completion = integer(doc, "pcie.completion_bytes");
+  const std::uint64_t rcb = integer(doc, "pcie.rcb_bytes");
+  const std::uint64_t mps = integer(doc, "pcie.mps_bytes");
+  if (completion % rcb != 0) {
+    return config::Violation{"pcie.completion_bytes",
+                             "must be a multiple of pcie.rcb_bytes (got " +
+                                 std::to_string(completion) + ", pcie.rcb_bytes is " +
+                                 std::to_string(rcb) + ")"};
+  }
+  if (completion > mps) {
+    return config::Violation{"pcie.completion_bytes",
+                             "must not exceed pcie.mps_bytes (got " + std::to_string(completion) +
+                                 ", pcie.mps_bytes is " + std::to_string(mps) + ")"};
+  }
+  return std::nullopt;
+}
 
 }  // namespace
 
@@ -35,24 +59,26 @@ void declare_pcie_keys(config::Schema& schema) {
   schema.add(integer_key("pcie.generation", 3, "", "PCIe generation: 1-2 use 8b/10b, 3-5 128b/130b")
                  .at_least(1)
                  .at_most(5));
-  schema.add(integer_key("pcie.lanes", 8, "lanes", "link width: 1, 2, 4, 8, 16 or 32")
-                 .at_least(1)
-                 .at_most(32));
+  schema.add(integer_key("pcie.lanes", 8, "lanes", "link width")
+                 .one_of_integers({1, 2, 4, 8, 16, 32}));
   schema.add(integer_key("pcie.mps_bytes", 256, "bytes",
-                         "max payload size of a write or completion TLP (power of two)")
+                         "max payload size of a write or completion TLP")
                  .at_least(128)
-                 .at_most(4096));
-  schema.add(integer_key("pcie.mrrs_bytes", 512, "bytes", "max read request size (power of two)")
+                 .at_most(4096)
+                 .power_of_two());
+  schema.add(integer_key("pcie.mrrs_bytes", 512, "bytes", "max read request size")
                  .at_least(128)
-                 .at_most(4096));
-  schema.add(integer_key("pcie.rcb_bytes", 64, "bytes", "read completion boundary: 64 or 128")
-                 .at_least(64)
-                 .at_most(128));
+                 .at_most(4096)
+                 .power_of_two());
+  schema.add(integer_key("pcie.rcb_bytes", 64, "bytes", "read completion boundary")
+                 .one_of_integers({64, 128}));
   schema.add(integer_key("pcie.completion_bytes", 64, "bytes",
-                         "payload of each completion the root complex returns (multiple of the "
-                         "RCB, at most MPS; Xeon root complexes return 64 B)")
+                         "payload of each completion the root complex returns (a multiple of "
+                         "pcie.rcb_bytes, at most pcie.mps_bytes; Xeon root complexes return "
+                         "64 B)")
                  .at_least(64)
-                 .at_most(4096));
+                 .at_most(4096)
+                 .power_of_two());
   schema.add(number_key("pcie.link_latency_ns", 20, "ns",
                         "one direction's fixed latency: PHY and data-link pipelines and trace")
                  .at_least(0)
@@ -86,12 +112,15 @@ void declare_pcie_keys(config::Schema& schema) {
                         "page-table walk added to a TLP whose page misses the IOTLB")
                  .at_least(0)
                  .at_most(1e9));  // 1 s
-  schema.add(integer_key("pcie.iommu_page_bytes", 4096, "bytes", "IOMMU page size (power of two)")
+  schema.add(integer_key("pcie.iommu_page_bytes", 4096, "bytes", "IOMMU page size")
                  .at_least(4096)
-                 .at_most(1 << 30));
+                 .at_most(1 << 30)
+                 .power_of_two());
+  schema.add_check({"pcie.completion_bytes", "pcie.rcb_bytes", "pcie.mps_bytes"},
+                   [](const config::Json& doc) { return completion_violation(doc); });
 }
 
-PcieConfig pcie_config(const config::Json& doc, const std::string& source) {
+PcieConfig pcie_config(const config::Json& doc) {
   const auto integer = [&doc](const char* key) {
     return config::at_path(doc, key).get<std::uint32_t>();
   };
@@ -115,20 +144,8 @@ PcieConfig pcie_config(const config::Json& doc, const std::string& source) {
   c.iotlb_entries = integer("pcie.iotlb_entries");
   c.iotlb_miss = ns("pcie.iotlb_miss_ns");
   c.iommu_page_bytes = integer("pcie.iommu_page_bytes");
-
-  const auto require = [&source](bool ok, const char* key, const std::string& reason) {
-    if (!ok) throw config::ConfigError(source, key, reason);
-  };
-  require(is_power_of_two(c.lanes), "pcie.lanes", "must be 1, 2, 4, 8, 16 or 32");
-  require(is_power_of_two(c.mps_bytes), "pcie.mps_bytes", "must be a power of two");
-  require(is_power_of_two(c.mrrs_bytes), "pcie.mrrs_bytes", "must be a power of two");
-  require(c.rcb_bytes == 64 || c.rcb_bytes == 128, "pcie.rcb_bytes", "must be 64 or 128");
-  require(c.completion_bytes % c.rcb_bytes == 0 && is_power_of_two(c.completion_bytes),
-          "pcie.completion_bytes", "must be a power-of-two multiple of pcie.rcb_bytes");
-  require(c.completion_bytes <= c.mps_bytes, "pcie.completion_bytes",
-          "must not exceed pcie.mps_bytes");
-  require(is_power_of_two(c.iommu_page_bytes), "pcie.iommu_page_bytes",
-          "must be a power of two");
+  // config::load checked this; the link model divides by these.
+  config::require_checked(completion_violation(doc), "pcie_config");
   return c;
 }
 

@@ -35,9 +35,8 @@ struct PcieConfig {
 };
 
 void declare_pcie_keys(config::Schema& schema);
-// Throws config::ConfigError (naming `source`) for values the schema's ranges
-// cannot express: powers of two, completion sizes that are not a multiple of
-// the RCB or exceed MPS.
-PcieConfig pcie_config(const config::Json& doc, const std::string& source);
+// Reads a configuration config::load has checked (the key rules and the
+// completion size's rule against the RCB and MPS that declare_pcie_keys adds).
+PcieConfig pcie_config(const config::Json& doc);
 
 }  // namespace rnicsim::pcie

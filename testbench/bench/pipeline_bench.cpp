@@ -24,7 +24,7 @@ void BM_SeedPipelineBothPaths(benchmark::State& state) {
   const config::Json doc = config::load(
       seed, {"workload.count=" + std::to_string(kDataPerIteration * (kIterations + 1))},
       rnicsim_schema());
-  const PipelineConfig config = pipeline_config(doc, seed);
+  const PipelineConfig config = pipeline_config(doc);
   RunProgress quiet;
   DataPath ethernet("ethernet", config, true, tcp_ipv4(), quiet);
   DataPath rdma("rdma", config, false, roce_v2_write_only_ipv4(), quiet);

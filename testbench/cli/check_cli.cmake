@@ -1,9 +1,10 @@
 # Runs rnicsim once and checks what a user would see. Invoked by ctest as
 #   cmake -DRNICSIM=... -DARGS="a|b|c" -DEXPECT_EXIT=N [-DEXPECT_STDERR=regex]
 #         [-DEXPECT_STDOUT=regex] [-DEXPECT_STDOUT_LINES=N] [-DEXPECT_NO_PATH=path]
-#         [-DEXPECT_FILES="p1|p2"] [-DPREPARE_DIR=path] -P check_cli.cmake
+#         [-DEXPECT_FILES="p1|p2"] [-DPREPARE_DIR=path] [-DFRESH_PATH=path] -P check_cli.cmake
 # PREPARE_DIR is created empty with a marker file before the run (to check that
-# a failed run leaves an existing output folder alone).
+# a failed run leaves an existing output folder alone). FRESH_PATH is removed
+# before the run, so that outputs found afterwards are this run's.
 string(REPLACE "|" ";" ARGS "${ARGS}")
 string(REPLACE "|" ";" EXPECT_FILES "${EXPECT_FILES}")
 if(PREPARE_DIR)
@@ -13,6 +14,9 @@ if(PREPARE_DIR)
 endif()
 if(EXPECT_NO_PATH)
   file(REMOVE_RECURSE "${EXPECT_NO_PATH}")
+endif()
+if(FRESH_PATH)
+  file(REMOVE_RECURSE "${FRESH_PATH}")
 endif()
 
 set(ENV{SYSTEMC_DISABLE_COPYRIGHT_MESSAGE} 1)

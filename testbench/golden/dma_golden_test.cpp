@@ -18,7 +18,7 @@ DmaTestResult run(std::vector<std::string> overrides) {
   overrides.push_back("output.plot=false");
   const config::Json doc = config::load(kPreset, overrides, rnicsim_schema());
   RunProgress quiet;
-  return run_dma_test(dma_test_config(doc, kPreset), quiet);
+  return run_dma_test(dma_test_config(doc), quiet);
 }
 
 TEST(DmaGen3x8, ThePresetStillGivesThe550NanosecondReadItWasCalibratedTo) {

@@ -34,7 +34,7 @@ SeedRun run_seed(const std::vector<std::string>& overrides = {}) {
   const config::Json doc = config::load(kSeedConfig, overrides, rnicsim_schema());
   SeedRun run;
   RunProgress quiet;
-  run.result = run_pipeline(pipeline_config(doc, kSeedConfig), quiet, &run.timelines);
+  run.result = run_pipeline(pipeline_config(doc), quiet, &run.timelines);
   return run;
 }
 

@@ -19,7 +19,7 @@ TranslationTestResult run(std::vector<std::string> overrides) {
                                      "translation.warmup_accesses=8000"});
   const config::Json doc = config::load(kSweep, overrides, rnicsim_schema());
   RunProgress quiet;
-  return run_translation_test(translation_test_config(doc, kSweep), quiet);
+  return run_translation_test(translation_test_config(doc), quiet);
 }
 
 TEST(TranslationSweep, HitRateFallsAndLatencyRisesAsTheWorkingSetOutgrowsTheCache) {

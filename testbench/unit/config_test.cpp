@@ -170,10 +170,13 @@ TEST(ConfigValidateTest, DottedMemberNameIsRejected) {
             "t.json: link.gbps: a key name must be non-empty and contain no '.'");
 }
 
-TEST(ConfigValidateTest, SectionMustBeAnObject) {
-  EXPECT_EQ(validate_error(R"({"link": 5})"), "t.json: link: expected an object");
+TEST(ConfigValidateTest, SectionGivenAValueSaysItIsASection) {
+  EXPECT_EQ(validate_error(R"({"link": 5})"),
+            "t.json: link: is a section, not a value: expected an object holding its keys "
+            "(lanes, gbps, phy.framing), got 5");
   EXPECT_EQ(validate_error(R"({"link": {"phy": "ethernet"}})"),
-            "t.json: link.phy: expected an object");
+            "t.json: link.phy: is a section, not a value: expected an object holding its keys "
+            "(framing), got a string (\"ethernet\")");
 }
 
 TEST(ConfigValidateTest, ValueMustNotBeAnObject) {
@@ -313,16 +316,23 @@ TEST(ConfigOverrideTest, TrueIsABoolean) {
   EXPECT_EQ(at_path(doc, "trace.enabled"), true);
 }
 
+// A string key that takes any text.
+Schema name_schema() {
+  Schema schema;
+  schema.add(string_key("run.name", "x", "Run name."));
+  return schema;
+}
+
 TEST(ConfigOverrideTest, QuotedJsonStringStaysAString) {
   Json doc = Json::object();
-  apply_override(doc, "link.phy.framing=\"42\"", test_schema());
-  EXPECT_EQ(at_path(doc, "link.phy.framing"), "42");
+  apply_override(doc, "run.name=\"42\"", name_schema());
+  EXPECT_EQ(at_path(doc, "run.name"), "42");
 }
 
 TEST(ConfigOverrideTest, ValueAfterFirstEqualsIsKept) {
   Json doc = Json::object();
-  apply_override(doc, "link.phy.framing=a=b", test_schema());
-  EXPECT_EQ(at_path(doc, "link.phy.framing"), "a=b");
+  apply_override(doc, "run.name=a=b", name_schema());
+  EXPECT_EQ(at_path(doc, "run.name"), "a=b");
 }
 
 TEST(ConfigOverrideTest, ReplacesExistingValueAndKeepsSiblings) {
@@ -344,8 +354,43 @@ TEST(ConfigOverrideTest, UnknownPath) {
   Json doc = Json::object();
   EXPECT_EQ(config_error_of([&] { apply_override(doc, "link.gbs=5", test_schema()); }),
             "--set link.gbs=5: link.gbs: unknown key (did you mean 'link.gbps'?)");
+  EXPECT_EQ(doc, Json::object());
+}
+
+TEST(ConfigOverrideTest, SectionGivenAValueSaysItIsASection) {
+  Json doc = Json::object();
   EXPECT_EQ(config_error_of([&] { apply_override(doc, "link=5", test_schema()); }),
-            "--set link=5: link: unknown key");
+            "--set link=5: link: is a section, not a value: set one of its keys (lanes, gbps, "
+            "phy.framing), e.g. --set link.lanes=4");
+  EXPECT_EQ(config_error_of([&] { apply_override(doc, "link.phy={}", test_schema()); }),
+            "--set link.phy={}: link.phy: is a section, not a value: set one of its keys "
+            "(framing), e.g. --set link.phy.framing=\"ethernet\"");
+  EXPECT_EQ(doc, Json::object());
+}
+
+TEST(ConfigOverrideTest, ValueIsCheckedAndBlamedOnTheSet) {
+  Json doc = Json::object();
+  const Schema schema = test_schema();
+  EXPECT_EQ(config_error_of([&] { apply_override(doc, "link.gbps=-5", schema); }),
+            "--set link.gbps=-5: link.gbps: must be > 0 (got -5)");
+  EXPECT_EQ(config_error_of([&] { apply_override(doc, "link.lanes=fast", schema); }),
+            "--set link.lanes=fast: link.lanes: expected an integer, got a string (\"fast\")");
+  EXPECT_EQ(config_error_of([&] { apply_override(doc, "link.phy.framing=token", schema); }),
+            "--set link.phy.framing=token: link.phy.framing: must be one of \"none\", "
+            "\"ethernet\" (got \"token\")");
+  EXPECT_EQ(doc, Json::object());
+}
+
+TEST(ConfigOverrideTest, NumberOutOfRangeIsAnErrorNotAString) {
+  Json doc = Json::object();
+  const Schema schema = test_schema();
+  EXPECT_EQ(config_error_of([&] { apply_override(doc, "link.gbps=1e400", schema); }),
+            "--set link.gbps=1e400: link.gbps: number 1e400 is out of range for a double");
+  EXPECT_EQ(config_error_of([&] { apply_override(doc, "link.gbps=-1e400", schema); }),
+            "--set link.gbps=-1e400: link.gbps: number -1e400 is out of range for a double");
+  EXPECT_EQ(config_error_of([&] { apply_override(doc, "link.lanes=99999999999999999999", schema); }),
+            "--set link.lanes=99999999999999999999: link.lanes: number 99999999999999999999 is "
+            "out of range for a 64-bit integer");
   EXPECT_EQ(doc, Json::object());
 }
 
@@ -365,10 +410,27 @@ TEST_F(ConfigFileTest, LoadAppliesOverridesInOrderThenValidates) {
   })"));
 }
 
-TEST_F(ConfigFileTest, LoadReportsBadOverrideValueUnderFileName) {
+TEST_F(ConfigFileTest, LoadBlamesABadOverrideValueOnTheSet) {
   const std::string path = write_file("run.json", "{}");
   EXPECT_EQ(config_error_of([&] { load(path, {"link.gbps=fast"}, test_schema()); }),
-            path + ": link.gbps: expected a number, got a string (\"fast\")");
+            "--set link.gbps=fast: link.gbps: expected a number, got a string (\"fast\")");
+  EXPECT_EQ(config_error_of([&] { load(path, {"link.lanes=2", "link.gbps=-5"}, test_schema()); }),
+            "--set link.gbps=-5: link.gbps: must be > 0 (got -5)");
+  EXPECT_EQ(config_error_of([&] { load(path, {"link.gbps=1e400"}, test_schema()); }),
+            "--set link.gbps=1e400: link.gbps: number 1e400 is out of range for a double");
+}
+
+TEST_F(ConfigFileTest, LoadBlamesTheFileForItsOwnValuesEvenWhenASetReplacesThem) {
+  const std::string path = write_file("run.json", R"({"link": {"gbps": -1}})");
+  EXPECT_EQ(config_error_of([&] { load(path, {"link.gbps=5"}, test_schema()); }),
+            path + ": link.gbps: must be > 0 (got -1)");
+}
+
+TEST_F(ConfigFileTest, LoadBlamesASectionValueOnTheFile) {
+  const std::string path = write_file("run.json", R"({"link": 5})");
+  EXPECT_EQ(config_error_of([&] { load(path, {"link.gbps=5"}, test_schema()); }),
+            path + ": link: is a section, not a value: expected an object holding its keys "
+                   "(lanes, gbps, phy.framing), got 5");
 }
 
 TEST_F(ConfigFileTest, LoadBlamesNonObjectFileBeforeOverrides) {
@@ -476,6 +538,211 @@ TEST(ConfigMarkdownTest, TableListsKeysInDeclarationOrder) {
             "| link.framing | string |  | \"none\" | one of none, ethernet | Frame format. |\n"
             "| trace.enabled | boolean |  | false |  | Write a VCD trace. |\n"
             "| link.lanes | integer |  | 4 | > 0 | Serial lanes. |\n");
+}
+
+// What nlohmann's own parser lets through or turns into an exception that is
+// not a parse error; each must be one ConfigError naming the file, the key's
+// path and the position.
+TEST_F(ConfigFileTest, NumberBeyondADoubleIsOutOfRange) {
+  const std::string path = write_file("big.json", "{\n  \"link\": {\"gbps\": 1e400}\n}\n");
+  EXPECT_EQ(config_error_of([&] { read_json_file(path); }),
+            path + ": link.gbps: number 1e400 is out of range for a double (line 2, column 20)");
+  const std::string negative = write_file("negative.json", R"({"link": {"gbps": -1e400}})");
+  EXPECT_EQ(config_error_of([&] { load(negative, {}, test_schema()); }),
+            negative +
+                ": link.gbps: number -1e400 is out of range for a double (line 1, column 19)");
+}
+
+TEST_F(ConfigFileTest, NumbersThatWouldSilentlyChangeAreOutOfRange) {
+  const std::string tiny = write_file("tiny.json", R"({"link": {"gbps": 1e-400}})");
+  EXPECT_EQ(config_error_of([&] { read_json_file(tiny); }),
+            tiny + ": link.gbps: number 1e-400 is out of range for a double (line 1, column 19)");
+  const std::string wide = write_file("wide.json", R"({"link": {"lanes": 123456789012345678901}})");
+  EXPECT_EQ(config_error_of([&] { read_json_file(wide); }),
+            wide + ": link.lanes: number 123456789012345678901 is out of range for a 64-bit "
+                   "integer (line 1, column 20)");
+  // Zero and the largest 64-bit integers are fine.
+  const std::string fine = write_file(
+      "fine.json", R"({"a": 0.0, "b": 0e5, "c": -0, "d": 18446744073709551615, "e": 1e-300})");
+  EXPECT_EQ(read_json_file(fine).at("d").get<std::uint64_t>(), 18446744073709551615ULL);
+}
+
+TEST_F(ConfigFileTest, NumberInsideAListNamesItsIndex) {
+  const std::string path = write_file("list.json", "{\"run\": {\"sizes\": [1,\n  2,\n  -1e999]}}");
+  EXPECT_EQ(config_error_of([&] { read_json_file(path); }),
+            path + ": run.sizes[2]: number -1e999 is out of range for a double (line 3, column 3)");
+}
+
+TEST_F(ConfigFileTest, DuplicateKeyNamesItsPathAndBothPlaces) {
+  const std::string path = write_file("dup.json",
+                                      "{\n"
+                                      "  \"link\": {\"gbps\": 10,\n"
+                                      "           \"gbps\": 20}\n"
+                                      "}\n");
+  EXPECT_EQ(config_error_of([&] { read_json_file(path); }),
+            path + ": link.gbps: duplicate key (line 3, column 12; first at line 2, column 12)");
+}
+
+TEST_F(ConfigFileTest, DuplicateSectionIsNotMergedOrReplaced) {
+  const std::string path =
+      write_file("dup.json", R"({"link":{"gbps":10},"link":{"propagation_ns":5}})");
+  EXPECT_EQ(config_error_of([&] { load(path, {}, test_schema()); }),
+            path + ": link: duplicate key (line 1, column 21; first at line 1, column 2)");
+}
+
+TEST_F(ConfigFileTest, DuplicateKeyInsideAListAndSameNameInTwoObjects) {
+  const std::string path = write_file("dup.json", R"({"a": [{"x": 1}, {"x": 2, "x": 3}]})");
+  EXPECT_EQ(config_error_of([&] { read_json_file(path); }),
+            path + ": a[1].x: duplicate key (line 1, column 27; first at line 1, column 19)");
+  // The same name in sibling objects, or a key named like a string value, is no duplicate.
+  const std::string fine = write_file("fine.json", R"({"a": {"x": "y"}, "b": {"x": 1, "y": "x"}})");
+  EXPECT_EQ(read_json_file(fine), Json::parse(R"({"a": {"x": "y"}, "b": {"x": 1, "y": "x"}})"));
+}
+
+TEST_F(ConfigFileTest, EscapedNulInAKeyIsPrintedEscaped) {
+  const std::string path = write_file("nul.json", R"({"link": {"gb\u0000ps": 10}})");
+  const std::string message = config_error_of([&] { load(path, {}, test_schema()); });
+  EXPECT_EQ(message, path + ": link.gb\\u0000ps: a key name must not contain control characters "
+                            "(line 1, column 11)");
+  EXPECT_EQ(message.find('\0'), std::string::npos);
+}
+
+TEST_F(ConfigFileTest, ControlCharacterInAKeyKeepsTheMessageOnOneLine) {
+  const std::string path = write_file("ctl.json", R"({"li\nnk": {"gbps": 10}, "x\u007f": 1})");
+  EXPECT_EQ(config_error_of([&] { read_json_file(path); }),
+            path + ": li\\nnk: a key name must not contain control characters (line 1, column 2)");
+  const std::string del = write_file("del.json", R"({"x\u007f": 1})");
+  EXPECT_EQ(config_error_of([&] { read_json_file(del); }),
+            del + ": x\\u007f: a key name must not contain control characters (line 1, column 2)");
+}
+
+TEST_F(ConfigFileTest, RawNulByteIsMalformed) {
+  const std::string in_key = write_file("nul.json", std::string("{\"gb\0ps\": 1}", 12));
+  EXPECT_EQ(config_error_of([&] { read_json_file(in_key); }),
+            in_key + ": malformed JSON at line 1, column 5: NUL byte (JSON text cannot contain one)");
+  // nlohmann alone stops reading at the NUL and accepts the document.
+  const std::string after = write_file("after.json", std::string("{}\n\0garbage", 11));
+  EXPECT_EQ(config_error_of([&] { load(after, {}, test_schema()); }),
+            after + ": malformed JSON at line 2, column 1: NUL byte (JSON text cannot contain one)");
+}
+
+TEST(ConfigParseTest, ParsesLikeNlohmannOtherwise) {
+  const std::string text = R"({"a": [1, -2, 2.5, "s\"x", true, null, {}, []], "b": {"c": {"d": 1e3}}})";
+  EXPECT_EQ(parse_json_text(text, "t"), Json::parse(text));
+  EXPECT_EQ(parse_json_text("7", "t"), Json(7));
+  EXPECT_EQ(config_error_of([] { parse_json_text("{} x", "t"); }),
+            "t: malformed JSON at line 1, column 4: invalid literal; last read: '{} x'; expected end "
+            "of input");
+}
+
+TEST(ConfigPrintableTest, EscapesControlCharactersOnly) {
+  EXPECT_EQ(printable("a.b_c-d \"e\" \\ é"), "a.b_c-d \"e\" \\ é");
+  EXPECT_EQ(printable(std::string("a\0b\nc\td\re\x1f\x7f", 11)), "a\\u0000b\\nc\\td\\re\\u001f\\u007f");
+  const ConfigError error(std::string("f\nile", 5), std::string("k\0y", 3), "bad\n");
+  EXPECT_STREQ(error.what(), "f\\nile: k\\u0000y: bad\\n");
+}
+
+TEST(ConfigIntegerRulesTest, OneOfIntegersAndPowerOfTwo) {
+  Schema schema;
+  schema.add(integer_key("pcie.lanes", 8, "lanes", "width").one_of_integers({1, 2, 4, 8}));
+  schema.add(integer_key("pcie.mps", 256, "bytes", "MPS").at_least(128).at_most(4096).power_of_two());
+  schema.add(integer_list_key("run.sizes", Json::array({64}), "bytes", "sizes").power_of_two());
+  const auto error_of = [&schema](const std::string& text) {
+    return config_error_of([&] { validate(Json::parse(text), schema, "t.json"); });
+  };
+  EXPECT_EQ(error_of(R"({"pcie": {"lanes": 3}})"),
+            "t.json: pcie.lanes: must be one of 1, 2, 4, 8 (got 3)");
+  EXPECT_EQ(error_of(R"({"pcie": {"lanes": -8}})"),
+            "t.json: pcie.lanes: must be one of 1, 2, 4, 8 (got -8)");
+  EXPECT_EQ(error_of(R"({"pcie": {"lanes": 18446744073709551615}})"),
+            "t.json: pcie.lanes: must be one of 1, 2, 4, 8 (got 18446744073709551615)");
+  EXPECT_EQ(error_of(R"({"pcie": {"mps": 384}})"), "t.json: pcie.mps: must be a power of two (got 384)");
+  EXPECT_EQ(error_of(R"({"pcie": {"mps": 8192}})"), "t.json: pcie.mps: must be <= 4096 (got 8192)");
+  EXPECT_EQ(error_of(R"({"run": {"sizes": [64, 96]}})"),
+            "t.json: run.sizes: must be a power of two (got 96 at index 1)");
+  EXPECT_EQ(error_of(R"({"run": {"sizes": [0]}})"),
+            "t.json: run.sizes: must be a power of two (got 0 at index 0)");
+  const Json effective =
+      validate(Json::parse(R"({"pcie": {"lanes": 4, "mps": 4096}, "run": {"sizes": [1, 1024]}})"),
+               schema, "t.json");
+  EXPECT_EQ(at_path(effective, "pcie.lanes"), 4);
+  EXPECT_EQ(markdown_table(schema),
+            "| key | type | unit | default | range | meaning |\n"
+            "| --- | --- | --- | --- | --- | --- |\n"
+            "| pcie.lanes | integer | lanes | 8 | one of 1, 2, 4, 8 | width |\n"
+            "| pcie.mps | integer | bytes | 256 | >= 128, <= 4096, power of two | MPS |\n"
+            "| run.sizes | integer list | bytes | [64] | power of two | sizes |\n");
+}
+
+TEST(ConfigIntegerRulesTest, MisusedRulesAreLogicErrors) {
+  Schema schema;
+  EXPECT_EQ(logic_error_of([&] { schema.add(number_key("a.x", 1, "", "").power_of_two()); }),
+            "config key 'a.x': integer choices and powers of two need an integer key");
+  EXPECT_EQ(logic_error_of([&] {
+              schema.add(integer_key("a.y", 1, "", "").one_of_integers({1, 2}).at_most(4));
+            }),
+            "config key 'a.y': integer choices replace min/max; give one or the other");
+  EXPECT_EQ(logic_error_of([&] { schema.add(integer_key("a.z", 3, "", "").power_of_two()); }),
+            "config key 'a.z': bad default: must be a power of two (got 3)");
+  EXPECT_TRUE(schema.keys().empty());
+}
+
+// test_schema() plus a rule between keys: link.lanes must not exceed link.gbps.
+Schema schema_with_rule() {
+  Schema schema = test_schema();
+  schema.add_check({"link.lanes", "link.gbps"}, [](const Json& doc) -> std::optional<Violation> {
+    if (at_path(doc, "link.lanes").get<double>() <= at_path(doc, "link.gbps").get<double>()) {
+      return std::nullopt;
+    }
+    return Violation{"link.lanes", "must not exceed link.gbps"};
+  });
+  return schema;
+}
+
+TEST(ConfigRuleTest, ValidateChecksRulesBetweenKeys) {
+  const Schema schema = schema_with_rule();
+  EXPECT_EQ(config_error_of(
+                [&] { validate(Json::parse(R"({"link": {"lanes": 8, "gbps": 4}})"), schema, "t"); }),
+            "t: link.lanes: must not exceed link.gbps");
+  // Defaults take part: lanes defaults to 4.
+  EXPECT_EQ(config_error_of([&] { validate(Json::parse(R"({"link": {"gbps": 2}})"), schema, "t"); }),
+            "t: link.lanes: must not exceed link.gbps");
+  EXPECT_NO_THROW(validate(Json::parse(R"({"link": {"gbps": 4}})"), schema, "t"));
+}
+
+TEST_F(ConfigFileTest, BrokenRuleIsBlamedOnTheLastSetGivingOneOfItsKeys) {
+  const Schema schema = schema_with_rule();
+  const std::string path = write_file("run.json", R"({"link": {"lanes": 8}})");
+  EXPECT_EQ(config_error_of([&] { load(path, {"link.gbps=4"}, schema); }),
+            "--set link.gbps=4: link.lanes: must not exceed link.gbps");
+  EXPECT_EQ(config_error_of([&] { load(path, {"link.gbps=2", "trace.enabled=true", "link.lanes=3"}, schema); }),
+            "--set link.lanes=3: link.lanes: must not exceed link.gbps");
+  EXPECT_EQ(config_error_of([&] { load(path, {"link.gbps=4", "trace.enabled=true"}, schema); }),
+            "--set link.gbps=4: link.lanes: must not exceed link.gbps");
+  // No --set touches the rule's keys: the file is to blame.
+  const std::string slow = write_file("slow.json", R"({"link": {"lanes": 8, "gbps": 4}})");
+  EXPECT_EQ(config_error_of([&] { load(slow, {"trace.enabled=true"}, schema); }),
+            slow + ": link.lanes: must not exceed link.gbps");
+  EXPECT_NO_THROW(load(slow, {"link.gbps=16"}, schema));
+}
+
+TEST(ConfigRuleTest, RuleNamingAnUndeclaredKeyIsALogicError) {
+  Schema schema = test_schema();
+  schema.add_check({"link.nope"}, [](const Json&) { return std::optional<Violation>(); });
+  EXPECT_EQ(logic_error_of([&] { validate(Json::object(), schema, "t"); }),
+            "a rule between keys names 'link.nope', which is not a key");
+  Schema other = test_schema();
+  other.add_check({"link.gbps"}, [](const Json&) {
+    return std::optional<Violation>(Violation{"link.lanes", "x"});
+  });
+  EXPECT_EQ(logic_error_of([&] { validate(Json::object(), other, "t"); }),
+            "a rule between keys reports 'link.lanes', which it does not list");
+}
+
+TEST(ConfigRuleTest, ReadersAssertWhatLoadChecked) {
+  EXPECT_NO_THROW(require_checked(std::nullopt, "reader"));
+  EXPECT_EQ(logic_error_of([] { require_checked(Violation{"a.b", "must be 1"}, "reader"); }),
+            "reader: unchecked configuration: a.b: must be 1");
 }
 
 }  // namespace

@@ -1,32 +1,189 @@
-// The project schema: it builds (every default passes its own checks), and
-// configs/README.md documents every key it holds.
+// The project schema: it builds (every default passes its own checks), every
+// preset passes it, and configs/README.md documents exactly its keys. The
+// README's table is parsed here on its own, not compared with markdown_table(),
+// so a table printed wrongly by both would still be caught.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "experiments/experiments.hpp"
 
 namespace rnicsim {
 namespace {
 
-TEST(RnicsimSchema, EveryKeyIsDocumentedInConfigsReadme) {
-  std::ifstream file(std::string(RNICSIM_SOURCE_DIR) + "/configs/README.md");
-  ASSERT_TRUE(file) << "configs/README.md is missing";
+namespace fs = std::filesystem;
+
+const std::string kSourceDir = RNICSIM_SOURCE_DIR;
+
+std::string read_text(const std::string& path) {
+  std::ifstream file(path);
   std::stringstream text;
   text << file.rdbuf();
-  for (const config::KeySpec& key : rnicsim_schema().keys()) {
-    EXPECT_NE(text.str().find("| " + key.path + " |"), std::string::npos)
-        << key.path << " is not in configs/README.md (rnicsim keys prints the table)";
+  return text.str();
+}
+
+// The cells of one Markdown table row: split at '|' except "\|", trimmed.
+std::vector<std::string> row_cells(const std::string& line) {
+  std::vector<std::string> cells;
+  std::string cell;
+  for (std::size_t i = 1; i < line.size(); ++i) {  // past the leading '|'
+    if (line[i] == '\\' && i + 1 < line.size() && line[i + 1] == '|') {
+      cell += '|';
+      ++i;
+    } else if (line[i] == '|') {
+      const auto first = cell.find_first_not_of(' ');
+      const auto last = cell.find_last_not_of(' ');
+      cells.push_back(first == std::string::npos ? "" : cell.substr(first, last - first + 1));
+      cell.clear();
+    } else {
+      cell += line[i];
+    }
+  }
+  return cells;
+}
+
+// configs/README.md's key table: key -> its six cells.
+std::map<std::string, std::vector<std::string>> readme_rows() {
+  std::istringstream text(read_text(kSourceDir + "/configs/README.md"));
+  std::map<std::string, std::vector<std::string>> rows;
+  std::string line;
+  bool in_table = false;
+  while (std::getline(text, line)) {
+    if (line.rfind("| key | type | unit | default | range | meaning |", 0) == 0) {
+      in_table = true;
+      std::getline(text, line);  // the | --- | row
+      continue;
+    }
+    if (!in_table) continue;
+    if (line.empty() || line[0] != '|') break;
+    const std::vector<std::string> cells = row_cells(line);
+    EXPECT_EQ(cells.size(), 6U) << line;
+    EXPECT_EQ(rows.count(cells.at(0)), 0U) << cells.at(0) << " is listed twice";
+    rows[cells.at(0)] = cells;
+  }
+  return rows;
+}
+
+std::string expected_type(config::ValueKind kind) {
+  switch (kind) {
+    case config::ValueKind::kBoolean: return "boolean";
+    case config::ValueKind::kInteger: return "integer";
+    case config::ValueKind::kNumber: return "number";
+    case config::ValueKind::kString: return "string";
+    case config::ValueKind::kIntegerList: return "integer list";
+  }
+  return "?";
+}
+
+std::string bound(double value) {
+  char text[40];
+  if (std::floor(value) == value) {
+    std::snprintf(text, sizeof text, "%.0f", value);
+  } else {
+    std::snprintf(text, sizeof text, "%g", value);
+  }
+  return text;
+}
+
+// The range as a reader expects it from the declaration, written out here
+// independently of config.cpp's range_text().
+std::string expected_range(const config::KeySpec& spec) {
+  std::vector<std::string> parts;
+  if (!spec.choices.empty() || !spec.integer_choices.empty()) {
+    std::string list;
+    for (const auto& choice : spec.choices) list += (list.empty() ? "" : ", ") + choice;
+    for (const auto choice : spec.integer_choices) {
+      list += (list.empty() ? "" : ", ") + std::to_string(choice);
+    }
+    parts.push_back("one of " + list);
+  } else {
+    if (spec.min) parts.push_back((spec.min_exclusive ? "> " : ">= ") + bound(*spec.min));
+    if (spec.max) parts.push_back("<= " + bound(*spec.max));
+  }
+  if (spec.must_be_power_of_two) parts.push_back("power of two");
+  std::string range;
+  for (const auto& part : parts) range += (range.empty() ? "" : ", ") + part;
+  return range;
+}
+
+TEST(RnicsimSchema, ConfigsReadmeTableListsExactlyTheSchemaKeys) {
+  const auto rows = readme_rows();
+  ASSERT_FALSE(rows.empty()) << "no key table found in configs/README.md";
+  const config::Schema& schema = rnicsim_schema();
+  for (const config::KeySpec& spec : schema.keys()) {
+    const auto row = rows.find(spec.path);
+    if (row == rows.end()) {
+      ADD_FAILURE() << spec.path << " is not in configs/README.md (rnicsim keys prints the table)";
+      continue;
+    }
+    const std::vector<std::string>& cells = row->second;
+    EXPECT_EQ(cells[1], expected_type(spec.kind)) << spec.path;
+    EXPECT_EQ(cells[2], spec.unit) << spec.path;
+    EXPECT_EQ(config::Json::parse(cells[3]), spec.default_value) << spec.path;
+    EXPECT_EQ(cells[4], expected_range(spec)) << spec.path;
+    EXPECT_EQ(cells[5], spec.doc) << spec.path;
+  }
+  for (const auto& [key, cells] : rows) {
+    EXPECT_NE(schema.find(key), nullptr) << key << " is in configs/README.md but is no key";
   }
 }
 
-TEST(RnicsimSchema, TheSeedConfigIsValidAndNamesEveryPipelineKey) {
-  const config::Json doc =
-      config::read_json_file(std::string(RNICSIM_SOURCE_DIR) + "/configs/seed_pipeline.json");
-  EXPECT_NO_THROW(config::validate(doc, rnicsim_schema(), "seed_pipeline.json"));
-  EXPECT_EQ(doc.at("link").at("framing"), "none");
+TEST(RnicsimSchema, EveryPresetLoads) {
+  std::vector<std::string> presets;
+  for (const auto& entry : fs::directory_iterator(kSourceDir + "/configs")) {
+    if (entry.path().extension() == ".json") presets.push_back(entry.path().string());
+  }
+  ASSERT_GE(presets.size(), 6U);
+  for (const auto& preset : presets) {
+    EXPECT_NO_THROW(config::load(preset, {}, rnicsim_schema())) << preset;
+  }
+  // The seed figure's premise: payload bits only on the wire.
+  const config::Json seed =
+      config::load(kSourceDir + "/configs/seed_pipeline.json", {}, rnicsim_schema());
+  EXPECT_EQ(config::at_path(seed, "link.framing"), "none");
+}
+
+// Every rule between keys holds for the defaults, whichever experiment runs.
+TEST(RnicsimSchema, DefaultsPassEveryRuleForEveryExperiment) {
+  const config::Schema& schema = rnicsim_schema();
+  EXPECT_FALSE(schema.checks().empty());
+  for (const auto& experiment : schema.find("experiment")->choices) {
+    EXPECT_NO_THROW(config::validate(config::Json{{"experiment", experiment}}, schema, "t"))
+        << experiment;
+  }
+}
+
+// Each experiment checks every key by the same rules, not only the keys it
+// reads: a pipeline run refuses what a dma or translation run refuses.
+TEST(RnicsimSchema, EveryExperimentChecksEveryKey) {
+  const config::Schema& schema = rnicsim_schema();
+  const std::vector<std::pair<config::Json, std::string>> bad = {
+      {{{"pcie", {{"lanes", 3}}}}, "pcie.lanes"},
+      {{{"host", {{"page_bytes", 8192}}}}, "host.page_bytes"},
+      {{{"pcie", {{"mps_bytes", 384}}}}, "pcie.mps_bytes"},
+      {{{"pcie", {{"mps_bytes", 128}, {"completion_bytes", 256}}}}, "pcie.completion_bytes"},
+      {{{"mtt", {{"mtt_cache_entries", 4096}, {"mtt_cache_ways", 3}}}}, "mtt.mtt_cache_ways"},
+      {{{"translation", {{"access_bytes", 96}}}}, "translation.access_bytes"},
+  };
+  for (const auto& experiment : schema.find("experiment")->choices) {
+    for (const auto& [doc, key] : bad) {
+      config::Json with_experiment = doc;
+      with_experiment["experiment"] = experiment;
+      try {
+        config::validate(with_experiment, schema, "t");
+        ADD_FAILURE() << experiment << " accepts " << doc.dump();
+      } catch (const config::ConfigError& error) {
+        EXPECT_EQ(error.key(), key) << experiment << ": " << error.what();
+      }
+    }
+  }
 }
 
 }  // namespace

@@ -1,7 +1,10 @@
 #include "experiments/dma/dma_experiment.hpp"
 
 #include <algorithm>
+#include <optional>
 #include <random>
+#include <string>
+#include <vector>
 
 #include "common/module_macros.hpp"
 #include "common/simulation.hpp"
@@ -121,6 +124,56 @@ class DmaLoad : public sc_core::sc_module {
   std::vector<DmaSizeResult> results_;
 };
 
+std::optional<config::Violation> window_holds_transfers(const config::Json& doc) {
+  const auto sizes = config::at_path(doc, "dma_test.sizes_bytes").get<std::vector<std::uint64_t>>();
+  const auto window = config::at_path(doc, "dma_test.window_bytes").get<std::uint64_t>();
+  const std::uint64_t largest = *std::max_element(sizes.begin(), sizes.end());
+  if (window >= largest) return std::nullopt;
+  return config::Violation{"dma_test.window_bytes",
+                           "must hold the largest transfer of dma_test.sizes_bytes (got " +
+                               std::to_string(window) + ", the largest is " +
+                               std::to_string(largest) + ")"};
+}
+
+// Only the dma experiment places its window in host memory.
+std::optional<config::Violation> window_fits_memory(const config::Json& doc) {
+  if (config::at_path(doc, "experiment") != "dma") return std::nullopt;
+  const auto window = config::at_path(doc, "dma_test.window_bytes").get<std::uint64_t>();
+  const auto memory = config::at_path(doc, "host.memory_bytes").get<std::uint64_t>();
+  if (kBufferBase + window <= memory) return std::nullopt;
+  return config::Violation{"dma_test.window_bytes",
+                           "the window (from 8 GiB on) does not fit in host.memory_bytes (" +
+                               std::to_string(memory) + ")"};
+}
+
+
+// The write runs store real bytes in host memory: the window, as far as the
+// transfers reach into it (reads of never-written memory store nothing).
+// Each transfer in flight has a buffer of its size. Only the dma experiment
+// runs them.
+std::optional<config::Violation> memory_budget(const config::Json& doc) {
+  if (config::at_path(doc, "experiment") != "dma") return std::nullopt;
+  const auto sizes = config::at_path(doc, "dma_test.sizes_bytes").get<std::vector<std::uint64_t>>();
+  const auto window = config::at_path(doc, "dma_test.window_bytes").get<std::uint64_t>();
+  const auto in_flight = config::at_path(doc, "dma_test.in_flight").get<std::uint64_t>();
+  const auto bandwidth_bytes = config::at_path(doc, "dma_test.bandwidth_bytes").get<std::uint64_t>();
+  std::uint64_t written = 0;
+  for (const std::uint64_t size : sizes) {
+    const std::uint64_t transfers = std::max<std::uint64_t>(in_flight, bandwidth_bytes / size);
+    written = std::max(written, std::min<std::uint64_t>(window, transfers * size));
+  }
+  const std::uint64_t buffers = in_flight * *std::max_element(sizes.begin(), sizes.end());
+  if (written + buffers <= kMemoryBudgetBytes) return std::nullopt;
+  return config::Violation{
+      written >= buffers ? "dma_test.window_bytes" : "dma_test.in_flight",
+      "the write runs would fill " + std::to_string(written >> 20) +
+          " MiB of simulated host memory (the part of the window dma_test.bandwidth_bytes "
+          "reaches) and the transfers in flight need " + std::to_string(buffers >> 20) +
+          " MiB of buffers; a dma run holds at most " + std::to_string(kMemoryBudgetBytes >> 20) +
+          " MiB: a smaller window, fewer bandwidth bytes, fewer transfers in flight or smaller "
+          "sizes"};
+}
+
 }  // namespace
 
 void declare_dma_test_keys(config::Schema& schema) {
@@ -146,9 +199,14 @@ void declare_dma_test_keys(config::Schema& schema) {
                                  "bytes moved per size and direction in the bandwidth runs")
                  .at_least(1)
                  .at_most(1ULL << 34));
+  schema.add_check({"dma_test.window_bytes", "dma_test.sizes_bytes"}, window_holds_transfers);
+  schema.add_check({"dma_test.window_bytes", "host.memory_bytes"}, window_fits_memory);
+  schema.add_check({"dma_test.window_bytes", "dma_test.bandwidth_bytes", "dma_test.in_flight",
+                    "dma_test.sizes_bytes"},
+                   memory_budget);
 }
 
-DmaTestConfig dma_test_config(const config::Json& doc, const std::string& source) {
+DmaTestConfig dma_test_config(const config::Json& doc) {
   DmaTestConfig c;
   c.sizes_bytes = config::at_path(doc, "dma_test.sizes_bytes").get<std::vector<std::uint64_t>>();
   c.latency_samples = config::at_path(doc, "dma_test.latency_samples").get<std::uint32_t>();
@@ -157,37 +215,11 @@ DmaTestConfig dma_test_config(const config::Json& doc, const std::string& source
   c.bandwidth_bytes = config::at_path(doc, "dma_test.bandwidth_bytes").get<std::uint64_t>();
   c.seed = config::at_path(doc, "seed").get<std::uint64_t>();
   c.memory = host_memory_config(doc);
-  c.pcie = pcie::pcie_config(doc, source);
+  c.pcie = pcie::pcie_config(doc);
   c.engine = dma_engine_config(doc, c.pcie);
-  const std::uint64_t largest = *std::max_element(c.sizes_bytes.begin(), c.sizes_bytes.end());
-  if (c.window_bytes < largest) {
-    throw config::ConfigError(source, "dma_test.window_bytes",
-                              "must hold the largest transfer (" + std::to_string(largest) +
-                                  " bytes)");
-  }
-  if (kBufferBase + c.window_bytes > c.memory.size_bytes) {
-    throw config::ConfigError(source, "dma_test.window_bytes",
-                              "the window (from 8 GiB on) does not fit in host.memory_bytes");
-  }
-  // The write runs store real bytes in host memory: the window, as far as the
-  // transfers reach into it (reads of never-written memory store nothing).
-  // Each transfer in flight has a buffer of its size.
-  std::uint64_t written = 0;
-  for (const std::uint64_t size : c.sizes_bytes) {
-    const std::uint64_t transfers = std::max<std::uint64_t>(c.in_flight, c.bandwidth_bytes / size);
-    written = std::max(written, std::min<std::uint64_t>(c.window_bytes, transfers * size));
-  }
-  const std::uint64_t buffers = std::uint64_t{c.in_flight} * largest;
-  if (written + buffers > kMemoryBudgetBytes) {
-    throw config::ConfigError(
-        source, written >= buffers ? "dma_test.window_bytes" : "dma_test.in_flight",
-        "the write runs would fill " + std::to_string(written >> 20) +
-            " MiB of simulated host memory (the part of the window dma_test.bandwidth_bytes "
-            "reaches) and the transfers in flight need " + std::to_string(buffers >> 20) +
-            " MiB of buffers; a dma run holds at most " + std::to_string(kMemoryBudgetBytes >> 20) +
-            " MiB: a smaller window, fewer bandwidth bytes, fewer transfers in flight or smaller "
-            "sizes");
-  }
+  config::require_checked(window_holds_transfers(doc), "dma_test_config");
+  config::require_checked(window_fits_memory(doc), "dma_test_config");
+  config::require_checked(memory_budget(doc), "dma_test_config");
   return c;
 }
 

@@ -49,7 +49,9 @@ struct DmaTestResult {
 };
 
 void declare_dma_test_keys(config::Schema& schema);
-DmaTestConfig dma_test_config(const config::Json& doc, const std::string& source);
+// Reads a configuration config::load has checked (declare_dma_test_keys adds
+// the rules that the window holds every transfer and fits in host memory).
+DmaTestConfig dma_test_config(const config::Json& doc);
 
 // Elaborates and simulates; call once per process. Throws
 // SimulatedTimeExceeded or Interrupted (simulation.hpp).

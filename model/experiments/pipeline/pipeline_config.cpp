@@ -1,6 +1,7 @@
 #include "experiments/pipeline/pipeline_config.hpp"
 
 #include <algorithm>
+#include <optional>
 #include <string>
 
 #include "common/time_units.hpp"
@@ -13,8 +14,36 @@ namespace {
 
 constexpr std::uint64_t kMiB = 1ULL << 20;
 
+std::uint64_t integer(const config::Json& doc, const char* key) {
+  return config::at_path(doc, key).get<std::uint64_t>();
+}
+
 std::uint64_t round_up(std::uint64_t value, std::uint64_t multiple) {
   return (value + multiple - 1) / multiple * multiple;
+}
+
+// A writer can be at most queue_items Data ahead of the stage that reads its
+// buffer (the queue between them holds them), so with one more slot than that
+// no slot is rewritten before it has been read.
+std::uint64_t buffer_slots(const config::Json& doc) {
+  return integer(doc, "pipeline.queue_items") + 1;
+}
+
+std::uint64_t data_bytes(const config::Json& doc) {
+  return (integer(doc, "workload.data_bits") + 7) / 8;
+}
+
+// The user buffer ring sits in the lower half of host memory, the kernel
+// buffer ring in the upper; only the pipeline experiment places them.
+std::optional<config::Violation> rings_violation(const config::Json& doc) {
+  if (config::at_path(doc, "experiment") != "pipeline") return std::nullopt;
+  const std::uint64_t ring_bytes = buffer_slots(doc) * data_bytes(doc);
+  const std::uint64_t memory = integer(doc, "host.memory_bytes");
+  if (ring_bytes <= memory / 2) return std::nullopt;
+  return config::Violation{"pipeline.queue_items",
+                           "a buffer ring of queue_items + 1 Data (" + std::to_string(ring_bytes) +
+                               " bytes) does not fit in half of host.memory_bytes (" +
+                               std::to_string(memory) + ")"};
 }
 
 // The most memory the two paths can hold at once, counted from the worst
@@ -23,14 +52,16 @@ std::uint64_t round_up(std::uint64_t value, std::uint64_t multiple) {
 // framing: a lower bound, so more Data). Items carry their bytes from the DMA
 // stage on; before it they carry an address. The Ethernet path has three
 // queues and two buffer rings, the RDMA path two and one.
-void check_memory_budget(const PipelineConfig& c, const std::string& source) {
-  const std::uint64_t data_bytes = (c.workload.data_bits + 7) / 8;
-  const std::uint64_t ring_bytes = round_up(c.buffer_slots * data_bytes, 4096);
-  const std::uint64_t queue = c.queue_items;
-  const std::uint64_t wire_spacing_ps =
-      std::max<std::uint64_t>(1, to_ps(serialization_time(c.workload.data_bits, c.link.gbps)));
-  const std::uint64_t on_wire =
-      std::min<std::uint64_t>(c.workload.count, to_ps(c.link.propagation) / wire_spacing_ps + 1);
+std::optional<config::Violation> memory_budget_violation(const config::Json& doc) {
+  if (config::at_path(doc, "experiment") != "pipeline") return std::nullopt;
+  const std::uint64_t bytes = data_bytes(doc);
+  const std::uint64_t ring_bytes = round_up(buffer_slots(doc) * bytes, 4096);
+  const std::uint64_t queue = integer(doc, "pipeline.queue_items");
+  const WireLinkConfig link = wire_link_config(doc);
+  const std::uint64_t wire_spacing_ps = std::max<std::uint64_t>(
+      1, to_ps(serialization_time(integer(doc, "workload.data_bits"), link.gbps)));
+  const std::uint64_t on_wire = std::min<std::uint64_t>(
+      integer(doc, "workload.count"), to_ps(link.propagation) / wire_spacing_ps + 1);
   struct Path {
     std::uint64_t queues, stages, rings;
   };
@@ -45,18 +76,18 @@ void check_memory_budget(const PipelineConfig& c, const std::string& source) {
   }
   // In long double: at the keys' bounds the products pass 2^64.
   const long double total = static_cast<long double>(items) * kInFlightDataOverheadBytes +
-                            static_cast<long double>(carrying_bytes) * data_bytes + rings;
-  if (total <= kPipelineMemoryBudgetBytes) return;
-  const bool wire_dominates = on_wire > queue;
-  throw config::ConfigError(
-      source, wire_dominates ? "link.propagation_ns" : "pipeline.queue_items",
+                            static_cast<long double>(carrying_bytes) * bytes + rings;
+  if (total <= kPipelineMemoryBudgetBytes) return std::nullopt;
+  return config::Violation{
+      on_wire > queue ? "link.propagation_ns" : "pipeline.queue_items",
       "up to " + std::to_string(items) + " Data could be in flight at once (" +
           std::to_string(queue) + " per queue, " + std::to_string(on_wire) +
-          " on each wire), which with " + std::to_string(data_bytes) +
+          " on each wire), which with " + std::to_string(bytes) +
           "-byte Data and the buffer rings needs about " +
           std::to_string(static_cast<std::uint64_t>(total / kMiB)) +
-          " MiB; a pipeline run holds at most " + std::to_string(kPipelineMemoryBudgetBytes / kMiB) +
-          " MiB: lower pipeline.queue_items, link.propagation_ns or workload.data_bits");
+          " MiB; a pipeline run holds at most " +
+          std::to_string(kPipelineMemoryBudgetBytes / kMiB) +
+          " MiB: lower pipeline.queue_items, link.propagation_ns or workload.data_bits"};
 }
 
 }  // namespace
@@ -68,8 +99,8 @@ void declare_pipeline_keys(config::Schema& schema) {
                  .at_most(8388608));  // 1 MiB
   schema.add(config::number_key("workload.interval_ns", 1, "ns",
                                 "time between two Data the application produces")
-                 .greater_than(0)
-                 .at_most(1e9));  // 1 s
+                 .at_least(0.001)  // 1 ps, the simulator's resolution
+                 .at_most(1e9));   // 1 s
   schema.add(config::integer_key("workload.count", 64, "Data",
                                  "how many Data the application produces (steady bandwidth needs 2)")
                  .at_least(2)
@@ -80,9 +111,14 @@ void declare_pipeline_keys(config::Schema& schema) {
                                  "credits); a full queue stalls the stage before it")
                  .at_least(1)
                  .at_most(131072));  // five full queues of Data in flight stay within the budget
+  schema.add_check({"pipeline.queue_items", "workload.data_bits", "workload.count", "link.gbps",
+                    "link.propagation_ns"},
+                   memory_budget_violation);  // before the rings: no host.memory_bytes lifts it
+  schema.add_check({"pipeline.queue_items", "workload.data_bits", "host.memory_bytes"},
+                   rings_violation);
 }
 
-PipelineConfig pipeline_config(const config::Json& doc, const std::string& source) {
+PipelineConfig pipeline_config(const config::Json& doc) {
   const auto at = [&doc](const char* key) -> const config::Json& {
     return config::at_path(doc, key);
   };
@@ -98,23 +134,9 @@ PipelineConfig pipeline_config(const config::Json& doc, const std::string& sourc
   c.link = wire_link_config(doc);
   c.framing = framing_kind(doc);
 
-  if (c.workload.interval == sc_core::SC_ZERO_TIME) {
-    throw config::ConfigError(source, "workload.interval_ns", "must be at least 0.001 ns (1 ps)");
-  }
-  // A writer can be at most queue_items Data ahead of the stage that reads its
-  // buffer (the queue between them holds them), so one more slot than that
-  // means no slot is rewritten before it has been read.
-  c.buffer_slots = c.queue_items + 1;
-  check_memory_budget(c, source);
-  // The user buffer sits in the lower half of host memory, the kernel buffer in the upper.
-  const std::uint64_t data_bytes = (c.workload.data_bits + 7) / 8;
-  const std::uint64_t ring_bytes = c.buffer_slots * data_bytes;
-  if (ring_bytes > c.memory.size_bytes / 2) {
-    throw config::ConfigError(source, "pipeline.queue_items",
-                              "a buffer ring of queue_items + 1 Data (" +
-                                  std::to_string(ring_bytes) +
-                                  " bytes) does not fit in half of host.memory_bytes");
-  }
+  c.buffer_slots = buffer_slots(doc);
+  config::require_checked(rings_violation(doc), "pipeline_config");
+  config::require_checked(memory_budget_violation(doc), "pipeline_config");
   return c;
 }
 

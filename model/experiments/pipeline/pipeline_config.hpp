@@ -40,8 +40,9 @@ constexpr std::uint64_t kPipelineMemoryBudgetBytes = 512ULL << 20;
 constexpr std::uint64_t kInFlightDataOverheadBytes = 512;
 
 void declare_pipeline_keys(config::Schema& schema);
-// Throws config::ConfigError (naming `source`) when the keys are individually
-// valid but do not fit together, or would hold more than the memory budget.
-PipelineConfig pipeline_config(const config::Json& doc, const std::string& source);
+// Reads a configuration config::load has checked (declare_pipeline_keys adds
+// the rules that the buffer rings fit in host memory and that the Data in
+// flight fit in the memory budget).
+PipelineConfig pipeline_config(const config::Json& doc);
 
 }  // namespace rnicsim

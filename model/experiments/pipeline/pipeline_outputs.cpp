@@ -3,7 +3,6 @@
 #include <cerrno>
 #include <cstring>
 #include <set>
-#include <stdexcept>
 #include <utility>
 
 #include <nlohmann/json.hpp>
@@ -20,9 +19,7 @@ constexpr const char* kArrivalsFile = "arrivals.csv";
 constexpr const char* kTraceFile = "trace.json";
 
 void require_written(std::ostream& out, const std::filesystem::path& file) {
-  if (!out.flush()) {
-    throw std::runtime_error("cannot write " + file.string() + ": " + std::strerror(errno));
-  }
+  if (!out.flush()) throw OutputError(file, std::strerror(errno));
 }
 
 std::ofstream open_for_writing(const std::filesystem::path& file) {

@@ -24,7 +24,7 @@ class PipelineOutputs : public PipelineObserver {
   void begin(const std::vector<PathLayout>& paths) override;
   void arrived(std::size_t path, const DataTimeline& data) override;
   // Writes summary.json and stats.json and completes arrivals.csv and trace.json.
-  // Throws std::runtime_error naming a file that could not be written.
+  // Throws OutputError naming a file that could not be written.
   void finish(const PipelineResult& result);
 
  private:

@@ -2,9 +2,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <memory>
 #include <numeric>
+#include <optional>
 #include <random>
+#include <string>
 
 #include "common/module_macros.hpp"
 #include "common/simulation.hpp"
@@ -31,25 +34,6 @@ constexpr std::uint64_t kMiB = 1ULL << 20;
 // driver's MTT entry in host memory and the frame lists of registration.
 constexpr std::uint64_t kMemoryBudgetBytes = 512 * kMiB;
 constexpr std::uint64_t kBytesPerRegisteredPage = 128;
-
-void check_memory_budget(const TranslationTestConfig& c, const std::string& source) {
-  const MemoryTranslationConfig& t = c.translation;
-  long double bytes = static_cast<long double>(std::uint64_t{c.mrs} * c.pages_per_mr) *
-                      kBytesPerRegisteredPage;
-  for (const std::uint64_t entries : c.cache_entries) {
-    bytes += static_cast<long double>(entries) * TranslationCache<std::uint64_t>::kLineBytes +
-             static_cast<long double>(t.mpt_cache.entries) * TranslationCache<MptEntry>::kLineBytes;
-  }
-  if (bytes <= kMemoryBudgetBytes) return;
-  throw config::ConfigError(
-      source, "translation.cache_entries",
-      "the translation units' caches (one unit per point, each with its MTT cache of that size "
-      "and an MPT cache of mtt.mpt_cache_entries) and the " +
-          std::to_string(std::uint64_t{c.mrs} * c.pages_per_mr) +
-          " registered pages need about " + std::to_string(static_cast<std::uint64_t>(bytes / kMiB)) +
-          " MiB; a translation run holds at most " + std::to_string(kMemoryBudgetBytes / kMiB) +
-          " MiB: fewer or smaller points, a smaller MPT cache or fewer pages");
-}
 
 struct Access {
   std::uint32_t mr;
@@ -171,6 +155,100 @@ class TranslationLoad : public sc_core::sc_module {
   std::vector<TranslationPoint> points_;
 };
 
+std::uint64_t integer(const config::Json& doc, const char* key) {
+  return config::at_path(doc, key).get<std::uint64_t>();
+}
+
+std::optional<config::Violation> access_violation(const config::Json& doc) {
+  const std::uint64_t access = integer(doc, "translation.access_bytes");
+  const std::uint64_t page = integer(doc, "host.page_bytes");
+  if (page % access == 0) return std::nullopt;
+  return config::Violation{"translation.access_bytes",
+                           "must divide host.page_bytes (got " + std::to_string(access) +
+                               ", host.page_bytes is " + std::to_string(page) + ")"};
+}
+
+std::optional<config::Violation> cache_sizes_violation(const config::Json& doc) {
+  const std::uint64_t ways = integer(doc, "mtt.mtt_cache_ways");
+  const auto sizes = config::at_path(doc, "translation.cache_entries").get<std::vector<std::uint64_t>>();
+  for (std::size_t i = 0; i < sizes.size(); ++i) {
+    if (sizes[i] % ways != 0) {
+      return config::Violation{"translation.cache_entries",
+                               "every size must be a multiple of mtt.mtt_cache_ways (got " +
+                                   std::to_string(sizes[i]) + " at index " + std::to_string(i) +
+                                   ", mtt.mtt_cache_ways is " + std::to_string(ways) + ")"};
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<config::Violation> mrs_violation(const config::Json& doc) {
+  const std::uint64_t mrs = integer(doc, "translation.mrs");
+  const std::uint64_t mpt_entries = integer(doc, "mtt.mpt_entries");
+  if (mrs <= mpt_entries) return std::nullopt;
+  return config::Violation{"translation.mrs", "exceeds mtt.mpt_entries (got " +
+                                                  std::to_string(mrs) + ", mtt.mpt_entries is " +
+                                                  std::to_string(mpt_entries) + ")"};
+}
+
+std::optional<config::Violation> pages_violation(const config::Json& doc) {
+  const std::uint64_t pages = integer(doc, "translation.mrs") * integer(doc, "translation.pages_per_mr");
+  const std::uint64_t mtt_entries = integer(doc, "mtt.mtt_entries");
+  if (pages <= mtt_entries) return std::nullopt;
+  return config::Violation{"translation.pages_per_mr",
+                           "translation.mrs x translation.pages_per_mr (" +
+                               std::to_string(pages) + ") exceeds mtt.mtt_entries (" +
+                               std::to_string(mtt_entries) + ")"};
+}
+
+// The application's pages start at the first page boundary after the tables.
+std::uint64_t pool_base(const config::Json& doc) {
+  const std::uint64_t page = integer(doc, "host.page_bytes");
+  return (icm_layout(doc, kIcmBase).end() + page - 1) / page * page;
+}
+
+// Only the translation experiment places its tables and pages in host memory.
+std::optional<config::Violation> memory_violation(const config::Json& doc) {
+  if (config::at_path(doc, "experiment") != "translation") return std::nullopt;
+  const std::uint64_t memory = integer(doc, "host.memory_bytes");
+  const std::uint64_t page = integer(doc, "host.page_bytes");
+  const std::uint64_t mrs = integer(doc, "translation.mrs");
+  const std::uint64_t pages = mrs * integer(doc, "translation.pages_per_mr");
+  const std::uint64_t base = pool_base(doc);
+  // One spare page per MR: a buffer need not start on a page boundary.
+  const std::uint64_t frames = pages + mrs;
+  if (base < memory && (memory - base) / page >= frames) return std::nullopt;
+  // The key bounds alone allow 2^44 pages of 1 GiB: say so rather than wrap.
+  const bool countable = frames <= (std::numeric_limits<std::uint64_t>::max() - base) / page;
+  return config::Violation{"host.memory_bytes",
+                           "too small for the NIC's tables and the working set (got " +
+                               std::to_string(memory) + ", they need " +
+                               (countable ? std::to_string(base + frames * page)
+                                          : std::string("more than 2^64")) +
+                               ")"};
+}
+
+// Only the translation experiment builds a unit per point and registers pages.
+std::optional<config::Violation> memory_budget_violation(const config::Json& doc) {
+  if (config::at_path(doc, "experiment") != "translation") return std::nullopt;
+  const std::uint64_t pages = integer(doc, "translation.mrs") * integer(doc, "translation.pages_per_mr");
+  long double bytes = static_cast<long double>(pages) * kBytesPerRegisteredPage;
+  const std::uint64_t mpt_entries = integer(doc, "mtt.mpt_cache_entries");
+  for (const std::uint64_t entries :
+       config::at_path(doc, "translation.cache_entries").get<std::vector<std::uint64_t>>()) {
+    bytes += static_cast<long double>(entries) * TranslationCache<std::uint64_t>::kLineBytes +
+             static_cast<long double>(mpt_entries) * TranslationCache<MptEntry>::kLineBytes;
+  }
+  if (bytes <= kMemoryBudgetBytes) return std::nullopt;
+  return config::Violation{
+      "translation.cache_entries",
+      "the translation units' caches (one unit per point, each with its MTT cache of that size "
+      "and an MPT cache of mtt.mpt_cache_entries) and the " + std::to_string(pages) +
+          " registered pages need about " + std::to_string(static_cast<std::uint64_t>(bytes / kMiB)) +
+          " MiB; a translation run holds at most " + std::to_string(kMemoryBudgetBytes / kMiB) +
+          " MiB: fewer or smaller points, a smaller MPT cache or fewer pages"};
+}
+
 }  // namespace
 
 void declare_translation_test_keys(config::Schema& schema) {
@@ -201,12 +279,21 @@ void declare_translation_test_keys(config::Schema& schema) {
                                  "bytes of each access (inside one page)")
                  .at_least(1)
                  .at_most(1 << 30));
+  schema.add_check({"translation.access_bytes", "host.page_bytes"}, access_violation);
+  schema.add_check({"translation.cache_entries", "mtt.mtt_cache_ways"}, cache_sizes_violation);
+  schema.add_check({"translation.mrs", "mtt.mpt_entries"}, mrs_violation);
+  schema.add_check({"translation.pages_per_mr", "translation.mrs", "mtt.mtt_entries"},
+                   pages_violation);
+  schema.add_check({"host.memory_bytes", "host.page_bytes", "translation.mrs",
+                    "translation.pages_per_mr", "mtt.mpt_entries", "mtt.mtt_entries"},
+                   memory_violation);
+  schema.add_check({"translation.cache_entries", "mtt.mpt_cache_entries", "translation.mrs",
+                    "translation.pages_per_mr"},
+                   memory_budget_violation);
 }
 
-TranslationTestConfig translation_test_config(const config::Json& doc, const std::string& source) {
-  const auto integer = [&doc](const char* key) {
-    return config::at_path(doc, key).get<std::uint64_t>();
-  };
+TranslationTestConfig translation_test_config(const config::Json& doc) {
+  const auto integer = [&doc](const char* key) { return rnicsim::integer(doc, key); };
   TranslationTestConfig c;
   c.cache_entries = config::at_path(doc, "translation.cache_entries").get<std::vector<std::uint64_t>>();
   c.mrs = static_cast<std::uint32_t>(integer("translation.mrs"));
@@ -215,37 +302,19 @@ TranslationTestConfig translation_test_config(const config::Json& doc, const std
   c.accesses = integer("translation.accesses");
   c.warmup_accesses = integer("translation.warmup_accesses");
   c.access_bytes = static_cast<std::uint32_t>(integer("translation.access_bytes"));
-  c.page_bytes = host_page_bytes(doc, source);
+  c.page_bytes = host_page_bytes(doc);
   c.fragmentation = config::at_path(doc, "host.fragmentation").get<double>();
   c.seed = integer("seed");
   c.memory = host_memory_config(doc);
-  c.pcie = pcie::pcie_config(doc, source);
+  c.pcie = pcie::pcie_config(doc);
   c.engine = dma_engine_config(doc, c.pcie);
-  c.translation = memory_translation_config(doc, kIcmBase, source);
+  c.translation = memory_translation_config(doc, kIcmBase);
 
-  const auto fail = [&source](const char* key, const std::string& reason) {
-    throw config::ConfigError(source, key, reason);
-  };
-  if (c.access_bytes > c.page_bytes || c.page_bytes % c.access_bytes != 0) {
-    fail("translation.access_bytes", "must divide host.page_bytes");
+  for (const auto& violation : {access_violation(doc), cache_sizes_violation(doc), mrs_violation(doc),
+                                 pages_violation(doc), memory_violation(doc),
+                                 memory_budget_violation(doc)}) {
+    config::require_checked(violation, "translation_test_config");
   }
-  for (std::uint64_t entries : c.cache_entries) {
-    if (entries % c.translation.mtt_cache.ways != 0) {
-      fail("translation.cache_entries", "every size must be a multiple of mtt.mtt_cache_ways");
-    }
-  }
-  const std::uint64_t pages = std::uint64_t{c.mrs} * c.pages_per_mr;
-  if (c.mrs > c.translation.icm.mpt_entries) fail("translation.mrs", "exceeds mtt.mpt_entries");
-  if (pages > c.translation.icm.mtt_entries) {
-    fail("translation.pages_per_mr", "mrs x pages_per_mr exceeds mtt.mtt_entries");
-  }
-  const std::uint64_t pool_base =
-      (c.translation.icm.end() + c.page_bytes - 1) / c.page_bytes * c.page_bytes;
-  if (pool_base >= c.memory.size_bytes ||
-      (c.memory.size_bytes - pool_base) / c.page_bytes < pages + c.mrs) {
-    fail("host.memory_bytes", "too small for the NIC's tables and the working set");
-  }
-  check_memory_budget(c, source);
   return c;
 }
 

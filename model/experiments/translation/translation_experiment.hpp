@@ -51,7 +51,9 @@ struct TranslationTestResult {
 };
 
 void declare_translation_test_keys(config::Schema& schema);
-TranslationTestConfig translation_test_config(const config::Json& doc, const std::string& source);
+// Reads a configuration config::load has checked (declare_translation_test_keys
+// adds the rules that tie the working set to the tables, caches and memory).
+TranslationTestConfig translation_test_config(const config::Json& doc);
 
 // Elaborates and simulates; call once per process. Throws
 // SimulatedTimeExceeded or Interrupted (simulation.hpp).
