@@ -101,21 +101,25 @@ def main(argv):
     rows = []
     with tempfile.TemporaryDirectory() as work:
         for count in PIPELINE_COUNTS:
-            run = Path(work) / f"pipeline_{count}"
-            wall, tree, process = measure(
-                [rnicsim, "run", str(ROOT / "configs/seed_pipeline.json"), "--out", str(run),
-                 "--set", f"workload.count={count}"])
-            rows.append(("pipeline", "Data", count, wall, tree, process))
-            print(f"pipeline {count:>9} Data: {wall:6.1f} s, peak {tree:6.1f} MiB (tree), "
-                  f"{process:6.1f} MiB (one process)", flush=True)
+            # As a user runs it (the plot is drawn by a child python), and
+            # the simulator alone.
+            for command, extra in (("pipeline", []),
+                                   ("pipeline without plot", ["--set", "output.plot=false"])):
+                run = Path(work) / f"pipeline_{count}"
+                wall, tree, process = measure(
+                    [rnicsim, "run", str(ROOT / "configs/seed_pipeline.json"), "--out", str(run),
+                     "--set", f"workload.count={count}"] + extra)
+                rows.append((command, "Data per path", count, wall, tree, process))
+                print(f"{command:<22} {count:>9} Data: {wall:6.1f} s, peak {tree:6.1f} MiB "
+                      f"(tree), {process:6.1f} MiB (one process)", flush=True)
         for mib in CAPTURE_MIB:
             capture = Path(work) / f"capture_{mib}.pcap"
             write_capture(capture, mib)
             wall, tree, process = measure([rnicsim, "decode", str(capture)])
             capture.unlink()
             rows.append(("decode", "capture MiB", mib, wall, tree, process))
-            print(f"decode   {mib:>5} MiB capture: {wall:6.1f} s, peak {tree:6.1f} MiB (tree), "
-                  f"{process:6.1f} MiB (one process)", flush=True)
+            print(f"{'decode':<22} {mib:>5} MiB capture: {wall:6.1f} s, peak {tree:6.1f} MiB "
+                  f"(tree), {process:6.1f} MiB (one process)", flush=True)
     with open(out / "memory.csv", "w", newline="") as f:
         writer = csv.writer(f)
         writer.writerow(["command", "size_unit", "size", "wall_s", "peak_tree_mib",
@@ -130,20 +134,23 @@ def main(argv):
         print("no matplotlib: memory.png skipped")
         return
     fig, axes = plt.subplots(1, 2, figsize=(11, 4))
-    for ax, command, label in ((axes[0], "pipeline", "Data through both paths"),
-                               (axes[1], "decode", "capture size (MiB)")):
-        sizes = [r[2] for r in rows if r[0] == command]
-        ax.plot(sizes, [r[4] for r in rows if r[0] == command], marker="o",
-                label="rnicsim + children (sampled)")
-        ax.plot(sizes, [r[5] for r in rows if r[0] == command], marker="s", linestyle="--",
-                label="largest single process (kernel)")
+    panels = ((axes[0], ("pipeline", "pipeline without plot"),
+               "workload.count (Data per path; seed pipeline)"),
+              (axes[1], ("decode",), "capture size (MiB)"))
+    for ax, commands, label in panels:
+        for command in commands:
+            sizes = [r[2] for r in rows if r[0] == command]
+            ax.plot(sizes, [r[4] for r in rows if r[0] == command], marker="o",
+                    label=f"{command}: rnicsim + children (sampled)")
+            ax.plot(sizes, [r[5] for r in rows if r[0] == command], marker="s", linestyle="--",
+                    label=f"{command}: largest process (kernel)")
         ax.set_xscale("log")
         ax.set_xlabel(label)
         ax.set_ylabel("peak resident memory (MiB)")
         ax.set_ylim(bottom=0)
-        ax.set_title(f"rnicsim {command}")
+        ax.set_title(f"rnicsim {commands[0]}")
         ax.grid(True, which="both", linestyle=":", linewidth=0.5)
-        ax.legend(fontsize=8)
+        ax.legend(fontsize=7)
     fig.tight_layout()
     fig.savefig(out / "memory.png", dpi=110)
 

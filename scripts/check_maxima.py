@@ -1,0 +1,135 @@
+#!/usr/bin/env python3
+"""Every documented maximum, one at a time: runs, or is refused up front.
+
+usage: check_maxima.py RNICSIM OUT_FOLDER [SECONDS]
+
+For each numeric key of `rnicsim keys` with a maximum, runs the preset of the
+experiment that reads it with that one key at its maximum (lists: a list of
+just the maximum) and every other key at the preset's value. Each run gets
+SECONDS of wall time (default 30): long enough to show whether its memory
+grows. Records, per key: refused (exit 2, with the message), finished, or
+still running when stopped (SIGINT), with its peak resident memory (rnicsim and
+its children) and the resident memory at the half-way point and at the end,
+which show whether memory was still growing. Writes OUT_FOLDER/maxima.csv.
+"""
+import csv
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from measure_memory import tree_rss_kib
+
+ROOT = Path(__file__).resolve().parent.parent
+PRESETS = {
+    "pipeline": "configs/seed_pipeline.json",
+    "dma": "configs/pcie_gen3x8.json",
+    "translation": "configs/translation_sweep.json",
+}
+# Which experiments read a key, by its prefix; the first match wins.
+READERS = [
+    ("host.memory_", ["pipeline", "dma", "translation"]),
+    ("host.page_bytes", ["translation"]),
+    ("host.fragmentation", ["translation"]),
+    ("host.", ["pipeline"]),
+    ("workload.", ["pipeline"]),
+    ("pipeline.", ["pipeline"]),
+    ("output.", ["pipeline"]),
+    ("link.", ["pipeline"]),
+    ("dma.read_tags", ["dma", "translation"]),
+    ("dma.", ["pipeline"]),
+    ("pcie.", ["dma", "translation"]),
+    ("dma_test.", ["dma"]),
+    ("mtt.", ["translation"]),
+    ("translation.", ["translation"]),
+]
+
+
+def documented_maxima(rnicsim):
+    table = subprocess.run([rnicsim, "keys"], capture_output=True, text=True, check=True).stdout
+    for line in table.splitlines()[2:]:
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        key, kind, rng = cells[0], cells[1], cells[4]
+        if kind not in ("integer", "number", "integer list"):
+            continue
+        if rng.startswith("one of "):
+            value = rng[len("one of "):].split(",")[-1].strip()
+        elif "<=" in rng:
+            value = rng.split("<=")[-1].split(",")[0].strip()
+        else:
+            continue
+        yield key, kind, value
+
+
+def readers(key):
+    for prefix, experiments in READERS:
+        if key.startswith(prefix):
+            return experiments
+    return []
+
+
+def run(rnicsim, preset, key, value, seconds, work):
+    out = Path(work) / "run"
+    command = [rnicsim, "run", str(ROOT / preset), "--out", str(out), "--set",
+               f"{key}={value}", "--set", "output.plot=false"]
+    start = time.monotonic()
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                               env=dict(os.environ, SYSTEMC_DISABLE_COPYRIGHT_MESSAGE="1"))
+    peak = half = last = 0
+    stopped = False
+    while process.poll() is None:
+        elapsed = time.monotonic() - start
+        last = tree_rss_kib(process.pid)
+        peak = max(peak, last)
+        if elapsed < seconds / 2:
+            half = last
+        if elapsed > seconds and not stopped:
+            process.send_signal(signal.SIGINT)
+            stopped = True
+        time.sleep(0.05)
+    error = process.stderr.read().decode().strip().splitlines()
+    wall = time.monotonic() - start
+    if stopped:
+        outcome = "running when stopped"
+    elif process.returncode == 0:
+        outcome = "finished"
+    elif process.returncode == 2:
+        outcome = "refused"
+    else:
+        outcome = f"failed ({process.returncode})"
+    message = error[-1] if error and outcome != "finished" else ""
+    return outcome, wall, peak / 1024, half / 1024, last / 1024, message
+
+
+def main(argv):
+    if len(argv) not in (2, 3):
+        sys.exit(__doc__)
+    rnicsim, out = argv[0], Path(argv[1])
+    seconds = float(argv[2]) if len(argv) == 3 else 30.0
+    rows = []
+    with tempfile.TemporaryDirectory() as work:
+        for key, kind, value in documented_maxima(rnicsim):
+            if kind == "integer list":
+                value = f"[{value}]"
+            for experiment in readers(key):
+                outcome, wall, peak, half, last, message = run(
+                    rnicsim, PRESETS[experiment], key, value, seconds, work)
+                rows.append([key, value, experiment, outcome, f"{wall:.1f}", f"{peak:.1f}",
+                             f"{half:.1f}", f"{last:.1f}", message])
+                print(f"{key}={value} ({experiment}): {outcome}, {wall:.1f} s, peak {peak:.1f} "
+                      f"MiB {message[:100]}", flush=True)
+    out.mkdir(parents=True, exist_ok=True)
+    with open(out / "maxima.csv", "w", newline="") as f:
+        writer = csv.writer(f)
+        writer.writerow(["key", "value", "experiment", "outcome", "wall_s", "peak_mib",
+                         "rss_at_half_time_mib", "rss_at_end_mib", "message"])
+        writer.writerows(rows)
+    worst = max(float(r[5]) for r in rows)
+    print(f"{len(rows)} runs; largest peak {worst:.1f} MiB")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
