@@ -8,9 +8,10 @@ experiment that reads it with that one key at its maximum (lists: a list of
 just the maximum) and every other key at the preset's value. Each run gets
 SECONDS of wall time (default 30): long enough to show whether its memory
 grows. Records, per key: refused (exit 2, with the message), finished, or
-still running when stopped (SIGINT), with its peak resident memory (rnicsim and
-its children) and the resident memory at the half-way point and at the end,
-which show whether memory was still growing. Writes OUT_FOLDER/maxima.csv.
+still running when stopped (SIGINT); its peak resident memory as the kernel
+counts it (wait4's rusage of rnicsim, children included), and the resident
+memory sampled at the half-way point and at the end, which show whether it
+was still growing. Writes OUT_FOLDER/maxima.csv.
 """
 import csv
 import os
@@ -78,28 +79,32 @@ def run(rnicsim, preset, key, value, seconds, work):
     start = time.monotonic()
     process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                                env=dict(os.environ, SYSTEMC_DISABLE_COPYRIGHT_MESSAGE="1"))
-    peak = half = last = 0
+    half = last = 0
     stopped = False
-    while process.poll() is None:
+    while True:
+        pid, status, usage = os.wait4(process.pid, os.WNOHANG)
+        if pid == process.pid:
+            break
         elapsed = time.monotonic() - start
         last = tree_rss_kib(process.pid)
-        peak = max(peak, last)
         if elapsed < seconds / 2:
             half = last
         if elapsed > seconds and not stopped:
             process.send_signal(signal.SIGINT)
             stopped = True
         time.sleep(0.05)
+    returncode = os.waitstatus_to_exitcode(status)
+    peak = usage.ru_maxrss
     error = process.stderr.read().decode().strip().splitlines()
     wall = time.monotonic() - start
     if stopped:
         outcome = "running when stopped"
-    elif process.returncode == 0:
+    elif returncode == 0:
         outcome = "finished"
-    elif process.returncode == 2:
+    elif returncode == 2:
         outcome = "refused"
     else:
-        outcome = f"failed ({process.returncode})"
+        outcome = f"failed ({returncode})"
     message = error[-1] if error and outcome != "finished" else ""
     return outcome, wall, peak / 1024, half / 1024, last / 1024, message
 
