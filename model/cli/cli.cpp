@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <csignal>
+#include <cstring>
 #include <exception>
 #include <filesystem>
 #include <optional>
@@ -42,8 +43,9 @@ constexpr const char* kUsage =
     "  keys   print every configuration key with its unit, default and range\n"
     "\n"
     "Exit status: 0 done, 2 bad command line, configuration or --out, 1 the run\n"
-    "failed (its results could not be written, or a simulator failure), 128 + N\n"
-    "stopped by signal N (SIGINT 130, SIGTERM 143).\n"
+    "failed (its results could not be written, or a simulator failure). A run\n"
+    "stopped by SIGINT or SIGTERM removes its partial results and ends by that\n"
+    "signal (a shell shows 130 or 143).\n"
     "Progress (simulated time, items done, rate) shows while stdout is a terminal.\n";
 
 struct UsageError {
@@ -161,27 +163,70 @@ void create_parents(const fs::path& destination, const std::string& source,
   }
 }
 
-// Staging folders of runs killed before they finished ("run.partial-4242"
-// whose process 4242 is gone). Nothing else is touched: not another name, not
-// a symbolic link, not a live process's folder.
+// The suffixes of the folders a run keeps beside DIR while it works: its
+// staging folder, and the earlier results it moves aside to replace them.
+constexpr const char* kStagingSuffix = ".partial-";
+constexpr const char* kPreviousSuffix = ".previous-";
+
+fs::path beside(const fs::path& destination, const char* suffix) {
+  return destination.parent_path() /
+         (destination.filename().string() + suffix + std::to_string(getpid()));
+}
+
+// The PID in "<prefix><pid>" as a run writes it (digits, no leading zero), or 0.
+pid_t pid_after(const std::string& name, const std::string& prefix) {
+  if (name.size() <= prefix.size() || name.compare(0, prefix.size(), prefix) != 0) return 0;
+  const std::string digits = name.substr(prefix.size());
+  if (digits.size() > 9 || digits[0] == '0' ||
+      !std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+    return 0;
+  }
+  return static_cast<pid_t>(std::stol(digits));
+}
+
+// The folders of runs killed before they finished ("run.partial-4242" or
+// "run.previous-4242" whose process 4242 is gone). Nothing else is touched:
+// not another name, not a symbolic link, not a live process's folder.
 void remove_stale_staging(const fs::path& destination) {
-  const std::string prefix = destination.filename().string() + ".partial-";
+  const std::string name_of_destination = destination.filename().string();
   std::error_code error;
   for (fs::directory_iterator it(destination.parent_path(), error), end; !error && it != end;
        it.increment(error)) {
     const std::string name = it->path().filename().string();
-    if (name.size() <= prefix.size() || name.compare(0, prefix.size(), prefix) != 0) continue;
-    const std::string digits = name.substr(prefix.size());
-    if (digits.size() > 9 || !std::all_of(digits.begin(), digits.end(),
-                                          [](char c) { return c >= '0' && c <= '9'; })) {
-      continue;
-    }
-    const auto pid = static_cast<pid_t>(std::stol(digits));
+    pid_t pid = pid_after(name, name_of_destination + kStagingSuffix);
+    if (pid == 0) pid = pid_after(name, name_of_destination + kPreviousSuffix);
     std::error_code ignored;
     if (pid <= 0 || pid == getpid() || !it->is_directory(ignored) || it->is_symlink(ignored)) {
       continue;
     }
     if (kill(pid, 0) == -1 && errno == ESRCH) fs::remove_all(it->path(), ignored);
+  }
+}
+
+// The new results take the place of DIR. Earlier results give way only to
+// complete new ones: they are moved aside, the new ones moved in, and only
+// then removed, so whatever fails, one whole set of results is at DIR.
+void move_into_place(const fs::path& staging, const fs::path& destination,
+                     const std::string& source, std::ostream& report) {
+  const fs::path previous = beside(destination, kPreviousSuffix);
+  std::error_code error;
+  const bool replacing = fs::exists(destination, error);
+  if (replacing) {
+    fs::rename(destination, previous, error);
+    if (error) {
+      throw config::ConfigError(source, "", "cannot move the earlier results aside: " +
+                                                error.message());
+    }
+  }
+  fs::rename(staging, destination, error);
+  if (error) {
+    std::error_code ignored;
+    if (replacing) fs::rename(previous, destination, ignored);
+    throw config::ConfigError(source, "", "cannot move the results into place: " + error.message());
+  }
+  if (replacing && (fs::remove_all(previous, error), error)) {
+    report << "note: the earlier results, moved to " << previous.string()
+           << ", could not all be removed: " << error.message() << "\n";
   }
 }
 
@@ -212,8 +257,7 @@ int run_command(const RunArguments& run, std::ostream& out) {
     destination = checked_destination(run.out, source);
     create_parents(destination, source, created);
     remove_stale_staging(destination);
-    staging = destination.parent_path() /
-              (destination.filename().string() + ".partial-" + std::to_string(getpid()));
+    staging = beside(destination, kStagingSuffix);
     std::error_code error;
     fs::remove_all(staging, error);
     if (!fs::create_directory(staging, error)) {
@@ -236,8 +280,7 @@ int run_command(const RunArguments& run, std::ostream& out) {
     std::ostream* terminal = isatty(STDOUT_FILENO) ? &out : nullptr;
     run_experiment(RunRequest{effective, staging, terminal}, out);
     throw_if_stop_requested();
-    fs::remove_all(destination);
-    fs::rename(staging, destination);
+    move_into_place(staging, destination, source, out);
   } catch (const SimulatedTimeExceeded& e) {
     std::error_code ignored;
     fs::remove_all(staging, ignored);
@@ -284,7 +327,10 @@ int decode_command(const std::string& path, std::ostream& out) {
     out.flush();  // the whole frames reach the user before the error does
     throw config::ConfigError(e.path(), "", e.reason());
   }
-  out.flush();
+  if (!out.flush()) {
+    throw RunFailure{"decode: cannot write the frames to standard output: " +
+                     std::string(std::strerror(errno))};
+  }
   return kExitOk;
 }
 

@@ -94,7 +94,9 @@ void throw_if_stop_requested() {
 void simulate() {
   // Exit on starvation: the clock stays at the last event, so a run that
   // finished and a run cut off at the limit can be told apart.
-  sc_core::sc_start(kMaxSimulatedTime, sc_core::SC_EXIT_ON_STARVATION);
+  const sc_core::sc_time now = sc_core::sc_time_stamp();
+  sc_core::sc_start(now < kMaxSimulatedTime ? kMaxSimulatedTime - now : sc_core::SC_ZERO_TIME,
+                    sc_core::SC_EXIT_ON_STARVATION);
   restore_main_stack_for_sanitizer();
   const bool interrupted = stop_requested() != 0;
   if (!interrupted && !sc_core::sc_pending_activity()) return;

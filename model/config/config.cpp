@@ -15,6 +15,9 @@
 namespace rnicsim::config {
 namespace {
 
+// A configuration is a few KiB; larger files are refused before they fill memory.
+constexpr std::size_t kMaxConfigFileBytes = 16 << 20;
+
 // Typos further than this from every known name get no suggestion: a distant
 // guess misleads more than it helps.
 constexpr std::size_t kMaxSuggestionDistance = 2;
@@ -749,6 +752,10 @@ Json read_json_file(const std::string& path) {
   std::size_t count = 0;
   while ((count = std::fread(buffer, 1, sizeof buffer, file.get())) > 0) {
     text.append(buffer, count);
+    if (text.size() > kMaxConfigFileBytes) {
+      throw ConfigError(path, "", "larger than " + std::to_string(kMaxConfigFileBytes >> 20) +
+                                      " MiB: not a configuration file");
+    }
   }
   // fopen() succeeds on a directory; the failure only shows on reading.
   if (std::ferror(file.get())) {
@@ -825,6 +832,7 @@ Json load(const std::string& path, const std::vector<std::string>& overrides,
   // it and each --set's on that --set.
   require_object_top_level(doc, path);
   check_members(doc, "", schema, path);
+  const Json file_alone = with_defaults(doc, schema);
   std::map<std::string, std::size_t> set_by;  // key -> the last --set giving it
   for (std::size_t i = 0; i < overrides.size(); ++i) {
     apply_override(doc, overrides[i], schema);
@@ -832,6 +840,9 @@ Json load(const std::string& path, const std::vector<std::string>& overrides,
   }
   Json effective = with_defaults(doc, schema);
   run_checks(effective, schema, [&](const KeyCheck& check, const Violation& violation) {
+    // A rule the file breaks on its own is the file's, whatever --set touched
+    // its keys without mending it.
+    if (check.check(file_alone)) return ConfigError(path, violation.key, violation.reason);
     std::optional<std::size_t> last;
     for (const auto& key : check.keys) {
       if (const auto it = set_by.find(key); it != set_by.end() && (!last || it->second > *last)) {
@@ -842,6 +853,10 @@ Json load(const std::string& path, const std::vector<std::string>& overrides,
                        violation.reason);
   });
   return effective;
+}
+
+std::uint64_t integer_at(const Json& doc, std::string_view path) {
+  return at_path(doc, path).get<std::uint64_t>();
 }
 
 const Json& at_path(const Json& doc, std::string_view path) {

@@ -177,6 +177,8 @@ void require_checked(const std::optional<Violation>& violation, std::string_view
 // Looks up a dotted path in a validated document. Throws std::out_of_range if
 // absent (a programming error once the document is validated).
 const Json& at_path(const Json& doc, std::string_view path);
+// at_path() of an integer key (the schema has checked it is one, >= 0).
+std::uint64_t integer_at(const Json& doc, std::string_view path);
 
 // A Markdown table of every key: key, type, unit, default, range, meaning.
 std::string markdown_table(const Schema& schema);

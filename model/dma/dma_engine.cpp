@@ -70,7 +70,6 @@ void DmaEngine::b_transport(int /*initiator*/, tlm::tlm_generic_payload& request
   sc_core::wait(delay);  // TLPs go out at the current time
   delay = sc_core::SC_ZERO_TIME;
   const bool write = request.is_write();
-  const sc_core::sc_time issued = sc_core::sc_time_stamp();
 
   std::vector<DmaScatterGather::Segment> segments;
   if (const auto* sg = request.get_extension<DmaScatterGather>()) {
@@ -120,7 +119,6 @@ void DmaEngine::b_transport(int /*initiator*/, tlm::tlm_generic_payload& request
   ++(write ? stats_.write_requests : stats_.read_requests);
   (write ? stats_.bytes_written : stats_.bytes_read) += total;
   if (state.failed) ++stats_.failed_requests;
-  stats_.busy += sc_core::sc_time_stamp() - issued;
 }
 
 tlm::tlm_sync_enum DmaEngine::nb_transport_bw(tlm::tlm_generic_payload& tlp,

@@ -51,7 +51,6 @@ struct DmaEngineStats {
   std::uint64_t bytes_written = 0;
   std::uint64_t tlps = 0;            // MRd and MWr TLPs sent
   std::uint64_t failed_requests = 0; // answered with an error response
-  sc_core::sc_time busy;             // summed time from hand-over to return, over requests
 };
 
 class DmaEngine : public sc_core::sc_module {

@@ -3,8 +3,12 @@
 #include <spawn.h>
 #include <sys/wait.h>
 
+#include <cerrno>
+#include <csignal>
 #include <ostream>
 #include <vector>
+
+#include "common/simulation.hpp"
 
 extern char** environ;
 
@@ -25,8 +29,18 @@ void draw_plot(const std::string& script, const std::filesystem::path& folder,
                           const_cast<char*>(folder_text.c_str()), nullptr};
   pid_t pid = 0;
   int status = 0;
-  if (posix_spawn(&pid, python.c_str(), nullptr, nullptr, argv.data(), environ) != 0 ||
-      waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+  if (posix_spawn(&pid, python.c_str(), nullptr, nullptr, argv.data(), environ) != 0) {
+    report << "plot failed: cannot start " << python << "\n";
+    return;
+  }
+  // A stop request (SIGINT, SIGTERM) interrupts the wait: the plot is
+  // stopped too, and reaped, before the run removes the folder it draws into.
+  pid_t waited = 0;
+  while ((waited = waitpid(pid, &status, 0)) == -1 && errno == EINTR) {
+    if (stop_requested()) kill(pid, SIGTERM);
+  }
+  throw_if_stop_requested();
+  if (waited != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
     report << "plot failed: " << python << " " << script_path << " " << folder_text << "\n";
   }
 }

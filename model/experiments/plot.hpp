@@ -9,6 +9,7 @@ namespace rnicsim {
 
 // Runs scripts/<script> <folder>. A missing interpreter or a failing script is
 // reported on `report` and does not fail the run: the data files stand alone.
+// A stop request (SIGINT, SIGTERM) stops the script and throws Interrupted.
 void draw_plot(const std::string& script, const std::filesystem::path& folder,
                std::ostream& report);
 

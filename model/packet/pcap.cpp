@@ -1,6 +1,8 @@
 #include "packet/pcap.hpp"
 
 #include <array>
+#include <filesystem>
+#include <system_error>
 
 namespace rnicsim::packet {
 namespace {
@@ -45,6 +47,8 @@ void PcapWriter::write(std::uint64_t time_ns, const std::uint8_t* frame, std::si
 
 PcapReader::PcapReader(const std::string& path) : path_(path), in_(path, std::ios::binary) {
   if (!in_) throw PcapError(path_, "cannot open");
+  std::error_code ignored;
+  if (std::filesystem::is_directory(path, ignored)) throw PcapError(path_, "is a directory");
   std::array<std::uint8_t, 24> header{};
   if (!in_.read(reinterpret_cast<char*>(header.data()), header.size())) {
     throw PcapError(path_, "shorter than a pcap file header");

@@ -13,15 +13,11 @@ namespace {
 constexpr double kSkipSymbols = 4;
 constexpr double kSkipInterval = 1538;
 
-std::uint64_t integer(const config::Json& doc, const char* key) {
-  return config::at_path(doc, key).get<std::uint64_t>();
-}
-
 // Completions are cut at the RCB and carry at most MPS bytes.
 std::optional<config::Violation> completion_violation(const config::Json& doc) {
-  const std::uint64_t completion = integer(doc, "pcie.completion_bytes");
-  const std::uint64_t rcb = integer(doc, "pcie.rcb_bytes");
-  const std::uint64_t mps = integer(doc, "pcie.mps_bytes");
+  const std::uint64_t completion = config::integer_at(doc, "pcie.completion_bytes");
+  const std::uint64_t rcb = config::integer_at(doc, "pcie.rcb_bytes");
+  const std::uint64_t mps = config::integer_at(doc, "pcie.mps_bytes");
   if (completion % rcb != 0) {
     return config::Violation{"pcie.completion_bytes",
                              "must be a multiple of pcie.rcb_bytes (got " +

@@ -39,6 +39,39 @@ cleanup() {
 }
 trap cleanup EXIT
 
+# Sets bin, config and as_user so that "${as_user[@]}" "$bin" run "$config"
+# runs rnicsim as a user the permission modes apply to: as root, nobody
+# (through setpriv or runuser), with the binary and config copied where nobody
+# can reach them. Exits 77 (skipped) when that cannot be arranged.
+as_a_plain_user() {
+  chmod 755 "$tmp"
+  cp "$rnicsim" "$seed" "$tmp/" || fail "cannot copy rnicsim"
+  bin="$tmp/$(basename "$rnicsim")"
+  config="$tmp/$(basename "$seed")"
+  chmod 755 "$bin"
+  chmod 644 "$config"
+  as_user=()
+  [ "$(id -u)" = 0 ] || return 0
+  if ! id nobody >/dev/null 2>&1; then
+    echo "SKIP: running as root and there is no user nobody to run rnicsim as"
+    exit 77
+  fi
+  local group
+  group=$(id -gn nobody)
+  if command -v setpriv >/dev/null; then
+    as_user=(setpriv --reuid=nobody "--regid=$group" --clear-groups)
+  elif command -v runuser >/dev/null; then
+    as_user=(runuser -u nobody --)
+  else
+    echo "SKIP: running as root without setpriv or runuser to become nobody"
+    exit 77
+  fi
+  if ! "${as_user[@]}" test -x "$bin" || ! "${as_user[@]}" test -r "$config"; then
+    echo "SKIP: nobody cannot run $bin here (${as_user[*]} failed or $tmp is not reachable)"
+    exit 77
+  fi
+}
+
 case $case_name in
   empty_out)
     # Run from an empty folder: the default output folder would appear there.
@@ -50,37 +83,11 @@ case $case_name in
 
   permission_denied)
     # A folder the user can read and enter but not write. Root writes
-    # anywhere, so as root the run goes as nobody; a run from the build tree
-    # may not be executable by nobody, so the binary is copied.
-    chmod 755 "$tmp"
-    cp "$rnicsim" "$seed" "$tmp/" || fail "cannot copy rnicsim"
-    bin="$tmp/$(basename "$rnicsim")"
-    config="$tmp/$(basename "$seed")"
-    chmod 755 "$bin"
-    chmod 644 "$config"
+    # anywhere, so as root the run goes as nobody.
+    as_a_plain_user
     mkdir -p "$tmp/ro/old"
     echo '{}' >"$tmp/ro/old/effective_config.json"
     chmod 555 "$tmp/ro"
-    as_user=()
-    if [ "$(id -u)" = 0 ]; then
-      if ! id nobody >/dev/null 2>&1; then
-        echo "SKIP: running as root and there is no user nobody to run rnicsim as"
-        exit 77
-      fi
-      group=$(id -gn nobody)
-      if command -v setpriv >/dev/null; then
-        as_user=(setpriv --reuid=nobody "--regid=$group" --clear-groups)
-      elif command -v runuser >/dev/null; then
-        as_user=(runuser -u nobody --)
-      else
-        echo "SKIP: running as root without setpriv or runuser to become nobody"
-        exit 77
-      fi
-      if ! "${as_user[@]}" test -x "$bin" || ! "${as_user[@]}" test -r "$config"; then
-        echo "SKIP: nobody cannot run $bin here (${as_user[*]} failed or $tmp is not reachable)"
-        exit 77
-      fi
-    fi
     if "${as_user[@]}" test -w "$tmp/ro"; then
       echo "SKIP: $tmp/ro stays writable for $("${as_user[@]}" id -un) (a file system ignoring modes?)"
       exit 77
@@ -94,6 +101,26 @@ case $case_name in
       "${as_user[@]}" "$bin" run "$config" --out "$tmp/ro/old" --set output.plot=false
     [ "$(ls -A "$tmp/ro")" = old ] || fail "$tmp/ro now holds: $(ls -A "$tmp/ro")"
     [ -f "$tmp/ro/old/effective_config.json" ] || fail "the earlier run in $tmp/ro/old was touched"
+    ;;
+
+  earlier_results_not_removable)
+    # An earlier run holding a folder its user cannot empty (read-only): the
+    # new results still take its place, the earlier ones are moved aside
+    # whole and a note says they could not all be removed; nothing is lost.
+    as_a_plain_user
+    mkdir -p "$tmp/w/old/notes"
+    echo '{}' >"$tmp/w/old/effective_config.json"
+    echo 'keep me' >"$tmp/w/old/notes/mine.txt"
+    chmod 555 "$tmp/w/old/notes"
+    [ -z "${as_user[*]}" ] || chown -R nobody "$tmp/w"
+    out=$("${as_user[@]}" "$bin" run "$config" --out "$tmp/w/old" --set output.plot=false 2>&1)
+    code=$?
+    echo "$out"
+    [ "$code" = 0 ] || fail "exit code $code, expected 0"
+    [ -f "$tmp/w/old/summary.json" ] || fail "the new results are not at $tmp/w/old"
+    [[ $out =~ note:\ the\ earlier\ results,\ moved\ to\ $tmp/w/old\.previous-[0-9]+,\ could\ not\ all\ be\ removed ]] ||
+      fail "no note about the earlier results"
+    ls "$tmp"/w/old.previous-*/notes/mine.txt >/dev/null 2>&1 || fail "the earlier results were lost"
     ;;
 
   failed_run_leaves_nothing)

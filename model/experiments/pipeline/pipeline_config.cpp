@@ -4,6 +4,7 @@
 #include <optional>
 #include <string>
 
+#include "common/memory_budget.hpp"
 #include "common/time_units.hpp"
 #include "dma/dma_config.hpp"
 #include "host_memory/host_memory_config.hpp"
@@ -14,10 +15,6 @@ namespace {
 
 constexpr std::uint64_t kMiB = 1ULL << 20;
 
-std::uint64_t integer(const config::Json& doc, const char* key) {
-  return config::at_path(doc, key).get<std::uint64_t>();
-}
-
 std::uint64_t round_up(std::uint64_t value, std::uint64_t multiple) {
   return (value + multiple - 1) / multiple * multiple;
 }
@@ -26,11 +23,11 @@ std::uint64_t round_up(std::uint64_t value, std::uint64_t multiple) {
 // buffer (the queue between them holds them), so with one more slot than that
 // no slot is rewritten before it has been read.
 std::uint64_t buffer_slots(const config::Json& doc) {
-  return integer(doc, "pipeline.queue_items") + 1;
+  return config::integer_at(doc, "pipeline.queue_items") + 1;
 }
 
 std::uint64_t data_bytes(const config::Json& doc) {
-  return (integer(doc, "workload.data_bits") + 7) / 8;
+  return (config::integer_at(doc, "workload.data_bits") + 7) / 8;
 }
 
 // The user buffer ring sits in the lower half of host memory, the kernel
@@ -38,7 +35,7 @@ std::uint64_t data_bytes(const config::Json& doc) {
 std::optional<config::Violation> rings_violation(const config::Json& doc) {
   if (config::at_path(doc, "experiment") != "pipeline") return std::nullopt;
   const std::uint64_t ring_bytes = buffer_slots(doc) * data_bytes(doc);
-  const std::uint64_t memory = integer(doc, "host.memory_bytes");
+  const std::uint64_t memory = config::integer_at(doc, "host.memory_bytes");
   if (ring_bytes <= memory / 2) return std::nullopt;
   return config::Violation{"pipeline.queue_items",
                            "a buffer ring of queue_items + 1 Data (" + std::to_string(ring_bytes) +
@@ -56,12 +53,12 @@ std::optional<config::Violation> memory_budget_violation(const config::Json& doc
   if (config::at_path(doc, "experiment") != "pipeline") return std::nullopt;
   const std::uint64_t bytes = data_bytes(doc);
   const std::uint64_t ring_bytes = round_up(buffer_slots(doc) * bytes, 4096);
-  const std::uint64_t queue = integer(doc, "pipeline.queue_items");
+  const std::uint64_t queue = config::integer_at(doc, "pipeline.queue_items");
   const WireLinkConfig link = wire_link_config(doc);
   const std::uint64_t wire_spacing_ps = std::max<std::uint64_t>(
-      1, to_ps(serialization_time(integer(doc, "workload.data_bits"), link.gbps)));
+      1, to_ps(serialization_time(config::integer_at(doc, "workload.data_bits"), link.gbps)));
   const std::uint64_t on_wire = std::min<std::uint64_t>(
-      integer(doc, "workload.count"), to_ps(link.propagation) / wire_spacing_ps + 1);
+      config::integer_at(doc, "workload.count"), to_ps(link.propagation) / wire_spacing_ps + 1);
   struct Path {
     std::uint64_t queues, stages, rings;
   };
@@ -76,8 +73,9 @@ std::optional<config::Violation> memory_budget_violation(const config::Json& doc
   }
   // In long double: at the keys' bounds the products pass 2^64.
   const long double total = static_cast<long double>(items) * kInFlightDataOverheadBytes +
-                            static_cast<long double>(carrying_bytes) * bytes + rings;
-  if (total <= kPipelineMemoryBudgetBytes) return std::nullopt;
+                            static_cast<long double>(carrying_bytes) * bytes + rings +
+                            kSimulatorBaselineBytes;
+  if (total <= kRunMemoryBudgetBytes) return std::nullopt;
   return config::Violation{
       on_wire > queue ? "link.propagation_ns" : "pipeline.queue_items",
       "up to " + std::to_string(items) + " Data could be in flight at once (" +
@@ -85,8 +83,8 @@ std::optional<config::Violation> memory_budget_violation(const config::Json& doc
           " on each wire), which with " + std::to_string(bytes) +
           "-byte Data and the buffer rings needs about " +
           std::to_string(static_cast<std::uint64_t>(total / kMiB)) +
-          " MiB; a pipeline run holds at most " +
-          std::to_string(kPipelineMemoryBudgetBytes / kMiB) +
+          " MiB with the simulator's own; a run holds at most " +
+          std::to_string(kRunMemoryBudgetBytes / kMiB) +
           " MiB: lower pipeline.queue_items, link.propagation_ns or workload.data_bits"};
 }
 

@@ -32,11 +32,9 @@ struct PipelineConfig {
   WireFraming::Kind framing;
 };
 
-// A pipeline run holds at most this much in Data in flight and in its host
-// buffer rings (each Data in flight also costs kInFlightDataOverheadBytes of
-// bookkeeping). Larger configurations are refused up front, so every run,
-// whatever its count, stays well under 1 GiB.
-constexpr std::uint64_t kPipelineMemoryBudgetBytes = 512ULL << 20;
+// Each Data in flight costs this much bookkeeping besides its bytes (the
+// Transfer, its stage spans, its queue entry; measured about 175 B), in the
+// pipeline's memory budget (common/memory_budget.hpp).
 constexpr std::uint64_t kInFlightDataOverheadBytes = 512;
 
 void declare_pipeline_keys(config::Schema& schema);

@@ -9,6 +9,7 @@
 #include <random>
 #include <string>
 
+#include "common/memory_budget.hpp"
 #include "common/module_macros.hpp"
 #include "common/simulation.hpp"
 #include "common/top_values.hpp"
@@ -29,10 +30,9 @@ constexpr std::uint64_t kVirtualBase = 1ULL << 40;  // the application's buffers
 
 constexpr double kP99 = 0.99;
 constexpr std::uint64_t kMiB = 1ULL << 20;
-// What the run may hold: the translation units' caches (one unit per point)
-// and, per registered page, the address space's page-table node, the
-// driver's MTT entry in host memory and the frame lists of registration.
-constexpr std::uint64_t kMemoryBudgetBytes = 512 * kMiB;
+// Per registered page, what the run holds: the address space's page-table
+// node, the driver's MTT entry in host memory and the frame lists of
+// registration.
 constexpr std::uint64_t kBytesPerRegisteredPage = 128;
 
 struct Access {
@@ -155,13 +155,9 @@ class TranslationLoad : public sc_core::sc_module {
   std::vector<TranslationPoint> points_;
 };
 
-std::uint64_t integer(const config::Json& doc, const char* key) {
-  return config::at_path(doc, key).get<std::uint64_t>();
-}
-
 std::optional<config::Violation> access_violation(const config::Json& doc) {
-  const std::uint64_t access = integer(doc, "translation.access_bytes");
-  const std::uint64_t page = integer(doc, "host.page_bytes");
+  const std::uint64_t access = config::integer_at(doc, "translation.access_bytes");
+  const std::uint64_t page = config::integer_at(doc, "host.page_bytes");
   if (page % access == 0) return std::nullopt;
   return config::Violation{"translation.access_bytes",
                            "must divide host.page_bytes (got " + std::to_string(access) +
@@ -169,7 +165,7 @@ std::optional<config::Violation> access_violation(const config::Json& doc) {
 }
 
 std::optional<config::Violation> cache_sizes_violation(const config::Json& doc) {
-  const std::uint64_t ways = integer(doc, "mtt.mtt_cache_ways");
+  const std::uint64_t ways = config::integer_at(doc, "mtt.mtt_cache_ways");
   const auto sizes = config::at_path(doc, "translation.cache_entries").get<std::vector<std::uint64_t>>();
   for (std::size_t i = 0; i < sizes.size(); ++i) {
     if (sizes[i] % ways != 0) {
@@ -183,8 +179,8 @@ std::optional<config::Violation> cache_sizes_violation(const config::Json& doc) 
 }
 
 std::optional<config::Violation> mrs_violation(const config::Json& doc) {
-  const std::uint64_t mrs = integer(doc, "translation.mrs");
-  const std::uint64_t mpt_entries = integer(doc, "mtt.mpt_entries");
+  const std::uint64_t mrs = config::integer_at(doc, "translation.mrs");
+  const std::uint64_t mpt_entries = config::integer_at(doc, "mtt.mpt_entries");
   if (mrs <= mpt_entries) return std::nullopt;
   return config::Violation{"translation.mrs", "exceeds mtt.mpt_entries (got " +
                                                   std::to_string(mrs) + ", mtt.mpt_entries is " +
@@ -192,8 +188,8 @@ std::optional<config::Violation> mrs_violation(const config::Json& doc) {
 }
 
 std::optional<config::Violation> pages_violation(const config::Json& doc) {
-  const std::uint64_t pages = integer(doc, "translation.mrs") * integer(doc, "translation.pages_per_mr");
-  const std::uint64_t mtt_entries = integer(doc, "mtt.mtt_entries");
+  const std::uint64_t pages = config::integer_at(doc, "translation.mrs") * config::integer_at(doc, "translation.pages_per_mr");
+  const std::uint64_t mtt_entries = config::integer_at(doc, "mtt.mtt_entries");
   if (pages <= mtt_entries) return std::nullopt;
   return config::Violation{"translation.pages_per_mr",
                            "translation.mrs x translation.pages_per_mr (" +
@@ -203,17 +199,17 @@ std::optional<config::Violation> pages_violation(const config::Json& doc) {
 
 // The application's pages start at the first page boundary after the tables.
 std::uint64_t pool_base(const config::Json& doc) {
-  const std::uint64_t page = integer(doc, "host.page_bytes");
+  const std::uint64_t page = config::integer_at(doc, "host.page_bytes");
   return (icm_layout(doc, kIcmBase).end() + page - 1) / page * page;
 }
 
 // Only the translation experiment places its tables and pages in host memory.
 std::optional<config::Violation> memory_violation(const config::Json& doc) {
   if (config::at_path(doc, "experiment") != "translation") return std::nullopt;
-  const std::uint64_t memory = integer(doc, "host.memory_bytes");
-  const std::uint64_t page = integer(doc, "host.page_bytes");
-  const std::uint64_t mrs = integer(doc, "translation.mrs");
-  const std::uint64_t pages = mrs * integer(doc, "translation.pages_per_mr");
+  const std::uint64_t memory = config::integer_at(doc, "host.memory_bytes");
+  const std::uint64_t page = config::integer_at(doc, "host.page_bytes");
+  const std::uint64_t mrs = config::integer_at(doc, "translation.mrs");
+  const std::uint64_t pages = mrs * config::integer_at(doc, "translation.pages_per_mr");
   const std::uint64_t base = pool_base(doc);
   // One spare page per MR: a buffer need not start on a page boundary.
   const std::uint64_t frames = pages + mrs;
@@ -231,21 +227,23 @@ std::optional<config::Violation> memory_violation(const config::Json& doc) {
 // Only the translation experiment builds a unit per point and registers pages.
 std::optional<config::Violation> memory_budget_violation(const config::Json& doc) {
   if (config::at_path(doc, "experiment") != "translation") return std::nullopt;
-  const std::uint64_t pages = integer(doc, "translation.mrs") * integer(doc, "translation.pages_per_mr");
-  long double bytes = static_cast<long double>(pages) * kBytesPerRegisteredPage;
-  const std::uint64_t mpt_entries = integer(doc, "mtt.mpt_cache_entries");
+  const std::uint64_t pages = config::integer_at(doc, "translation.mrs") * config::integer_at(doc, "translation.pages_per_mr");
+  long double bytes = static_cast<long double>(pages) * kBytesPerRegisteredPage +
+                      kSimulatorBaselineBytes;
+  const std::uint64_t mpt_entries = config::integer_at(doc, "mtt.mpt_cache_entries");
   for (const std::uint64_t entries :
        config::at_path(doc, "translation.cache_entries").get<std::vector<std::uint64_t>>()) {
     bytes += static_cast<long double>(entries) * TranslationCache<std::uint64_t>::kLineBytes +
              static_cast<long double>(mpt_entries) * TranslationCache<MptEntry>::kLineBytes;
   }
-  if (bytes <= kMemoryBudgetBytes) return std::nullopt;
+  if (bytes <= kRunMemoryBudgetBytes) return std::nullopt;
   return config::Violation{
       "translation.cache_entries",
       "the translation units' caches (one unit per point, each with its MTT cache of that size "
       "and an MPT cache of mtt.mpt_cache_entries) and the " + std::to_string(pages) +
           " registered pages need about " + std::to_string(static_cast<std::uint64_t>(bytes / kMiB)) +
-          " MiB; a translation run holds at most " + std::to_string(kMemoryBudgetBytes / kMiB) +
+          " MiB with the simulator's own; a run holds at most " +
+          std::to_string(kRunMemoryBudgetBytes / kMiB) +
           " MiB: fewer or smaller points, a smaller MPT cache or fewer pages"};
 }
 
@@ -293,7 +291,7 @@ void declare_translation_test_keys(config::Schema& schema) {
 }
 
 TranslationTestConfig translation_test_config(const config::Json& doc) {
-  const auto integer = [&doc](const char* key) { return rnicsim::integer(doc, key); };
+  const auto integer = [&doc](const char* key) { return config::integer_at(doc, key); };
   TranslationTestConfig c;
   c.cache_entries = config::at_path(doc, "translation.cache_entries").get<std::vector<std::uint64_t>>();
   c.mrs = static_cast<std::uint32_t>(integer("translation.mrs"));
@@ -338,11 +336,12 @@ TranslationTestResult run_translation_test(const TranslationTestConfig& config,
 
   std::vector<std::unique_ptr<MemoryTranslation>> units;
   std::vector<MemoryTranslation*> unit_pointers;
-  for (std::uint64_t entries : config.cache_entries) {
+  for (std::size_t k = 0; k < config.cache_entries.size(); ++k) {
     MemoryTranslationConfig point = config.translation;
-    point.mtt_cache.entries = static_cast<std::uint32_t>(entries);
+    point.mtt_cache.entries = static_cast<std::uint32_t>(config.cache_entries[k]);
+    // Named by point, as a size may be measured twice.
     units.push_back(std::make_unique<MemoryTranslation>(
-        ("translation_" + std::to_string(entries)).c_str(), point));
+        ("translation_point" + std::to_string(k)).c_str(), point));
     units.back()->walker2dma.socket.bind(host.dma_engine.nic2dma);
     unit_pointers.push_back(units.back().get());
   }
