@@ -20,8 +20,9 @@ git add -A && git commit -qm clean
 
 dots=..
 under=_
-references=("set(D \${CMAKE_SOURCE_DIR}/$dots/shared/testdata)" "set(SHARED${under}DIR x)"
-            "open('/work/shared/REFERENCE.md')")
+slash=/
+references=("set(D \${CMAKE_SOURCE_DIR}/$dots${slash}shared${slash}testdata)"
+            "set(SHARED${under}DIR x)" "open('/work${slash}shared${slash}REFERENCE.md')")
 places=(model/CMakeLists.txt cmake/Data.cmake scripts/run testbench/unit/x_test.cpp
         testbench/golden/check.py .ci/run)
 failures=0
