@@ -30,8 +30,6 @@ class RunProgress {
   // Clears the progress line, if one was shown.
   void finish();
 
-  std::uint64_t done() const { return done_; }
-
  private:
   using Clock = std::chrono::steady_clock;
   // Reading the clock costs more than an item's bookkeeping; look every so often.

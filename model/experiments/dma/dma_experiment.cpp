@@ -27,6 +27,13 @@ constexpr std::uint64_t kBufferBase = 8ULL << 30;
 constexpr std::uint64_t kTlpWireOverheadBytes = 24;
 constexpr std::uint64_t kPostedWriteOverheadBytes = 512;
 
+// Transfers of `size` in one bandwidth run: enough to move bandwidth_bytes,
+// and at least one per transfer in flight.
+std::uint64_t bandwidth_transfers(std::uint64_t in_flight, std::uint64_t bandwidth_bytes,
+                                  std::uint64_t size) {
+  return std::max<std::uint64_t>(in_flight, bandwidth_bytes / size);
+}
+
 double gbps(std::uint64_t bytes, const sc_core::sc_time& elapsed) {
   return 8.0 * static_cast<double>(bytes) / to_ns(elapsed);
 }
@@ -52,7 +59,8 @@ class DmaLoad : public sc_core::sc_module {
   static std::uint64_t total_transfers(const DmaTestConfig& config) {
     std::uint64_t total = 0;
     for (const std::uint64_t size : config.sizes_bytes) {
-      total += config.latency_samples + 2 * bandwidth_transfers(config, size);
+      total += config.latency_samples +
+               2 * bandwidth_transfers(config.in_flight, config.bandwidth_bytes, size);
     }
     return total;
   }
@@ -94,7 +102,8 @@ class DmaLoad : public sc_core::sc_module {
   // `in_flight` workers move bandwidth_bytes in transfers of `size`, walking
   // the window; bandwidth is the bytes over the time until the last is done.
   double measure_bandwidth(std::uint64_t size, bool write) {
-    const std::uint64_t transfers = bandwidth_transfers(config_, size);
+    const std::uint64_t transfers =
+        bandwidth_transfers(config_.in_flight, config_.bandwidth_bytes, size);
     std::uint64_t next = 0;
     std::uint32_t running = config_.in_flight;
     sc_core::sc_event all_done;
@@ -117,10 +126,6 @@ class DmaLoad : public sc_core::sc_module {
     }
     sc_core::wait(all_done);
     return gbps(transfers * size, sc_core::sc_time_stamp() - start);
-  }
-
-  static std::uint64_t bandwidth_transfers(const DmaTestConfig& config, std::uint64_t size) {
-    return std::max<std::uint64_t>(config.in_flight, config.bandwidth_bytes / size);
   }
 
   const DmaTestConfig& config_;
@@ -179,7 +184,7 @@ std::optional<config::Violation> memory_budget(const config::Json& doc) {
   std::uint64_t written = 0;
   long double posted = 0;
   for (const std::uint64_t size : sizes) {
-    const std::uint64_t transfers = std::max<std::uint64_t>(in_flight, bandwidth_bytes / size);
+    const std::uint64_t transfers = bandwidth_transfers(in_flight, bandwidth_bytes, size);
     written = std::max(written, std::min<std::uint64_t>(window, transfers * size));
     const std::uint64_t payload = std::min<std::uint64_t>(size, pcie.mps_bytes);
     const long double tlps = static_cast<long double>(transfers) *
@@ -200,14 +205,14 @@ std::optional<config::Violation> memory_budget(const config::Json& doc) {
     key = "dma_test.in_flight";
   }
   return config::Violation{
-      key, "the write runs would fill " + std::to_string(written >> 20) +
+      key, "the write runs would fill " + std::to_string(written / kMiB) +
                " MiB of simulated host memory (the part of the window dma_test.bandwidth_bytes "
-               "reaches), the transfers in flight need " + std::to_string(buffers >> 20) +
+               "reaches), the transfers in flight need " + std::to_string(buffers / kMiB) +
                " MiB of buffers and the posted writes on the link " +
-               std::to_string(static_cast<std::uint64_t>(posted) >> 20) +
+               std::to_string(static_cast<std::uint64_t>(posted) / kMiB) +
                " MiB; with the simulator's own that is about " +
-               std::to_string(static_cast<std::uint64_t>(total) >> 20) +
-               " MiB, and a run holds at most " + std::to_string(kRunMemoryBudgetBytes >> 20) +
+               std::to_string(static_cast<std::uint64_t>(total) / kMiB) +
+               " MiB, and a run holds at most " + std::to_string(kRunMemoryBudgetBytes / kMiB) +
                " MiB: a smaller window, fewer bandwidth bytes, fewer transfers in flight, smaller "
                "sizes, or a shorter pcie.link_latency_ns or pcie.iotlb_miss_ns"};
 }

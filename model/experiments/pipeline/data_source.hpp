@@ -20,9 +20,8 @@ class DataSource : public sc_core::sc_prim_channel, public PopIf<Transfer> {
  public:
   DataSource(const char* name, const PipelineWorkload& workload);
 
-  // Blocks until Data `produced()` is due; after the last, blocks forever.
+  // Blocks until the next Data is due; after the last, blocks forever.
   Transfer pop() override;
-  std::uint64_t produced() const { return next_; }
   const char* kind() const override { return "rnicsim_data_source"; }
 
  private:

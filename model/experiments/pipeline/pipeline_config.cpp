@@ -13,8 +13,6 @@
 namespace rnicsim {
 namespace {
 
-constexpr std::uint64_t kMiB = 1ULL << 20;
-
 std::uint64_t round_up(std::uint64_t value, std::uint64_t multiple) {
   return (value + multiple - 1) / multiple * multiple;
 }

@@ -29,7 +29,6 @@ constexpr std::uint64_t kIcmBase = 16ULL << 20;     // the NIC's tables
 constexpr std::uint64_t kVirtualBase = 1ULL << 40;  // the application's buffers
 
 constexpr double kP99 = 0.99;
-constexpr std::uint64_t kMiB = 1ULL << 20;
 // Per registered page, what the run holds: the address space's page-table
 // node, the driver's MTT entry in host memory and the frame lists of
 // registration.
