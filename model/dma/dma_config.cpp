@@ -17,6 +17,15 @@ void declare_dma_keys(config::Schema& schema) {
                                  "read requests (PCIe tags) the DMA engine keeps in flight")
                  .at_least(1)
                  .at_most(1024));
+  schema.add(config::integer_key("dma.write_window_tlps", 16, "TLPs",
+                                 "posted write TLPs the DMA engine books on the link at once (a "
+                                 "write window, shared by the requesters with writes to make)")
+                 .at_least(1)
+                 .at_most(4096));
+  schema.add(config::string_key("request_split.impl", "model",
+                                "implementation of the request splitter between the DMA engine "
+                                "and the PCIe link")
+                 .one_of({"model"}));
 }
 
 StageTiming dma_timing(const config::Json& doc) {
@@ -24,9 +33,15 @@ StageTiming dma_timing(const config::Json& doc) {
                            config::at_path(doc, "dma.gbps").get<double>());
 }
 
-DmaEngineConfig dma_engine_config(const config::Json& doc, const pcie::PcieConfig& pcie) {
+DmaEngineConfig dma_engine_config(const config::Json& doc) {
   return DmaEngineConfig{config::at_path(doc, "dma.read_tags").get<std::uint32_t>(),
-                         pcie.mrrs_bytes, pcie.mps_bytes};
+                         config::at_path(doc, "dma.write_window_tlps").get<std::uint32_t>()};
+}
+
+RequestSplitterConfig request_splitter_config(const config::Json& doc,
+                                              const pcie::PcieConfig& pcie) {
+  return RequestSplitterConfig{config::at_path(doc, "request_split.impl").get<std::string>(),
+                               pcie.mrrs_bytes, pcie.mps_bytes};
 }
 
 }  // namespace rnicsim

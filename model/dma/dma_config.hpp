@@ -2,6 +2,7 @@
 #include "common/stage_timing.hpp"
 #include "config/config.hpp"
 #include "dma/dma_engine.hpp"
+#include "dma/request_splitter.hpp"
 #include "pcie/pcie_config.hpp"
 
 namespace rnicsim {
@@ -9,7 +10,9 @@ namespace rnicsim {
 void declare_dma_keys(config::Schema& schema);
 // The DMA stage's datapath timing (the pipeline experiment's "dma" step).
 StageTiming dma_timing(const config::Json& doc);
-// The PCIe requester: its tags, and the link's request sizes.
-DmaEngineConfig dma_engine_config(const config::Json& doc, const pcie::PcieConfig& pcie);
+// The PCIe requester: its tags and its write window.
+DmaEngineConfig dma_engine_config(const config::Json& doc);
+// The request splitter: its implementation, and the link's request sizes.
+RequestSplitterConfig request_splitter_config(const config::Json& doc, const pcie::PcieConfig& pcie);
 
 }  // namespace rnicsim

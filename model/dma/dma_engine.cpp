@@ -1,84 +1,289 @@
 #include "dma/dma_engine.hpp"
 
-#include "pcie/tlp.hpp"
+#include <algorithm>
+#include <utility>
 
 namespace rnicsim {
+
+DmaPort::DmaPort(DmaEngine& engine, std::string requester, std::uint32_t capacity, bool adapter)
+    : engine_(engine), requester_(std::move(requester)), adapter_(adapter) {
+  add_slots(capacity);
+}
+
+void DmaPort::add_slots(std::uint32_t count) {
+  const auto first = static_cast<std::uint32_t>(slots_.size());
+  slots_.resize(slots_.size() + count);
+  // Lowest slot first out: a fixed order keeps runs deterministic.
+  for (std::uint32_t i = count; i > 0; --i) free_slots_.push_back(first + i - 1);
+  unbooked_.grow(slots_.size());
+  completions_.grow(slots_.size());
+}
+
+void DmaPort::request(const DmaRequest& request) {
+  if (!can_request()) {
+    if (!adapter_) {
+      SC_REPORT_ERROR(requester_.c_str(), "DMA request beyond the requester's limit in flight");
+      return;
+    }
+    add_slots(capacity());
+  }
+  if (request.segment_count > kMaxDmaSegments ||
+      (request.buffer == nullptr && request.length() > 0)) {
+    SC_REPORT_ERROR(requester_.c_str(), "DMA request with too many segments or no buffer");
+    return;
+  }
+  const std::uint32_t index = free_slots_.back();
+  free_slots_.pop_back();
+  Slot& slot = slots_[index];
+  slot = Slot{};
+  slot.request = request;
+  slot.length = request.length();
+  unbooked_.push(index);
+  engine_.wake_.notify(sc_core::SC_ZERO_TIME);
+}
+
+DmaCompletion DmaPort::pop_completion() {
+  if (completions_.empty()) {
+    SC_REPORT_ERROR(requester_.c_str(), "no DMA completion to pop");
+    return DmaCompletion{};
+  }
+  const DmaCompletion completion = completions_.front();
+  completions_.pop();
+  space_event_.notify(sc_core::SC_ZERO_TIME);
+  return completion;
+}
 
 DmaEngine::DmaEngine(const sc_core::sc_module_name& name, const DmaEngineConfig& config)
     : sc_core::sc_module(name),
       nic2dma("nic2dma"),
-      dma2pcie("dma2pcie"),
+      dma2split("dma2split"),
       config_(config),
-      free_tags_(config.read_tags) {
+      tags_(config.read_tags),
+      earliest_(config.read_tags) {
+  ready_tags_.reserve(config.read_tags);
   nic2dma.register_b_transport(this, &DmaEngine::b_transport);
-  dma2pcie.register_nb_transport_bw(this, &DmaEngine::nb_transport_bw);
+  SC_METHOD(schedule);
+  sensitive << wake_;
+  dont_initialize();
 }
 
-tlm::tlm_generic_payload* DmaEngine::acquire_tlp() {
-  if (free_tlps_.empty()) {
-    tlp_pool_.push_back(std::make_unique<tlm::tlm_generic_payload>());
-    return tlp_pool_.back().get();
-  }
-  tlm::tlm_generic_payload* tlp = free_tlps_.back();
-  free_tlps_.pop_back();
-  return tlp;
+DmaPort& DmaEngine::attach(const std::string& requester, std::uint32_t max_in_flight) {
+  ports_.push_back(std::unique_ptr<DmaPort>(new DmaPort(*this, requester, max_in_flight, false)));
+  return *ports_.back();
 }
 
-void DmaEngine::send(tlm::tlm_generic_payload& tlp) {
-  // TLM-2.0 base protocol: the next BEGIN_REQ waits for the previous END_REQ,
-  // whichever caller sent it; that is also the NIC's one request port, which
-  // callers get in the order they asked for it.
-  if (request_port_busy_) {
-    sc_core::sc_event granted;
-    port_waiters_.push_back(&granted);
-    sc_core::wait(granted);
-  }
-  request_port_busy_ = true;
-  tlm::tlm_phase phase = tlm::BEGIN_REQ;
-  sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
-  dma2pcie->nb_transport_fw(tlp, phase, delay);
-  sc_core::wait(delay);
-  if (port_waiters_.empty()) {
-    request_port_busy_ = false;
-  } else {
-    port_waiters_.front()->notify();  // the port passes straight to the next sender
-    port_waiters_.pop_front();
+void DmaEngine::end_of_elaboration() {
+  for (unsigned i = 0; i < nic2dma.size(); ++i) {
+    ports_.push_back(std::unique_ptr<DmaPort>(
+        new DmaPort(*this, std::string(name()) + ".nic2dma[" + std::to_string(i) + "]", 1, true)));
+    adapter_ports_.push_back(ports_.back().get());
   }
 }
 
-void DmaEngine::acquire_tag() {
-  if (free_tags_ > 0 && tag_waiters_.empty()) {
-    --free_tags_;
+std::uint32_t DmaEngine::free_tags() const {
+  const sc_core::sc_time now = sc_core::sc_time_stamp();
+  return static_cast<std::uint32_t>(std::count_if(tags_.begin(), tags_.end(), [&](const Tag& t) {
+    return t.free_at <= now && t.sent_by <= now;
+  }));
+}
+
+DmaPort::Slot* DmaEngine::head(DmaPort& port, DmaOp op, const sc_core::sc_time& now) {
+  while (!port.unbooked_.empty()) {
+    const std::uint32_t index = port.unbooked_.front();
+    DmaPort::Slot& slot = port.slots_[index];
+    if (slot.booked < slot.length) return slot.request.op == op ? &slot : nullptr;
+    port.unbooked_.pop();  // an empty request: nothing to book
+    if (slot.windows == 0) complete(port, index, now);
+  }
+  return nullptr;
+}
+
+void DmaEngine::collect_ports(DmaOp op, const sc_core::sc_time& now) {
+  active_.clear();
+  for (std::size_t i = 0; i < ports_.size(); ++i) {
+    DmaPort& port = *ports_[(first_turn_ + i) % ports_.size()];
+    if (head(port, op, now) != nullptr) active_.push_back(&port);
+  }
+}
+
+BookedTlps DmaEngine::book_window(DmaPort& port, DmaPort::Slot& slot, std::uint32_t max_tlps,
+                                  const sc_core::sc_time* earliest) {
+  if (free_windows_.empty()) {
+    windows_.push_back(std::make_unique<Window>());
+    free_windows_.push_back(windows_.back().get());
+  }
+  Window& window = *free_windows_.back();
+  free_windows_.pop_back();
+  const DmaRequest& request = slot.request;
+  window.kind = request.op == DmaOp::kRead ? pcie::TlpKind::kMemoryRead : pcie::TlpKind::kMemoryWrite;
+  window.listener = this;
+  window.port = &port;
+  window.slot = static_cast<std::uint32_t>(&slot - port.slots_.data());
+  window.run_count = 0;
+  std::uint8_t* data = request.buffer + slot.booked;
+  std::uint32_t offset = slot.segment_offset;
+  for (std::uint32_t s = slot.next_segment; s < request.segment_count; ++s, offset = 0) {
+    const DmaSegment& segment = request.segments[s];
+    if (segment.length == offset) continue;
+    window.runs[window.run_count++] =
+        pcie::DataRun{segment.address + offset, segment.length - offset, data};
+    data += segment.length - offset;
+  }
+  const BookedTlps booked = dma2split->split(window, max_tlps, earliest);
+
+  // Move the request's cursor past what the splitter took.
+  std::uint64_t left = window.bytes();
+  slot.booked += left;
+  while (left > 0) {
+    const DmaSegment& segment = request.segments[slot.next_segment];
+    const std::uint64_t take = std::min<std::uint64_t>(left, segment.length - slot.segment_offset);
+    slot.segment_offset += static_cast<std::uint32_t>(take);
+    left -= take;
+    if (slot.segment_offset == segment.length) {
+      ++slot.next_segment;
+      slot.segment_offset = 0;
+    }
+  }
+  ++slot.windows;
+  if (slot.booked == slot.length) port.unbooked_.pop();
+  ++stats_.windows;
+  stats_.tlps += booked.count;
+  return booked;
+}
+
+bool DmaEngine::book_reads(const sc_core::sc_time& now) {
+  collect_ports(DmaOp::kRead, now);
+  if (active_.empty()) return false;
+  ready_tags_.clear();
+  for (std::uint32_t i = 0; i < tags_.size(); ++i) {
+    if (tags_[i].sent_by <= now) ready_tags_.push_back(i);
+  }
+  if (ready_tags_.empty()) return false;
+  // The tags free soonest go first, to the first turn.
+  std::sort(ready_tags_.begin(), ready_tags_.end(), [this](std::uint32_t a, std::uint32_t b) {
+    return tags_[a].free_at != tags_[b].free_at ? tags_[a].free_at < tags_[b].free_at : a < b;
+  });
+  std::size_t next = 0;
+  bool booked_any = false;
+  for (; next < ready_tags_.size(); collect_ports(DmaOp::kRead, now)) {
+    if (active_.empty()) break;
+    const std::size_t share = (ready_tags_.size() - next + active_.size() - 1) / active_.size();
+    for (DmaPort* port : active_) {
+      std::size_t quota = std::min(share, ready_tags_.size() - next);
+      while (quota > 0) {
+        DmaPort::Slot* slot = head(*port, DmaOp::kRead, now);
+        if (slot == nullptr) break;
+        for (std::size_t k = 0; k < quota; ++k) {
+          earliest_[k] = std::max(now, tags_[ready_tags_[next + k]].free_at);
+        }
+        const BookedTlps booked =
+            book_window(*port, *slot, static_cast<std::uint32_t>(quota), earliest_.data());
+        for (std::uint32_t k = 0; k < booked.count; ++k) {
+          tags_[ready_tags_[next + k]] = Tag{booked.tlps[k].done, booked.tlps[k].sent};
+        }
+        next += booked.count;
+        quota -= booked.count;
+        booked_any = true;
+      }
+    }
+  }
+  return booked_any;
+}
+
+bool DmaEngine::book_writes(const sc_core::sc_time& now) {
+  if (writes_sent_by_ > now) return false;
+  std::size_t budget = config_.write_window_tlps;
+  sc_core::sc_time sent_by = writes_sent_by_;
+  bool booked_any = false;
+  while (budget > 0) {
+    collect_ports(DmaOp::kWrite, now);
+    if (active_.empty()) break;
+    const std::size_t share = (budget + active_.size() - 1) / active_.size();
+    for (DmaPort* port : active_) {
+      std::size_t quota = std::min(share, budget);
+      while (quota > 0) {
+        DmaPort::Slot* slot = head(*port, DmaOp::kWrite, now);
+        if (slot == nullptr) break;
+        const BookedTlps booked =
+            book_window(*port, *slot, static_cast<std::uint32_t>(quota), nullptr);
+        for (std::uint32_t k = 0; k < booked.count; ++k) {
+          sent_by = std::max(sent_by, booked.tlps[k].sent);
+        }
+        quota -= booked.count;
+        budget -= booked.count;
+        booked_any = true;
+      }
+    }
+  }
+  writes_sent_by_ = sent_by;
+  return booked_any;
+}
+
+void DmaEngine::schedule() {
+  ++stats_.activations;
+  const sc_core::sc_time now = sc_core::sc_time_stamp();
+  // Reads first: a request whose reads are all booked may be followed by a
+  // write of the same requester, and the reverse.
+  for (bool booked = true; booked;) {
+    booked = book_reads(now);
+    booked = book_writes(now) || booked;
+  }
+  if (!ports_.empty()) first_turn_ = (first_turn_ + 1) % ports_.size();
+
+  // Look again once every tag's read has left (reads waiting) or the write
+  // window has (writes waiting).
+  sc_core::sc_time wake = sc_core::sc_max_time();
+  collect_ports(DmaOp::kRead, now);
+  if (!active_.empty()) {
+    wake = now;
+    for (const Tag& tag : tags_) wake = std::max(wake, tag.sent_by);
+  }
+  collect_ports(DmaOp::kWrite, now);
+  if (!active_.empty()) wake = std::min(wake, writes_sent_by_);
+  if (wake != sc_core::sc_max_time()) wake_.notify(wake - now);
+}
+
+void DmaEngine::window_done(pcie::TlpWindow& done) {
+  Window& window = static_cast<Window&>(done);
+  DmaPort& port = *window.port;
+  DmaPort::Slot& slot = port.slots_[window.slot];
+  slot.failed = slot.failed || window.failed;
+  --slot.windows;
+  free_windows_.push_back(&window);
+  if (slot.windows == 0 && slot.booked == slot.length) {
+    complete(port, window.slot, sc_core::sc_time_stamp());
+  }
+}
+
+void DmaEngine::complete(DmaPort& port, std::uint32_t index, const sc_core::sc_time& now) {
+  const DmaPort::Slot& slot = port.slots_[index];
+  const bool read = slot.request.op == DmaOp::kRead;
+  ++(read ? stats_.read_requests : stats_.write_requests);
+  (read ? stats_.bytes_read : stats_.bytes_written) += slot.length;
+  if (slot.failed) ++stats_.failed_requests;
+  const DmaCompletion completion{
+      slot.request.tag, slot.failed ? DmaStatus::kUnsupportedRequest : DmaStatus::kOk, now};
+  port.free_slots_.push_back(index);
+  if (port.adapter_) {
+    AdapterCall& call = *calls_[completion.tag];
+    call.failed = call.failed || !completion.ok();
+    if (--call.outstanding == 0) call.done.notify(sc_core::SC_ZERO_TIME);
     return;
   }
-  sc_core::sc_event granted;
-  tag_waiters_.push_back(&granted);
-  sc_core::wait(granted);  // release_tag() handed this caller its tag
+  port.completions_.push(completion);
+  port.completion_event_.notify(sc_core::SC_ZERO_TIME);
 }
 
-void DmaEngine::release_tag() {
-  if (tag_waiters_.empty()) {
-    ++free_tags_;
-    return;
-  }
-  tag_waiters_.front()->notify(sc_core::SC_ZERO_TIME);
-  tag_waiters_.pop_front();
-}
-
-void DmaEngine::b_transport(int /*initiator*/, tlm::tlm_generic_payload& request,
+void DmaEngine::b_transport(int initiator, tlm::tlm_generic_payload& request,
                             sc_core::sc_time& delay) {
-  sc_core::wait(delay);  // TLPs go out at the current time
+  if (delay != sc_core::SC_ZERO_TIME) sc_core::wait(delay);  // TLPs go out at the current time
   delay = sc_core::SC_ZERO_TIME;
-  const bool write = request.is_write();
-
-  std::vector<DmaScatterGather::Segment> segments;
-  if (const auto* sg = request.get_extension<DmaScatterGather>()) {
-    segments = sg->segments;
-  } else {
-    segments.push_back({request.get_address(), request.get_data_length()});
-  }
+  const DmaScatterGather* sg = request.get_extension<DmaScatterGather>();
+  const DmaSegment whole{request.get_address(), request.get_data_length()};
+  const DmaSegment* segments = sg ? sg->segments.data() : &whole;
+  const std::size_t count = sg ? sg->segments.size() : 1;
   std::uint64_t total = 0;
-  for (const DmaScatterGather::Segment& s : segments) total += s.length;
+  for (std::size_t i = 0; i < count; ++i) total += segments[i].length;
   if (!(request.is_read() || request.is_write()) || total != request.get_data_length() ||
       request.get_byte_enable_ptr() != nullptr) {
     // The caller's buffer must hold exactly the segments' bytes.
@@ -86,56 +291,38 @@ void DmaEngine::b_transport(int /*initiator*/, tlm::tlm_generic_payload& request
     return;
   }
 
-  Request state;
-  std::uint8_t* data = request.get_data_ptr();
-  for (const DmaScatterGather::Segment& segment : segments) {
-    const std::uint32_t max_bytes = write ? config_.mps_bytes : config_.mrrs_bytes;
-    for (const pcie::TlpSpan& span : pcie::split_requests(segment.address, segment.length, max_bytes)) {
-      if (!write) acquire_tag();
-      tlm::tlm_generic_payload* tlp = acquire_tlp();
-      tlp->set_command(write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
-      tlp->set_address(span.address);
-      tlp->set_data_ptr(data);
-      tlp->set_data_length(span.length);
-      tlp->set_streaming_width(span.length);
-      tlp->set_byte_enable_ptr(nullptr);
-      tlp->set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
-      data += span.length;
-      ++stats_.tlps;
-      if (write) {
-        send(*tlp);  // posted: the link has copied the data
-        free_tlps_.push_back(tlp);
-      } else {
-        read_owner_[tlp] = &state;
-        ++state.outstanding_reads;
-        send(*tlp);
-      }
+  if (free_calls_.empty()) {
+    calls_.push_back(std::make_unique<AdapterCall>());
+    free_calls_.push_back(static_cast<std::uint32_t>(calls_.size() - 1));
+  }
+  const std::uint32_t index = free_calls_.back();
+  free_calls_.pop_back();
+  AdapterCall& call = *calls_[index];
+  call.outstanding = 0;
+  call.failed = false;
+
+  // A list longer than a request holds goes as several requests.
+  DmaPort& port = *adapter_ports_.at(static_cast<std::size_t>(initiator));
+  DmaRequest part;
+  part.tag = index;
+  part.op = request.is_read() ? DmaOp::kRead : DmaOp::kWrite;
+  part.buffer = request.get_data_ptr();
+  for (std::size_t i = 0; i < count; ++i) {
+    if (!part.add_segment(segments[i].address, segments[i].length)) {
+      port.request(part);
+      ++call.outstanding;
+      part.buffer += part.length();
+      part.segment_count = 0;
+      part.add_segment(segments[i].address, segments[i].length);
     }
   }
-  while (state.outstanding_reads > 0) sc_core::wait(state.reads_done);
+  port.request(part);
+  ++call.outstanding;
+  sc_core::wait(call.done);
 
-  request.set_response_status(state.failed ? tlm::TLM_ADDRESS_ERROR_RESPONSE
-                                           : tlm::TLM_OK_RESPONSE);
-  ++(write ? stats_.write_requests : stats_.read_requests);
-  (write ? stats_.bytes_written : stats_.bytes_read) += total;
-  if (state.failed) ++stats_.failed_requests;
-}
-
-tlm::tlm_sync_enum DmaEngine::nb_transport_bw(tlm::tlm_generic_payload& tlp,
-                                              tlm::tlm_phase& phase, sc_core::sc_time& /*delay*/) {
-  const auto owner = read_owner_.find(&tlp);
-  if (phase != tlm::BEGIN_RESP || owner == read_owner_.end()) {
-    SC_REPORT_ERROR(name(), "unexpected completion");
-    return tlm::TLM_COMPLETED;
-  }
-  Request& state = *owner->second;
-  read_owner_.erase(owner);
-  if (tlp.is_response_error()) state.failed = true;
-  free_tlps_.push_back(&tlp);
-  release_tag();
-  if (--state.outstanding_reads == 0) state.reads_done.notify(sc_core::SC_ZERO_TIME);
-  phase = tlm::END_RESP;
-  return tlm::TLM_COMPLETED;
+  request.set_response_status(call.failed ? tlm::TLM_ADDRESS_ERROR_RESPONSE
+                                          : tlm::TLM_OK_RESPONSE);
+  free_calls_.push_back(index);
 }
 
 }  // namespace rnicsim

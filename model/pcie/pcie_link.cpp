@@ -6,7 +6,6 @@
 #include "pcie/tlp.hpp"
 
 namespace rnicsim::pcie {
-
 PcieLink::PcieLink(const sc_core::sc_module_name& name, const PcieConfig& config)
     : sc_core::sc_module(name),
       nic2pcie("nic2pcie"),
@@ -16,12 +15,11 @@ PcieLink::PcieLink(const sc_core::sc_module_name& name, const PcieConfig& config
       config_(config),
       upstream_(config.link_gbps(), config.link_latency),
       downstream_(config.link_gbps(), config.link_latency),
-      iotlb_(config.iotlb_entries, config.iommu_page_bytes),
-      root_complex_("root_complex") {
-  nic2pcie.register_nb_transport_fw(this, &PcieLink::nb_transport_fw);
+      iotlb_(config.iotlb_entries, config.iommu_page_bytes) {
+  nic2pcie.bind(*this);
   host2pcie.register_b_transport(this, &PcieLink::host_b_transport);
   SC_METHOD(run_root_complex);
-  sensitive << root_complex_.get_event();
+  sensitive << action_due_;
   dont_initialize();
 }
 
@@ -31,80 +29,154 @@ sc_core::sc_time PcieLink::translated_at(std::uint64_t address, const sc_core::s
 }
 
 void PcieLink::acknowledge(LinkDirection& reverse, std::uint64_t& ack_bytes,
-                           std::uint64_t& fc_bytes, std::uint32_t bytes) {
-  // Charged when the TLP is sent rather than when it lands, a flight time
-  // (plus any queueing on its own direction) later: reservations must be
-  // made in time order. Only the DLLPs' share of the wire matters here.
-  const sc_core::sc_time now = sc_core::sc_time_stamp();
+                           std::uint64_t& fc_bytes, std::uint64_t bytes,
+                           const sc_core::sc_time& at, const sc_core::sc_time& now) {
+  // Charged from when the TLPs are sent rather than when they land, a flight
+  // time later: only the DLLPs' share of the wire matters here.
   ack_bytes += bytes;
   fc_bytes += bytes;
-  for (; ack_bytes >= config_.ack_every_bytes; ack_bytes -= config_.ack_every_bytes) {
-    reverse.send_dllp(kDllpBytes, now);
-  }
-  for (; fc_bytes >= config_.fc_update_every_bytes; fc_bytes -= config_.fc_update_every_bytes) {
-    reverse.send_dllp(kDllpBytes, now);
-  }
+  const std::uint64_t acks = ack_bytes / config_.ack_every_bytes;
+  const std::uint64_t updates = fc_bytes / config_.fc_update_every_bytes;
+  ack_bytes %= config_.ack_every_bytes;
+  fc_bytes %= config_.fc_update_every_bytes;
+  reverse.send_dllps(static_cast<std::uint32_t>(acks + updates), kDllpBytes, at, now);
 }
 
-void PcieLink::schedule(std::unique_ptr<RootComplexEvent> event, const sc_core::sc_time& at) {
-  RootComplexEvent& ref = *event;
-  scheduled_.emplace(&ref, std::move(event));
-  root_complex_.notify(ref, at - sc_core::sc_time_stamp());
+void PcieLink::schedule(Action::Kind kind, void* item, const sc_core::sc_time& at) {
+  actions_.push_back(Action{at, next_order_++, kind, item});
+  std::push_heap(actions_.begin(), actions_.end(), Action::later);
+  action_due_.notify(at - sc_core::sc_time_stamp());  // an earlier pending notification stays
 }
 
-tlm::tlm_sync_enum PcieLink::nb_transport_fw(tlm::tlm_generic_payload& payload,
-                                             tlm::tlm_phase& phase, sc_core::sc_time& delay) {
-  if (phase != tlm::BEGIN_REQ || delay != sc_core::SC_ZERO_TIME) {
-    SC_REPORT_ERROR(name(), "TLPs must be sent with BEGIN_REQ at the current time");
-  }
+bool PcieLink::probe_memory(std::uint64_t address, std::uint64_t length, sc_core::sc_time& delay) {
+  // TLM-2.0's ignore command: the target checks the access and charges its
+  // delay without moving data, which happens when the window is done.
+  set_access(memory_access_, tlm::TLM_IGNORE_COMMAND, address, nullptr,
+             static_cast<std::uint32_t>(length));
+  delay = sc_core::SC_ZERO_TIME;
+  pcie2mem->b_transport(memory_access_, delay);
+  return !memory_access_.is_response_error();
+}
+
+void PcieLink::book(TlpWindow& window, Tlp* tlps, std::uint32_t count) {
   const sc_core::sc_time now = sc_core::sc_time_stamp();
-  const std::uint64_t address = payload.get_address();
-  const std::uint32_t length = payload.get_data_length();
-  // A requester that breaks these rules is a model bug, not a link fault.
-  const std::uint32_t max_bytes = payload.is_read() ? config_.mrrs_bytes : config_.mps_bytes;
-  if (length == 0 || length > max_bytes ||
-      address / kAddressBoundaryBytes != (address + length - 1) / kAddressBoundaryBytes ||
-      payload.get_byte_enable_ptr() != nullptr || payload.get_streaming_width() < length ||
-      !(payload.is_read() || payload.is_write())) {
-    SC_REPORT_ERROR(name(), ("malformed TLP at address " + std::to_string(address) +
-                             ", length " + std::to_string(length) +
-                             ": over MRRS/MPS, across 4 KiB, or with byte enables")
-                                .c_str());
+  const bool read = window.kind == TlpKind::kMemoryRead;
+  const std::uint32_t max_bytes = read ? config_.mrrs_bytes : config_.mps_bytes;
+  std::uint64_t total = 0;
+  for (std::uint32_t i = 0; i < count; ++i) {
+    const std::uint64_t address = tlps[i].address;
+    const std::uint32_t length = tlps[i].length;
+    // A requester that breaks these rules is a model bug, not a link fault.
+    if (length == 0 || length > max_bytes ||
+        address / kAddressBoundaryBytes != (address + length - 1) / kAddressBoundaryBytes) {
+      SC_REPORT_ERROR(name(), ("malformed TLP at address " + std::to_string(address) +
+                               ", length " + std::to_string(length) +
+                               ": empty, over MRRS/MPS, or across 4 KiB")
+                                  .c_str());
+    }
+    total += length;
   }
+  if (count == 0 || total != window.bytes()) {
+    SC_REPORT_ERROR(name(), "a window's TLPs must cover its runs");
+  }
+  ++stats_.windows;
+  window.done = now;
+  window.failed = false;
+  if (read) {
+    book_reads(window, tlps, count, now);
+  } else {
+    book_writes(window, tlps, count, now);
+  }
+  if (tlp_observer_) {
+    for (std::uint32_t i = 0; i < count; ++i) tlp_observer_(window.kind, tlps[i]);
+  }
+  schedule(Action::Kind::kWindowDone, &window, window.done);
+}
 
-  if (payload.is_read()) {
-    const std::uint32_t bytes = read_request_wire_bytes(address);
-    const LinkDirection::Slot slot = upstream_.send_tlp(bytes, now);
-    acknowledge(downstream_, upstream_ack_bytes_, upstream_fc_bytes_, bytes);
+void PcieLink::book_reads(TlpWindow& window, Tlp* tlps, std::uint32_t count,
+                          const sc_core::sc_time& now) {
+  std::uint32_t group_end = 0;
+  bool group_ok = true;
+  sc_core::sc_time memory_delay;
+  for (std::uint32_t i = 0; i < count; ++i) {
+    Tlp& tlp = tlps[i];
+    if (i == group_end) {
+      // One probe for each run of contiguous TLPs; one per TLP only where it fails.
+      std::uint64_t end = tlp.address + tlp.length;
+      for (group_end = i + 1; group_end < count && tlps[group_end].address == end; ++group_end) {
+        end += tlps[group_end].length;
+      }
+      group_ok = probe_memory(tlp.address, end - tlp.address, memory_delay);
+    }
+    sc_core::sc_time delay = memory_delay;
+    const bool failed = !group_ok && !probe_memory(tlp.address, tlp.length, delay);
+
+    const std::uint32_t request_bytes = read_request_wire_bytes(tlp.address);
+    // Reads do not pass earlier posted writes.
+    const LinkDirection::Slot up =
+        upstream_.send_tlps(1, request_bytes, upstream_.wire_time(request_bytes),
+                            std::max(tlp.earliest, last_write_sent_), now);
+    acknowledge(downstream_, upstream_ack_bytes_, upstream_fc_bytes_, request_bytes, up.start, now);
     ++stats_.read_requests;
-    sc_core::sc_time ready = translated_at(address, slot.arrival) +
+    sc_core::sc_time ready = translated_at(tlp.address, up.arrival) +
                              config_.root_complex_latency +
                              (config_.memory_remote ? config_.remote_socket_extra
                                                     : sc_core::SC_ZERO_TIME);
     ready = std::max(ready, last_posted_write_);
-    auto event = std::make_unique<RootComplexEvent>();
-    event->kind = RootComplexEvent::Kind::kReadMemory;
-    event->read = &payload;
-    schedule(std::move(event), ready);
-    phase = tlm::END_REQ;
-    delay = slot.end - now;
-    return tlm::TLM_UPDATED;
-  }
 
-  const std::uint32_t bytes = write_request_wire_bytes(address, length);
-  const LinkDirection::Slot slot = upstream_.send_tlp(bytes, now);
-  acknowledge(downstream_, upstream_ack_bytes_, upstream_fc_bytes_, bytes);
-  ++stats_.write_requests;
-  last_posted_write_ = std::max(translated_at(address, slot.arrival), last_posted_write_);
-  auto event = std::make_unique<RootComplexEvent>();
-  event->kind = RootComplexEvent::Kind::kWriteMemory;
-  event->address = address;
-  event->data.assign(payload.get_data_ptr(), payload.get_data_ptr() + length);
-  schedule(std::move(event), last_posted_write_);
-  payload.set_response_status(tlm::TLM_OK_RESPONSE);
-  phase = tlm::END_RESP;
-  delay = slot.end - now;
-  return tlm::TLM_COMPLETED;
+    std::uint32_t completions = 1;
+    std::uint64_t bytes = completion_wire_bytes(0);
+    sc_core::sc_time duration;
+    if (failed) {
+      // Unsupported Request: one completion without data.
+      ++stats_.unsupported_requests;
+      duration = downstream_.wire_time(completion_wire_bytes(0));
+    } else {
+      ready += delay;
+      const CompletionSizes sizes =
+          completion_sizes(tlp.address, tlp.length, config_.completion_bytes);
+      completions = sizes.count();
+      bytes = std::uint64_t{completions} * completion_wire_bytes(0) + tlp.length;
+      // Each completion rounds to a picosecond on its own, as it would alone.
+      duration = downstream_.wire_time(completion_wire_bytes(sizes.first)) +
+                 downstream_.wire_time(completion_wire_bytes(config_.completion_bytes)) *
+                     static_cast<double>(sizes.full);
+      if (sizes.tail > 0) duration += downstream_.wire_time(completion_wire_bytes(sizes.tail));
+    }
+    const LinkDirection::Slot down = downstream_.send_tlps(completions, bytes, duration, ready, now);
+    acknowledge(upstream_, downstream_ack_bytes_, downstream_fc_bytes_, bytes, down.start, now);
+    stats_.completions += completions;
+
+    tlp.start = up.start;
+    tlp.sent = up.end;
+    tlp.done = down.arrival;
+    tlp.failed = failed;
+    window.done = std::max(window.done, down.arrival);
+    window.failed = window.failed || failed;
+  }
+}
+
+void PcieLink::book_writes(TlpWindow& window, Tlp* tlps, std::uint32_t count,
+                           const sc_core::sc_time& now) {
+  sc_core::sc_time in_memory = last_posted_write_;
+  for (std::uint32_t i = 0; i < count; ++i) {
+    Tlp& tlp = tlps[i];
+    const std::uint32_t bytes = write_request_wire_bytes(tlp.address, tlp.length);
+    // Posted writes stay in order.
+    const LinkDirection::Slot up = upstream_.send_tlps(
+        1, bytes, upstream_.wire_time(bytes), std::max(tlp.earliest, last_write_sent_), now);
+    acknowledge(downstream_, upstream_ack_bytes_, upstream_fc_bytes_, bytes, up.start, now);
+    ++stats_.write_requests;
+    last_write_sent_ = up.end;
+    tlp.start = up.start;
+    tlp.sent = up.end;
+    tlp.done = translated_at(tlp.address, up.arrival);
+    tlp.failed = false;
+    in_memory = std::max(in_memory, tlp.done);
+  }
+  // The window's bytes reach memory together, after every earlier posted write.
+  last_posted_write_ = in_memory;
+  window.done = in_memory;
 }
 
 void PcieLink::host_b_transport(int /*initiator*/, tlm::tlm_generic_payload& payload,
@@ -115,96 +187,92 @@ void PcieLink::host_b_transport(int /*initiator*/, tlm::tlm_generic_payload& pay
   }
   sc_core::wait(delay);  // reservations are made at the current time
   delay = sc_core::SC_ZERO_TIME;
+  const sc_core::sc_time now = sc_core::sc_time_stamp();
   const std::uint32_t length = payload.get_data_length();
   const std::uint32_t bytes = write_request_wire_bytes(payload.get_address(), length);
-  const LinkDirection::Slot slot = downstream_.send_tlp(bytes, sc_core::sc_time_stamp());
-  acknowledge(upstream_, downstream_ack_bytes_, downstream_fc_bytes_, bytes);
+  const LinkDirection::Slot down =
+      downstream_.send_tlps(1, bytes, downstream_.wire_time(bytes), now, now);
+  acknowledge(upstream_, downstream_ack_bytes_, downstream_fc_bytes_, bytes, down.start, now);
   ++stats_.mmio_writes;
-  auto event = std::make_unique<RootComplexEvent>();
-  event->kind = RootComplexEvent::Kind::kDeliverMmio;
-  event->address = payload.get_address();
-  event->data.assign(payload.get_data_ptr(), payload.get_data_ptr() + length);
-  schedule(std::move(event), slot.arrival);
+  if (free_mmio_.empty()) {
+    mmio_pool_.push_back(std::make_unique<Mmio>());
+    free_mmio_.push_back(mmio_pool_.back().get());
+  }
+  Mmio* mmio = free_mmio_.back();
+  free_mmio_.pop_back();
+  mmio->address = payload.get_address();
+  mmio->data.assign(payload.get_data_ptr(), payload.get_data_ptr() + length);
+  schedule(Action::Kind::kDeliverMmio, mmio, down.arrival);
   payload.set_response_status(tlm::TLM_OK_RESPONSE);  // posted: the CPU goes on at once
 }
 
 void PcieLink::run_root_complex() {
-  while (RootComplexEvent* event = root_complex_.get_next_transaction()) {
-    handle(*event);
-  }
-}
-
-void PcieLink::set_posted_write(RootComplexEvent& event, tlm::tlm_generic_payload& write) {
-  write.set_command(tlm::TLM_WRITE_COMMAND);
-  write.set_address(event.address);
-  write.set_data_ptr(event.data.data());
-  write.set_data_length(static_cast<unsigned>(event.data.size()));
-  write.set_streaming_width(static_cast<unsigned>(event.data.size()));
-}
-
-void PcieLink::handle(RootComplexEvent& event) {
+  ++stats_.activations;
   const sc_core::sc_time now = sc_core::sc_time_stamp();
-  using Kind = RootComplexEvent::Kind;
-  switch (event.kind) {
-    case Kind::kReadMemory: {
-      sc_core::sc_time memory_delay;
-      pcie2mem->b_transport(*event.read, memory_delay);
-      event.kind = Kind::kReturnCompletions;
-      root_complex_.notify(event, memory_delay);
-      return;
-    }
-    case Kind::kReturnCompletions: {
-      tlm::tlm_generic_payload& read = *event.read;
-      LinkDirection::Slot last{now, now};
-      if (read.is_response_error()) {
-        // Unsupported Request: one completion without data.
-        ++stats_.unsupported_requests;
-        last = downstream_.send_tlp(completion_wire_bytes(0), now);
-        acknowledge(upstream_, downstream_ack_bytes_, downstream_fc_bytes_,
-                    completion_wire_bytes(0));
-        ++stats_.completions;
-      } else {
-        for (const TlpSpan& span : split_completions(read.get_address(), read.get_data_length(),
-                                                     config_.completion_bytes)) {
-          const std::uint32_t bytes = completion_wire_bytes(span.length);
-          last = downstream_.send_tlp(bytes, now);
-          acknowledge(upstream_, downstream_ack_bytes_, downstream_fc_bytes_, bytes);
-          ++stats_.completions;
-        }
-      }
-      event.kind = Kind::kDeliverCompletions;
-      root_complex_.notify(event, last.arrival - now);
-      return;
-    }
-    case Kind::kDeliverCompletions: {
-      tlm::tlm_phase phase = tlm::BEGIN_RESP;
-      sc_core::sc_time delay;
-      nic2pcie->nb_transport_bw(*event.read, phase, delay);
-      break;
-    }
-    case Kind::kWriteMemory: {
-      tlm::tlm_generic_payload write;
-      set_posted_write(event, write);
-      sc_core::sc_time ignored;
-      pcie2mem->b_transport(write, ignored);
-      // A posted write has no completion: an address the host cannot take is
-      // dropped by the root complex, as hardware does, and counted.
-      if (write.is_response_error()) ++stats_.unsupported_requests;
-      break;
-    }
-    case Kind::kDeliverMmio: {
-      if (pcie2nic.size() == 0) {
-        SC_REPORT_ERROR(name(), "an MMIO write arrived but no NIC register target is bound");
-        break;
-      }
-      tlm::tlm_generic_payload write;
-      set_posted_write(event, write);
-      sc_core::sc_time ignored;
-      pcie2nic[0]->b_transport(write, ignored);
-      break;
+  while (!actions_.empty() && actions_.front().at <= now) {
+    std::pop_heap(actions_.begin(), actions_.end(), Action::later);
+    const Action action = actions_.back();
+    actions_.pop_back();
+    if (action.kind == Action::Kind::kWindowDone) {
+      finish_window(*static_cast<TlpWindow*>(action.item));
+    } else {
+      deliver_mmio(*static_cast<Mmio*>(action.item));
     }
   }
-  scheduled_.erase(&event);
+  if (!actions_.empty()) action_due_.notify(actions_.front().at - now);
+}
+
+void PcieLink::set_access(tlm::tlm_generic_payload& access, tlm::tlm_command command,
+                          std::uint64_t address, std::uint8_t* data, std::uint32_t length) {
+  access.set_command(command);
+  access.set_address(address);
+  access.set_data_ptr(data);
+  access.set_data_length(length);
+  access.set_streaming_width(length);
+  access.set_byte_enable_ptr(nullptr);
+  access.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+}
+
+void PcieLink::finish_window(TlpWindow& window) {
+  sc_core::sc_time ignored;
+  if (window.kind == TlpKind::kMemoryRead) {
+    // A failed read's bytes are unspecified: the requester gets an error.
+    if (!window.failed) {
+      for (std::uint32_t r = 0; r < window.run_count; ++r) {
+        const DataRun& run = window.runs[r];
+        set_access(memory_access_, tlm::TLM_READ_COMMAND, run.address, run.data, run.length);
+        pcie2mem->b_transport(memory_access_, ignored);
+      }
+    }
+  } else {
+    for (std::uint32_t r = 0; r < window.run_count; ++r) {
+      const DataRun& run = window.runs[r];
+      set_access(memory_access_, tlm::TLM_WRITE_COMMAND, run.address, run.data, run.length);
+      pcie2mem->b_transport(memory_access_, ignored);
+      if (!memory_access_.is_response_error()) continue;
+      // Part of the run is no memory: the root complex drops those TLPs, as
+      // hardware does (a posted write has no completion), and writes the rest.
+      for (const TlpSpan& tlp : split_requests(run.address, run.length, config_.mps_bytes)) {
+        set_access(memory_access_, tlm::TLM_WRITE_COMMAND, tlp.address,
+                   run.data + (tlp.address - run.address), tlp.length);
+        pcie2mem->b_transport(memory_access_, ignored);
+        if (memory_access_.is_response_error()) ++stats_.unsupported_requests;
+      }
+    }
+  }
+  window.listener->window_done(window);
+}
+
+void PcieLink::deliver_mmio(Mmio& mmio) {
+  if (pcie2nic.size() == 0) {
+    SC_REPORT_ERROR(name(), "an MMIO write arrived but no NIC register target is bound");
+  } else {
+    set_access(mmio_access_, tlm::TLM_WRITE_COMMAND, mmio.address, mmio.data.data(),
+               static_cast<std::uint32_t>(mmio.data.size()));
+    sc_core::sc_time ignored;
+    pcie2nic[0]->b_transport(mmio_access_, ignored);
+  }
+  free_mmio_.push_back(&mmio);
 }
 
 }  // namespace rnicsim::pcie

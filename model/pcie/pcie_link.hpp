@@ -2,39 +2,38 @@
 // PcieLink: the PCIe link between a NIC and its host, with the host's root
 // complex and optional IOMMU.
 //
-//   NIC DMA engine --nic2pcie (TLPs, TLM-2.0 AT)--> [upstream]   --> root complex --pcie2mem--> host memory
-//   NIC DMA engine <--------- completions --------- [downstream] <--
+//   NIC --nic2pcie (windows of TLPs)--> [upstream]   --> root complex --pcie2mem--> host memory
+//   NIC <-------- completions --------- [downstream] <--
 //   host CPU --host2pcie (MMIO writes, LT)--------> [downstream] --pcie2nic--> NIC registers
 //
-// Memory read request (MRd): the NIC sends BEGIN_REQ; the link answers
-// END_REQ with the delay until the request has left the NIC. The root complex
-// reads host memory (after its latency, the IOMMU's, and any earlier posted
-// write), returns the data in completions, and once the last completion byte
-// has reached the NIC the link calls BEGIN_RESP back; the data is then in the
-// payload's buffer. Memory write (MWr) is posted: the link copies the data,
-// completes at once with the delay until it has left the NIC, and writes host
-// memory when it arrives. Posted writes stay in order, and reads do not pass
-// them (PCIe ordering rules).
+// The NIC books a window of TLPs at a time (TlpListIf): the link works out,
+// arithmetically, when each TLP leaves the NIC, when the root complex answers
+// a read (its latency, the IOMMU's, any earlier posted write) and when the
+// completions have crossed back, and calls the window's listener once, when
+// its last TLP is done: for reads the data is then in the requester's buffer,
+// for writes in host memory. Reads are copied from host memory when the
+// window is done, so a posted write that reaches memory before then shows in
+// them (PCIe lets posted writes pass reads); posted writes stay in order,
+// and reads do not pass them.
 //
 // Each direction serializes TLPs and DLLPs at the link rate; a receiver
 // returns an ACK and an UpdateFC DLLP on the other direction per configured
 // number of bytes received.
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <systemc>
 #include <tlm>
 #include <tlm_utils/multi_passthrough_initiator_socket.h>
 #include <tlm_utils/multi_passthrough_target_socket.h>
-#include <tlm_utils/peq_with_get.h>
 #include <tlm_utils/simple_initiator_socket.h>
-#include <tlm_utils/simple_target_socket.h>
-#include <unordered_map>
 #include <vector>
 
 #include "common/module_macros.hpp"
 #include "pcie/iotlb.hpp"
 #include "pcie/link_direction.hpp"
 #include "pcie/pcie_config.hpp"
+#include "pcie/tlp_list.hpp"
 
 namespace rnicsim::pcie {
 
@@ -43,12 +42,14 @@ struct PcieLinkStats {
   std::uint64_t completions = 0;
   std::uint64_t write_requests = 0;
   std::uint64_t mmio_writes = 0;
-  std::uint64_t unsupported_requests = 0;  // completed with an error status
+  std::uint64_t unsupported_requests = 0;  // reads completed with an error, writes dropped
+  std::uint64_t windows = 0;               // windows of TLPs booked
+  std::uint64_t activations = 0;           // runs of the root complex's process
 };
 
-class PcieLink : public sc_core::sc_module {
+class PcieLink : public sc_core::sc_module, public TlpListIf {
  public:
-  tlm_utils::simple_target_socket<PcieLink> nic2pcie;
+  sc_core::sc_export<TlpListIf> nic2pcie;
   tlm_utils::simple_initiator_socket<PcieLink> pcie2mem;
   tlm_utils::multi_passthrough_target_socket<PcieLink, 32, tlm::tlm_base_protocol_types, 0,
                                              sc_core::SC_ZERO_OR_MORE_BOUND>
@@ -60,37 +61,59 @@ class PcieLink : public sc_core::sc_module {
   RNICSIM_PROCESS_MODULE(PcieLink);
   PcieLink(const sc_core::sc_module_name& name, const PcieConfig& config);
 
+  void book(TlpWindow& window, Tlp* tlps, std::uint32_t count) override;
+
+  // Called with every TLP the link books, once its times are set (tests, traces).
+  void set_tlp_observer(std::function<void(TlpKind, const Tlp&)> observer) {
+    tlp_observer_ = std::move(observer);
+  }
+
   const PcieConfig& config() const { return config_; }
   const LinkDirectionStats& upstream_stats() const { return upstream_.stats(); }
   const LinkDirectionStats& downstream_stats() const { return downstream_.stats(); }
+  const LinkDirection& upstream() const { return upstream_; }
+  const LinkDirection& downstream() const { return downstream_; }
   const PcieLinkStats& stats() const { return stats_; }
   const Iotlb& iotlb() const { return iotlb_; }
 
  private:
   // Work the root complex does at a set time, in time order; equal times in
   // the order scheduled, which keeps posted writes ahead of later reads.
-  struct RootComplexEvent {
-    enum class Kind { kReadMemory, kReturnCompletions, kDeliverCompletions, kWriteMemory, kDeliverMmio };
+  struct Action {
+    enum class Kind : std::uint8_t { kWindowDone, kDeliverMmio };
+    sc_core::sc_time at;
+    std::uint64_t order;
     Kind kind;
-    tlm::tlm_generic_payload* read = nullptr;  // the NIC's MRd, for the read steps
-    std::uint64_t address = 0;                 // for writes
-    std::vector<std::uint8_t> data;
+    void* item;  // the TlpWindow, or the Mmio
+    // The heap's order: the earliest on top, equal times first scheduled first.
+    static bool later(const Action& a, const Action& b) {
+      return a.at != b.at ? a.at > b.at : a.order > b.order;
+    }
+  };
+  struct Mmio {
+    std::uint64_t address = 0;
+    std::vector<std::uint8_t> data;  // capacity kept when the record is reused
   };
 
-  tlm::tlm_sync_enum nb_transport_fw(tlm::tlm_generic_payload& payload, tlm::tlm_phase& phase,
-                                     sc_core::sc_time& delay);
+  void book_reads(TlpWindow& window, Tlp* tlps, std::uint32_t count, const sc_core::sc_time& now);
+  void book_writes(TlpWindow& window, Tlp* tlps, std::uint32_t count,
+                   const sc_core::sc_time& now);
+  // Whether host memory has [address, address + length), and its access delay.
+  bool probe_memory(std::uint64_t address, std::uint64_t length, sc_core::sc_time& delay);
   void host_b_transport(int initiator, tlm::tlm_generic_payload& payload,
                         sc_core::sc_time& delay);
+  void schedule(Action::Kind kind, void* item, const sc_core::sc_time& at);
   void run_root_complex();
-  void schedule(std::unique_ptr<RootComplexEvent> event, const sc_core::sc_time& at);
-  void handle(RootComplexEvent& event);
-  // A write of the event's data, for host memory or the NIC's registers.
-  static void set_posted_write(RootComplexEvent& event, tlm::tlm_generic_payload& write);
+  void finish_window(TlpWindow& window);
+  void deliver_mmio(Mmio& mmio);
+  // Sets up a host-memory or register access of `length` bytes at `data`.
+  static void set_access(tlm::tlm_generic_payload& access, tlm::tlm_command command,
+                         std::uint64_t address, std::uint8_t* data, std::uint32_t length);
   // When a TLP arriving at `arrival` has its address translated.
   sc_core::sc_time translated_at(std::uint64_t address, const sc_core::sc_time& arrival);
-  // A receiver acknowledges `bytes` of TLPs on the other direction.
+  // A receiver acknowledges `bytes` of TLPs, received from `at` on, on the other direction.
   void acknowledge(LinkDirection& reverse, std::uint64_t& ack_bytes, std::uint64_t& fc_bytes,
-                   std::uint32_t bytes);
+                   std::uint64_t bytes, const sc_core::sc_time& at, const sc_core::sc_time& now);
 
   PcieConfig config_;
   LinkDirection upstream_;
@@ -101,8 +124,15 @@ class PcieLink : public sc_core::sc_module {
   std::uint64_t downstream_fc_bytes_ = 0;
   Iotlb iotlb_;
   sc_core::sc_time last_posted_write_;  // when the newest posted write reaches memory
-  tlm_utils::peq_with_get<RootComplexEvent> root_complex_;
-  std::unordered_map<RootComplexEvent*, std::unique_ptr<RootComplexEvent>> scheduled_;
+  sc_core::sc_time last_write_sent_;    // when the newest posted write has left the NIC
+  tlm::tlm_generic_payload memory_access_;  // reused: a payload allocates when built
+  tlm::tlm_generic_payload mmio_access_;
+  std::vector<Action> actions_;         // a heap, earliest first
+  std::uint64_t next_order_ = 0;
+  sc_core::sc_event action_due_;
+  std::vector<std::unique_ptr<Mmio>> mmio_pool_;
+  std::vector<Mmio*> free_mmio_;
+  std::function<void(TlpKind, const Tlp&)> tlp_observer_;
   PcieLinkStats stats_;
 };
 

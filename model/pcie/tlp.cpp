@@ -30,6 +30,17 @@ std::vector<TlpSpan> split_completions(std::uint64_t address, std::uint32_t leng
   return split_on_multiples(address, length, completion_bytes);
 }
 
+CompletionSizes completion_sizes(std::uint64_t address, std::uint32_t length,
+                                 std::uint32_t completion_bytes) {
+  CompletionSizes sizes;
+  sizes.first = static_cast<std::uint32_t>(
+      std::min<std::uint64_t>(length, completion_bytes - address % completion_bytes));
+  const std::uint32_t rest = length - sizes.first;
+  sizes.full = rest / completion_bytes;
+  sizes.tail = rest % completion_bytes;
+  return sizes;
+}
+
 std::uint32_t memory_request_header_bytes(std::uint64_t address) {
   return address >= (1ULL << 32) ? 16 : 12;
 }

@@ -40,6 +40,18 @@ std::vector<TlpSpan> split_requests(std::uint64_t address, std::uint64_t length,
 std::vector<TlpSpan> split_completions(std::uint64_t address, std::uint32_t length,
                                        std::uint32_t completion_bytes);
 
+// The same completions without a list, for the link's hot path: the first
+// carries `first` bytes, then `full` completions carry completion_bytes each,
+// then one more carries `tail` bytes if tail > 0.
+struct CompletionSizes {
+  std::uint32_t first = 0;
+  std::uint32_t full = 0;
+  std::uint32_t tail = 0;
+  std::uint32_t count() const { return 1 + full + (tail > 0 ? 1 : 0); }
+};
+CompletionSizes completion_sizes(std::uint64_t address, std::uint32_t length,
+                                 std::uint32_t completion_bytes);
+
 std::uint32_t memory_request_header_bytes(std::uint64_t address);
 // Bytes on the link, framing included.
 std::uint32_t read_request_wire_bytes(std::uint64_t address);

@@ -59,7 +59,7 @@ class Load : public sc_core::sc_module {
 
 struct Testbed {
   explicit Testbed(const DmaTestConfig& config)
-      : host("host", config.memory, config.pcie, config.engine), load("load") {
+      : host("host", config.memory, config.pcie, config.splitter, config.engine), load("load") {
     load.load2dma.socket.bind(host.dma_engine.nic2dma);
     sc_core::sc_start(sc_core::SC_ZERO_TIME);
   }

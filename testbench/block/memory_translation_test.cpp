@@ -8,6 +8,7 @@
 
 #include "common/time_units.hpp"
 #include "dma/dma_engine.hpp"
+#include "dma/request_splitter.hpp"
 #include "driver/address_space.hpp"
 #include "driver/verbs.hpp"
 #include "host_memory/host_memory.hpp"
@@ -216,10 +217,12 @@ TEST(MemoryTranslation, AMissCostsTheHitLatencyPlusTheWalkersDmaTime) {
   Host host(config, 0);
   // Rebind is not possible after construction, so use a second unit on the PCIe path.
   pcie::PcieLink link("pcie", link_config);
-  DmaEngine engine("dma_engine", DmaEngineConfig{8, 512, 256});
+  RequestSplitter splitter("request_split", RequestSplitterConfig{"model", 512, 256});
+  DmaEngine engine("dma_engine", DmaEngineConfig{8, 16});
   MemoryTranslation unit("translation_over_pcie", config);
   link.pcie2mem.bind(host.memory.socket);
-  engine.dma2pcie.bind(link.nic2pcie);
+  splitter.split2pcie.bind(link.nic2pcie);
+  engine.dma2split.bind(splitter.dma2split);
   unit.walker2dma.socket.bind(engine.nic2dma);
   std::vector<sc_time> walks;
   unit.set_walk_observer([&walks](const sc_time& walk) { walks.push_back(walk); });

@@ -1,16 +1,21 @@
-// The DMA engine over the PCIe link on their own: exact timing of single TLPs
-// worked out from the configuration, PCIe ordering, MMIO doorbells, the IOTLB
-// and error completions.
+// The DMA engine, request splitter and PCIe link on their own: exact timing
+// of single TLPs worked out from the configuration, PCIe ordering, MMIO
+// doorbells, the IOTLB and error completions; then the tagged interface:
+// tags in flight, windows shared between requesters, data over scattered
+// segments, completion order and status, and the link's booked timeline.
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <string>
 #include <systemc>
 #include <tlm>
 #include <tlm_utils/simple_target_socket.h>
 #include <vector>
 
+#include "common/module_macros.hpp"
 #include "common/time_units.hpp"
 #include "dma/dma_engine.hpp"
+#include "dma/request_splitter.hpp"
 #include "host_memory/host_memory.hpp"
 #include "host_memory/memory_initiator.hpp"
 #include "pcie/pcie_link.hpp"
@@ -71,20 +76,24 @@ struct Initiators : sc_core::sc_module {
 };
 
 struct Bench {
-  explicit Bench(const pcie::PcieConfig& config, std::uint32_t tags = 64)
+  explicit Bench(const pcie::PcieConfig& config, std::uint32_t tags = 64,
+                 std::uint32_t write_window = 16)
       : memory("memory", HostMemoryConfig{16ULL << 30, sc_core::SC_ZERO_TIME}),
         link("pcie", config),
-        engine("dma_engine", DmaEngineConfig{tags, config.mrrs_bytes, config.mps_bytes}),
+        splitter("request_split", RequestSplitterConfig{"model", config.mrrs_bytes, config.mps_bytes}),
+        engine("dma_engine", DmaEngineConfig{tags, write_window}),
         registers("registers"),
         initiators("initiators") {
     link.pcie2mem.bind(memory.socket);
-    engine.dma2pcie.bind(link.nic2pcie);
+    splitter.split2pcie.bind(link.nic2pcie);
+    engine.dma2split.bind(splitter.dma2split);
     initiators.nic.socket.bind(engine.nic2dma);
     initiators.cpu.socket.bind(link.host2pcie);
     link.pcie2nic.bind(registers.socket);
   }
   HostMemory memory;
   pcie::PcieLink link;
+  RequestSplitter splitter;
   DmaEngine engine;
   NicRegisters registers;
   Initiators initiators;
@@ -166,10 +175,10 @@ TEST(PcieDma, AReadAbove4GiBCarriesA4DwHeader) {
   EXPECT_EQ(took, wire(c, 24) + nanoseconds(540) + wire(c, 84));
 }
 
-TEST(PcieDma, APostedWriteReachesMemoryWhenItArrivesAndALaterReadSeesIt) {
+TEST(PcieDma, APostedWindowReachesMemoryWhenItsLastTlpArrivesAndALaterReadSeesIt) {
   const pcie::PcieConfig c = gen3x8();
   Bench bench(c);
-  const auto data = pattern(300, 9);  // 256 + 44 at MPS 256
+  const auto data = pattern(300, 9);  // 256 + 44 at MPS 256: one window of two TLPs
   std::vector<std::uint8_t> before(300);
   std::vector<std::uint8_t> after(300);
   std::vector<std::uint8_t> read_back(300);
@@ -189,13 +198,10 @@ TEST(PcieDma, APostedWriteReachesMemoryWhenItArrivesAndALaterReadSeesIt) {
     bench.memory.read_bytes(0x2000, after.data(), after.size());
   });
   sc_core::sc_start();
-  // Posted: the call returns when the last TLP has left the NIC.
-  EXPECT_EQ(write_returned, sent);
-  // Just before the second TLP lands, the first 256 B are there and the last 44 are not.
-  EXPECT_EQ(std::vector<std::uint8_t>(before.begin(), before.begin() + 256),
-            std::vector<std::uint8_t>(data.begin(), data.begin() + 256));
-  EXPECT_EQ(std::vector<std::uint8_t>(before.begin() + 256, before.end()),
-            std::vector<std::uint8_t>(44, 0));
+  // The window's bytes land together, copied once from the caller's buffer,
+  // and the write completes then: the buffer is the caller's again.
+  EXPECT_EQ(write_returned, second_tlp_arrives);
+  EXPECT_EQ(before, std::vector<std::uint8_t>(300, 0));
   EXPECT_EQ(after, data);
   EXPECT_EQ(read_back, data);
   EXPECT_EQ(bench.link.stats().write_requests, 2u);
@@ -374,6 +380,340 @@ TEST(PcieDma, AScatterGatherListLongerThanTheBufferIsRefused) {
   sc_core::sc_start();
   EXPECT_EQ(request.get_response_status(), tlm::TLM_GENERIC_ERROR_RESPONSE);
   EXPECT_EQ(bench.link.stats().read_requests, 0u);
+}
+
+// ---- The tagged interface ----
+
+// A NIC block on a DmaPort of its own: records its completions as they come.
+struct Requester : sc_core::sc_module {
+  RNICSIM_PROCESS_MODULE(Requester);
+  Requester(const sc_core::sc_module_name& name, DmaEngine& engine, std::uint32_t max_in_flight)
+      : sc_core::sc_module(name), port(engine.attach(std::string(basename()), max_in_flight)) {
+    SC_METHOD(collect);
+    sensitive << port.completion_event();
+    dont_initialize();
+  }
+  void collect() {
+    while (port.has_completion()) got.push_back(port.pop_completion());
+  }
+  // Issues `request` at simulated time `at`.
+  void request_at(const sc_time& at, const DmaRequest& request) {
+    sc_core::sc_spawn([this, at, request] {
+      sc_core::wait(at - sc_core::sc_time_stamp());
+      port.request(request);
+    });
+  }
+  const DmaCompletion* completion(std::uint32_t tag) const {
+    for (const DmaCompletion& c : got) {
+      if (c.tag == tag) return &c;
+    }
+    return nullptr;
+  }
+  DmaPort& port;
+  std::vector<DmaCompletion> got;
+};
+
+// Every TLP the link books, by kind.
+struct TlpLog {
+  explicit TlpLog(pcie::PcieLink& link) {
+    link.set_tlp_observer([this](pcie::TlpKind kind, const pcie::Tlp& tlp) {
+      (kind == pcie::TlpKind::kMemoryRead ? reads : writes).push_back(tlp);
+    });
+  }
+  std::vector<pcie::Tlp> reads;
+  std::vector<pcie::Tlp> writes;
+};
+
+// The most reads holding a tag at once: from the MRd's first byte out to its
+// last completion in (a tag freed at t may be taken again at t).
+std::size_t most_reads_in_flight(const std::vector<pcie::Tlp>& reads) {
+  std::vector<std::pair<sc_time, int>> edges;
+  for (const pcie::Tlp& t : reads) {
+    edges.push_back({t.start, +1});
+    edges.push_back({t.done, -1});
+  }
+  std::sort(edges.begin(), edges.end());
+  int now = 0;
+  int most = 0;
+  for (const auto& edge : edges) {
+    now += edge.second;
+    most = std::max(most, now);
+  }
+  return static_cast<std::size_t>(most);
+}
+
+constexpr std::uint64_t kHigh = 8ULL << 30;  // 64-bit addresses: 24 B MRds, 4 DW MWr headers
+
+TEST(DmaTags, ReadsInFlightNeverExceedTheReadTagsAndReachThem) {
+  Bench bench(gen3x8(), 8);
+  TlpLog log(bench.link);
+  Requester a("a", bench.engine, 4);
+  Requester b("b", bench.engine, 4);
+  std::vector<std::uint8_t> buffer(4 * 16384);
+  for (std::uint32_t k = 0; k < 4; ++k) {
+    a.request_at(nanoseconds(100 * k), DmaRequest::read(k, kHigh + 0x10000 * k, 16384,
+                                                        buffer.data() + 16384 * k));
+  }
+  std::vector<std::uint8_t> small(4 * 64);
+  for (std::uint32_t k = 0; k < 4; ++k) {
+    b.request_at(nanoseconds(700 + 900 * k),
+                 DmaRequest::read(k, kHigh + 0x100000 + 4096 * k, 64, small.data() + 64 * k));
+  }
+  sc_core::sc_start();
+  ASSERT_EQ(a.got.size(), 4u);
+  ASSERT_EQ(b.got.size(), 4u);
+  EXPECT_EQ(log.reads.size(), 4u * 32 + 4);  // 16 KiB at MRRS 512, and one each
+  EXPECT_EQ(most_reads_in_flight(log.reads), 8u);
+  EXPECT_EQ(bench.engine.free_tags(), 8u);
+}
+
+TEST(DmaTags, ASmallReadIsHeldBehindAtMostOneWindowOfA1MiBRead) {
+  // 64 tags, so a window is 64 MRds of 512 B, whose completions (8 x 84 B
+  // each) take 64 x 8 x wire(84) on the way back.
+  const pcie::PcieConfig c = gen3x8();
+  Bench bench(c, 64);
+  TlpLog log(bench.link);
+  Requester big("big", bench.engine, 1);
+  Requester small("small", bench.engine, 1);
+  std::vector<std::uint8_t> payload(1 << 20);
+  std::vector<std::uint8_t> wqe(64);
+  const sc_time asked = nanoseconds(5000);
+  big.request_at(sc_core::SC_ZERO_TIME, DmaRequest::read(1, kHigh, 1 << 20, payload.data()));
+  small.request_at(asked, DmaRequest::read(2, kHigh + (64 << 20), 64, wqe.data()));
+  sc_core::sc_start();
+  ASSERT_EQ(big.got.size(), 1u);
+  ASSERT_EQ(small.got.size(), 1u);
+  const pcie::Tlp* mine = nullptr;
+  for (const pcie::Tlp& t : log.reads) {
+    if (t.address == kHigh + (64 << 20)) mine = &t;
+  }
+  ASSERT_NE(mine, nullptr);
+  // At most one window of the big read's MRds leaves between the small
+  // request and its own MRd, and at most one window of its completions
+  // crosses back ahead of the small read's.
+  std::size_t went_first = 0;
+  std::size_t came_first = 0;
+  for (const pcie::Tlp& t : log.reads) {
+    if (&t == mine) continue;
+    if (t.start >= asked && t.start < mine->start) ++went_first;
+    if (t.done > mine->start && t.done <= mine->done) ++came_first;
+  }
+  EXPECT_LE(went_first, 64u);
+  EXPECT_LE(came_first, 64u);
+  const sc_time window_back = wire(c, 84) * (64.0 * 8);
+  // Its idle latency (a 24 B MRd, 540 ns, one 84 B completion) plus two
+  // windows of completions, with room for the DLLPs among them (2 per MRd).
+  const sc_time idle = wire(c, 24) + nanoseconds(540) + wire(c, 84);
+  EXPECT_LE(small.got[0].time - asked, idle + (window_back + wire(c, 8) * 128.0) * 2.0);
+  EXPECT_LT(small.got[0].time - asked, big.got[0].time / 10);
+}
+
+TEST(DmaTags, ASmallWriteIsHeldBehindAtMostTwoWriteWindowsOfA1MiBWrite) {
+  const pcie::PcieConfig c = gen3x8();
+  Bench bench(c, 64, 16);
+  TlpLog log(bench.link);
+  Requester big("big", bench.engine, 1);
+  Requester small("small", bench.engine, 1);
+  const auto payload = pattern(1 << 20, 1);
+  const auto cqe = pattern(64, 2);
+  const sc_time asked = nanoseconds(5000);
+  big.request_at(sc_core::SC_ZERO_TIME, DmaRequest::write(1, kHigh, 1 << 20, payload.data()));
+  small.request_at(asked, DmaRequest::write(2, kHigh + (64 << 20), 64, cqe.data()));
+  sc_core::sc_start();
+  ASSERT_EQ(small.got.size(), 1u);
+  const pcie::Tlp* mine = nullptr;
+  for (const pcie::Tlp& t : log.writes) {
+    if (t.address == kHigh + (64 << 20)) mine = &t;
+  }
+  ASSERT_NE(mine, nullptr);
+  std::size_t went_first = 0;
+  for (const pcie::Tlp& t : log.writes) {
+    if (&t != mine && t.start >= asked && t.start < mine->start) ++went_first;
+  }
+  // The rest of the window on the wire, then at most the big write's share
+  // of the next: under two windows.
+  EXPECT_LE(went_first, 2u * 16);
+  // 280 B per MPS write, then its own 88 B and the link.
+  EXPECT_LE(small.got[0].time - asked, wire(c, 280) * 32.0 + wire(c, 88) + nanoseconds(20));
+  std::vector<std::uint8_t> landed(64);
+  bench.memory.read_bytes(kHigh + (64 << 20), landed.data(), landed.size());
+  EXPECT_EQ(landed, cqe);
+}
+
+TEST(DmaTags, ScatteredSegmentsReadAndWriteByteExact) {
+  Bench bench(gen3x8());
+  Requester nic("nic", bench.engine, 2);
+  const auto host = pattern(0x40000, 3);
+  bench.memory.write_bytes(kHigh, host.data(), host.size());
+  // One byte just below a 4 KiB boundary, a run across one, an unaligned
+  // run longer than MRRS and MPS, and whole pages out of order.
+  const std::vector<DmaSegment> segments = {{kHigh + 0x0FFF, 1},     {kHigh + 0x2F00, 600},
+                                            {kHigh + 0x5013, 1500},  {kHigh + 0x9000, 4096},
+                                            {kHigh + 0x7000, 4096},  {kHigh + 0x11FFE, 3},
+                                            {kHigh + 0x20000, 8192}, {kHigh + 0x30001, 777}};
+  DmaRequest read;
+  read.tag = 5;
+  std::uint64_t total = 0;
+  for (const DmaSegment& s : segments) {
+    ASSERT_TRUE(read.add_segment(s.address, s.length));
+    total += s.length;
+  }
+  EXPECT_FALSE(read.add_segment(kHigh, 1));  // a request holds kMaxDmaSegments
+  std::vector<std::uint8_t> got(total);
+  read.buffer = got.data();
+  nic.request_at(sc_core::SC_ZERO_TIME, read);
+
+  // The same segments written with other bytes, after the read is done.
+  const auto data = pattern(total, 99);
+  DmaRequest write = read;
+  write.tag = 6;
+  write.op = DmaOp::kWrite;
+  write.buffer = const_cast<std::uint8_t*>(data.data());
+  nic.request_at(nanoseconds(20000), write);
+  sc_core::sc_start();
+
+  std::vector<std::uint8_t> expected;
+  std::vector<std::uint8_t> after(host.size());
+  bench.memory.read_bytes(kHigh, after.data(), after.size());
+  std::vector<std::uint8_t> untouched = host;
+  std::uint64_t at = 0;
+  for (const DmaSegment& s : segments) {
+    const std::uint64_t offset = s.address - kHigh;
+    expected.insert(expected.end(), host.begin() + offset, host.begin() + offset + s.length);
+    std::copy(data.begin() + at, data.begin() + at + s.length, untouched.begin() + offset);
+    at += s.length;
+  }
+  ASSERT_EQ(nic.got.size(), 2u);
+  EXPECT_TRUE(nic.got[0].ok() && nic.got[1].ok());
+  EXPECT_EQ(got, expected);
+  EXPECT_EQ(after, untouched);  // the segments hold the new bytes, nothing else moved
+}
+
+TEST(DmaTags, AnAdapterListLongerThanARequestGoesAsSeveral) {
+  Bench bench(gen3x8());
+  const auto host = pattern(0x20000, 4);
+  bench.memory.write_bytes(0x100000, host.data(), host.size());
+  DmaScatterGather sg;
+  std::vector<std::uint8_t> expected;
+  for (std::uint64_t k = 0; k < 11; ++k) {  // 11 segments of 100 B, one per page, backwards
+    const std::uint64_t offset = (10 - k) * 4096 + k;
+    sg.segments.push_back({0x100000 + offset, 100});
+    expected.insert(expected.end(), host.begin() + offset, host.begin() + offset + 100);
+  }
+  std::vector<std::uint8_t> got(expected.size());
+  tlm::tlm_generic_payload request;
+  sc_core::sc_spawn([&] {
+    request.set_command(tlm::TLM_READ_COMMAND);
+    request.set_data_ptr(got.data());
+    request.set_data_length(static_cast<unsigned>(got.size()));
+    request.set_streaming_width(static_cast<unsigned>(got.size()));
+    request.set_extension(&sg);
+    sc_time delay;
+    bench.initiators.nic.socket->b_transport(request, delay);
+    request.clear_extension(&sg);
+  });
+  sc_core::sc_start();
+  EXPECT_EQ(request.get_response_status(), tlm::TLM_OK_RESPONSE);
+  EXPECT_EQ(got, expected);
+  EXPECT_EQ(bench.engine.stats().read_requests, 2u);  // 8 segments, then 3
+  EXPECT_EQ(bench.engine.stats().tlps, 11u);
+}
+
+TEST(DmaTags, AReadAfterAPostedWriteSeesItsData) {
+  // The same requester asks for both at once (its requests are cut in
+  // order); another asks for a read 1 ns later, the write still in flight.
+  Bench bench(gen3x8());
+  Requester one("one", bench.engine, 2);
+  Requester other("other", bench.engine, 1);
+  const auto data = pattern(8192, 7);
+  std::vector<std::uint8_t> mine(8192);
+  std::vector<std::uint8_t> theirs(8192);
+  one.request_at(sc_core::SC_ZERO_TIME, DmaRequest::write(1, kHigh, 8192, data.data()));
+  one.request_at(sc_core::SC_ZERO_TIME, DmaRequest::read(2, kHigh, 8192, mine.data()));
+  other.request_at(nanoseconds(1), DmaRequest::read(3, kHigh, 8192, theirs.data()));
+  sc_core::sc_start();
+  ASSERT_EQ(one.got.size(), 2u);
+  EXPECT_EQ(one.got[0].tag, 1u);  // the write first: the read may not pass it
+  EXPECT_EQ(mine, data);
+  EXPECT_EQ(theirs, data);
+}
+
+TEST(DmaTags, AFailedReadCompletesWithAnErrorOnItsTag) {
+  Bench bench(gen3x8());
+  Requester nic("nic", bench.engine, 2);
+  std::vector<std::uint8_t> bad(64);
+  std::vector<std::uint8_t> good(64);
+  // Runs past the end of the 16 GiB of host memory: Unsupported Request.
+  nic.request_at(sc_core::SC_ZERO_TIME, DmaRequest::read(7, (16ULL << 30) - 32, 64, bad.data()));
+  nic.request_at(sc_core::SC_ZERO_TIME, DmaRequest::read(9, 0x1000, 64, good.data()));
+  sc_core::sc_start();
+  ASSERT_NE(nic.completion(7), nullptr);
+  ASSERT_NE(nic.completion(9), nullptr);
+  EXPECT_EQ(nic.completion(7)->status, DmaStatus::kUnsupportedRequest);
+  EXPECT_EQ(nic.completion(9)->status, DmaStatus::kOk);
+  EXPECT_EQ(bench.engine.stats().failed_requests, 1u);
+  EXPECT_EQ(bench.link.stats().unsupported_requests, 1u);
+  EXPECT_EQ(bench.engine.free_tags(), 64u);
+}
+
+TEST(DmaTags, CompletionsComeInTheOrderTheirDataIsComplete) {
+  // A 64 KiB read needs two windows of tags; a write asked after it is cut
+  // after it, but being posted it is in memory long before the read is done.
+  Bench bench(gen3x8());
+  Requester nic("nic", bench.engine, 2);
+  std::vector<std::uint8_t> big(65536);
+  const auto cqe = pattern(64, 1);
+  nic.request_at(sc_core::SC_ZERO_TIME, DmaRequest::read(1, kHigh, 65536, big.data()));
+  nic.request_at(sc_core::SC_ZERO_TIME, DmaRequest::write(2, kHigh + (1 << 20), 64, cqe.data()));
+  sc_core::sc_start();
+  ASSERT_EQ(nic.got.size(), 2u);
+  EXPECT_EQ(nic.got[0].tag, 2u);
+  EXPECT_EQ(nic.got[1].tag, 1u);
+  EXPECT_LT(nic.got[0].time, nic.got[1].time);
+}
+
+TEST(DmaTags, APortHoldsItsLimitOfRequestsAndCompletions) {
+  Bench bench(gen3x8());
+  Requester nic("nic", bench.engine, 2);
+  std::vector<std::uint8_t> buffer(128);
+  std::vector<bool> room;
+  sc_core::sc_spawn([&] {
+    nic.port.request(DmaRequest::read(1, 0x1000, 64, buffer.data()));
+    room.push_back(nic.port.can_request());
+    nic.port.request(DmaRequest::read(2, 0x2000, 64, buffer.data() + 64));
+    room.push_back(nic.port.can_request());
+    sc_core::wait(nanoseconds(2000));  // both done, completions popped by the requester
+    room.push_back(nic.port.can_request());
+  });
+  sc_core::sc_start();
+  EXPECT_EQ(room, (std::vector<bool>{true, false, true}));
+  EXPECT_EQ(nic.got.size(), 2u);
+}
+
+// ---- The link's timeline ----
+
+TEST(LinkDirection, ALaterBookingFillsAnIdleStretchBeforeAPromisedOne) {
+  pcie::LinkDirection wire(8, nanoseconds(20));  // 1 byte per ns
+  const sc_time now = sc_core::SC_ZERO_TIME;
+  // Promised: 10 B from 100 ns (a read waiting for its tag).
+  EXPECT_EQ(wire.send_tlps(1, 10, nanoseconds(10), nanoseconds(100), now).start, nanoseconds(100));
+  // Fits before it.
+  EXPECT_EQ(wire.send_tlps(1, 50, nanoseconds(50), now, now).start, now);
+  // 55 B do not fit in [50, 100): behind the promise.
+  EXPECT_EQ(wire.send_tlps(1, 55, nanoseconds(55), now, now).start, nanoseconds(110));
+  // 40 B do, right behind the 50.
+  const pcie::LinkDirection::Slot slot = wire.send_tlps(1, 40, nanoseconds(40), now, now);
+  EXPECT_EQ(slot.start, nanoseconds(50));
+  EXPECT_EQ(slot.arrival, nanoseconds(110));
+  // DLLPs go behind everything booked.
+  wire.send_dllps(2, 8, now, now);
+  EXPECT_EQ(wire.send_tlps(1, 1, nanoseconds(1), nanoseconds(155), now).start, nanoseconds(181));
+  EXPECT_EQ(wire.stats().tlps, 5u);
+  EXPECT_EQ(wire.stats().dllps, 2u);
+  EXPECT_EQ(wire.stats().busy, nanoseconds(10 + 50 + 55 + 40 + 16 + 1));
+  // What has ended is forgotten.
+  wire.send_tlps(1, 1, nanoseconds(1), nanoseconds(500), nanoseconds(400));
+  EXPECT_EQ(wire.booked_stretches(), 1u);
 }
 
 }  // namespace

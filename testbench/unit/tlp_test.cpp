@@ -45,6 +45,30 @@ TEST(SplitCompletions, CompletionsEndOnCompletionBoundaries) {
   EXPECT_EQ(split_completions(0x1010, 200, 128), (Spans{{0x1010, 112}, {0x1080, 88}}));
 }
 
+TEST(SplitCompletions, CompletionSizesDescribeTheSameList) {
+  // 200 B from 0x1010 at 64 B: 48, two of 64, then 24.
+  const CompletionSizes s = completion_sizes(0x1010, 200, 64);
+  EXPECT_EQ(s.first, 48u);
+  EXPECT_EQ(s.full, 2u);
+  EXPECT_EQ(s.tail, 24u);
+  EXPECT_EQ(s.count(), 4u);
+  for (std::uint32_t unit : {64u, 128u, 256u}) {
+    for (std::uint64_t address : {0x2000ULL, 0x2001ULL, 0x203FULL, 0x2040ULL, 0x20C7ULL}) {
+      for (std::uint32_t length : {1u, 7u, 63u, 64u, 65u, 200u, 512u, 4096u}) {
+        const Spans list = split_completions(address, length, unit);
+        const CompletionSizes sizes = completion_sizes(address, length, unit);
+        Spans rebuilt{{address, sizes.first}};
+        for (std::uint32_t i = 0; i < sizes.full; ++i) {
+          rebuilt.push_back({rebuilt.back().address + rebuilt.back().length, unit});
+        }
+        if (sizes.tail > 0) rebuilt.push_back({rebuilt.back().address + rebuilt.back().length, sizes.tail});
+        EXPECT_EQ(rebuilt, list) << address << " " << length << " " << unit;
+        EXPECT_EQ(sizes.count(), list.size());
+      }
+    }
+  }
+}
+
 TEST(TlpBytes, HeadersAndFramingFollowTheSpec) {
   EXPECT_EQ(read_request_wire_bytes(8ULL << 30), 24u);    // above 4 GiB: 4 DW header + 8
   EXPECT_EQ(read_request_wire_bytes((1ULL << 32) - 4), 20u);  // below: 3 DW header + 8

@@ -21,11 +21,12 @@ namespace {
 // DMA buffers start at 8 GiB: above 4 GiB, like most of a server's memory, so
 // requests carry 64-bit addresses (4 DW headers), as in pcie-bench's model.
 constexpr std::uint64_t kBufferBase = 8ULL << 30;
-// A posted write TLP in the link occupies its payload plus 24 B (header,
-// framing) on the wire, and its payload plus its event, queue and map entries
-// in memory (measured: about 170 B in all for an 8 B write; budgeted at 512).
+// A posted write TLP occupies its payload plus 24 B (header, framing) on the
+// wire. A window of them on its way holds no copy of its payload (that stays
+// in the requester's buffer until the write completes) but the engine's window
+// record and the root complex's queue entry: about 310 B; budgeted at 512.
 constexpr std::uint64_t kTlpWireOverheadBytes = 24;
-constexpr std::uint64_t kPostedWriteOverheadBytes = 512;
+constexpr std::uint64_t kPostedWindowBytes = 512;
 
 // Transfers of `size` in one bandwidth run: enough to move bandwidth_bytes,
 // and at least one per transfer in flight.
@@ -160,16 +161,18 @@ std::optional<config::Violation> window_fits_memory(const config::Json& doc) {
 // What a dma run holds, from the worst case of its write runs: the part of
 // the window the transfers reach (real bytes in host memory; reads of
 // never-written memory store nothing), a buffer per transfer in flight, and
-// the posted writes on their way through the link. Those leave the NIC at the
-// link's rate and are held for a link latency, plus an IOTLB miss with the
-// IOMMU on, before the root complex takes them, each with its payload and its
-// bookkeeping. Only the dma experiment runs them.
+// the windows of posted writes on their way through the link. Those leave the
+// NIC at the link's rate and are held for a link latency, plus an IOTLB miss
+// with the IOMMU on, before the root complex takes them; and since a write
+// completes then, no more than the transfers in flight have. Only the dma
+// experiment runs them.
 std::optional<config::Violation> memory_budget(const config::Json& doc) {
   if (config::at_path(doc, "experiment") != "dma") return std::nullopt;
   const auto sizes = config::at_path(doc, "dma_test.sizes_bytes").get<std::vector<std::uint64_t>>();
   const auto window = config::at_path(doc, "dma_test.window_bytes").get<std::uint64_t>();
   const auto in_flight = config::at_path(doc, "dma_test.in_flight").get<std::uint64_t>();
   const auto bandwidth_bytes = config::at_path(doc, "dma_test.bandwidth_bytes").get<std::uint64_t>();
+  const auto write_window = config::at_path(doc, "dma.write_window_tlps").get<std::uint64_t>();
   // The keys alone, not pcie_config(): a rule reads a configuration whose
   // other rules may not hold.
   pcie::PcieConfig pcie;
@@ -187,11 +190,14 @@ std::optional<config::Violation> memory_budget(const config::Json& doc) {
     const std::uint64_t transfers = bandwidth_transfers(in_flight, bandwidth_bytes, size);
     written = std::max(written, std::min<std::uint64_t>(window, transfers * size));
     const std::uint64_t payload = std::min<std::uint64_t>(size, pcie.mps_bytes);
-    const long double tlps = static_cast<long double>(transfers) *
-                             ((size + pcie.mps_bytes - 1) / pcie.mps_bytes);
-    const long double held =
-        std::min(tlps, link_holds_bytes / static_cast<long double>(payload + kTlpWireOverheadBytes) + 1);
-    posted = std::max(posted, held * (payload + kPostedWriteOverheadBytes));
+    const std::uint64_t tlps = (size + pcie.mps_bytes - 1) / pcie.mps_bytes;
+    const std::uint64_t window_tlps = std::min(tlps, write_window);
+    const long double windows = static_cast<long double>(std::min(transfers, in_flight)) *
+                                ((tlps + window_tlps - 1) / window_tlps);
+    const long double held = std::min(
+        windows, link_holds_bytes / static_cast<long double>(
+                                        window_tlps * (payload + kTlpWireOverheadBytes)) + 1);
+    posted = std::max(posted, held * kPostedWindowBytes);
   }
   const std::uint64_t buffers = in_flight * *std::max_element(sizes.begin(), sizes.end());
   const long double total =
@@ -214,7 +220,8 @@ std::optional<config::Violation> memory_budget(const config::Json& doc) {
                std::to_string(static_cast<std::uint64_t>(total) / kMiB) +
                " MiB, and a run holds at most " + std::to_string(kRunMemoryBudgetBytes / kMiB) +
                " MiB: a smaller window, fewer bandwidth bytes, fewer transfers in flight, smaller "
-               "sizes, or a shorter pcie.link_latency_ns or pcie.iotlb_miss_ns"};
+               "sizes, a larger dma.write_window_tlps, or a shorter pcie.link_latency_ns or "
+               "pcie.iotlb_miss_ns"};
 }
 
 }  // namespace
@@ -245,8 +252,9 @@ void declare_dma_test_keys(config::Schema& schema) {
   schema.add_check({"dma_test.window_bytes", "dma_test.sizes_bytes"}, window_holds_transfers);
   schema.add_check({"dma_test.window_bytes", "host.memory_bytes"}, window_fits_memory);
   schema.add_check({"dma_test.window_bytes", "dma_test.bandwidth_bytes", "dma_test.in_flight",
-                    "dma_test.sizes_bytes", "pcie.link_latency_ns", "pcie.generation",
-                    "pcie.lanes", "pcie.mps_bytes", "pcie.iommu", "pcie.iotlb_miss_ns"},
+                    "dma_test.sizes_bytes", "dma.write_window_tlps", "pcie.link_latency_ns",
+                    "pcie.generation", "pcie.lanes", "pcie.mps_bytes", "pcie.iommu",
+                    "pcie.iotlb_miss_ns"},
                    memory_budget);
 }
 
@@ -260,7 +268,8 @@ DmaTestConfig dma_test_config(const config::Json& doc) {
   c.seed = config::at_path(doc, "seed").get<std::uint64_t>();
   c.memory = host_memory_config(doc);
   c.pcie = pcie::pcie_config(doc);
-  c.engine = dma_engine_config(doc, c.pcie);
+  c.splitter = request_splitter_config(doc, c.pcie);
+  c.engine = dma_engine_config(doc);
   config::require_checked(window_holds_transfers(doc), "dma_test_config");
   config::require_checked(window_fits_memory(doc), "dma_test_config");
   config::require_checked(memory_budget(doc), "dma_test_config");
@@ -269,7 +278,7 @@ DmaTestConfig dma_test_config(const config::Json& doc) {
 
 DmaTestResult run_dma_test(const DmaTestConfig& config, RunProgress& progress) {
   require_picosecond_resolution();
-  HostDmaPath host("host", config.memory, config.pcie, config.engine);
+  HostDmaPath host("host", config.memory, config.pcie, config.splitter, config.engine);
   DmaLoad load("load", config, progress);
   load.load2dma.socket.bind(host.dma_engine.nic2dma);
   progress.start("transfers", DmaLoad::total_transfers(config));

@@ -10,6 +10,7 @@
 #include "common/run_progress.hpp"
 #include "config/config.hpp"
 #include "dma/dma_engine.hpp"
+#include "dma/request_splitter.hpp"
 #include "host_memory/host_memory.hpp"
 #include "pcie/pcie_config.hpp"
 #include "pcie/pcie_link.hpp"
@@ -25,6 +26,7 @@ struct DmaTestConfig {
   std::uint64_t seed = 0;             // latency samples' random offsets
   HostMemoryConfig memory;
   pcie::PcieConfig pcie;
+  RequestSplitterConfig splitter;
   DmaEngineConfig engine;
 };
 

@@ -304,7 +304,8 @@ TranslationTestConfig translation_test_config(const config::Json& doc) {
   c.seed = integer("seed");
   c.memory = host_memory_config(doc);
   c.pcie = pcie::pcie_config(doc);
-  c.engine = dma_engine_config(doc, c.pcie);
+  c.splitter = request_splitter_config(doc, c.pcie);
+  c.engine = dma_engine_config(doc);
   c.translation = memory_translation_config(doc, kIcmBase);
 
   for (const auto& violation : {access_violation(doc), cache_sizes_violation(doc), mrs_violation(doc),
@@ -318,7 +319,7 @@ TranslationTestConfig translation_test_config(const config::Json& doc) {
 TranslationTestResult run_translation_test(const TranslationTestConfig& config,
                                            RunProgress& progress) {
   require_picosecond_resolution();
-  HostDmaPath host("host", config.memory, config.pcie, config.engine);
+  HostDmaPath host("host", config.memory, config.pcie, config.splitter, config.engine);
 
   const IcmLayout& icm = config.translation.icm;
   const std::uint64_t pool_base = (icm.end() + config.page_bytes - 1) / config.page_bytes * config.page_bytes;

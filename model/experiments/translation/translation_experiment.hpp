@@ -11,6 +11,7 @@
 #include "common/run_progress.hpp"
 #include "config/config.hpp"
 #include "dma/dma_engine.hpp"
+#include "dma/request_splitter.hpp"
 #include "host_memory/host_memory.hpp"
 #include "mtt/memory_translation.hpp"
 #include "pcie/pcie_config.hpp"
@@ -30,6 +31,7 @@ struct TranslationTestConfig {
   std::uint64_t seed = 0;
   HostMemoryConfig memory;
   pcie::PcieConfig pcie;
+  RequestSplitterConfig splitter;
   DmaEngineConfig engine;
   MemoryTranslationConfig translation;  // its MTT cache size is replaced per point
 };

@@ -1,0 +1,50 @@
+#include "dma/request_splitter.hpp"
+
+#include <algorithm>
+
+#include "pcie/tlp.hpp"
+
+namespace rnicsim {
+
+RequestSplitter::RequestSplitter(const sc_core::sc_module_name& name,
+                                 const RequestSplitterConfig& config)
+    : sc_core::sc_module(name), dma2split("dma2split"), split2pcie("split2pcie"), config_(config) {
+  dma2split.bind(*this);
+}
+
+BookedTlps RequestSplitter::split(pcie::TlpWindow& window, std::uint32_t max_tlps,
+                                  const sc_core::sc_time* earliest) {
+  const std::uint32_t max_bytes =
+      window.kind == pcie::TlpKind::kMemoryRead ? config_.mrrs_bytes : config_.mps_bytes;
+  const sc_core::sc_time now = sc_core::sc_time_stamp();
+  tlps_.clear();
+  std::uint32_t runs = 0;
+  for (; runs < window.run_count && tlps_.size() < max_tlps; ++runs) {
+    pcie::DataRun& run = window.runs[runs];
+    std::uint64_t address = run.address;
+    const std::uint64_t end = run.address + run.length;
+    // Requests end on multiples of max_bytes (a power of two <= 4 KiB), so
+    // none crosses 4 KiB and after a short first one all are aligned.
+    while (address < end && tlps_.size() < max_tlps) {
+      const std::uint64_t length = std::min<std::uint64_t>(end - address, max_bytes - address % max_bytes);
+      pcie::Tlp tlp;
+      tlp.address = address;
+      tlp.length = static_cast<std::uint32_t>(length);
+      tlp.earliest = earliest ? earliest[tlps_.size()] : now;
+      tlps_.push_back(tlp);
+      address += length;
+    }
+    if (address < end) {
+      run.length = static_cast<std::uint32_t>(address - run.address);  // the window ends here
+      ++runs;
+      break;
+    }
+  }
+  window.run_count = runs;
+  ++stats_.windows;
+  stats_.tlps += tlps_.size();
+  split2pcie->book(window, tlps_.data(), static_cast<std::uint32_t>(tlps_.size()));
+  return BookedTlps{tlps_.data(), static_cast<std::uint32_t>(tlps_.size())};
+}
+
+}  // namespace rnicsim
