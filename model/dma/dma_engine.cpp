@@ -68,11 +68,17 @@ DmaEngine::DmaEngine(const sc_core::sc_module_name& name, const DmaEngineConfig&
 }
 
 DmaPort& DmaEngine::attach(const std::string& requester, std::uint32_t max_in_flight) {
+  if (elaborated_ || max_in_flight == 0) {
+    SC_REPORT_ERROR(name(), ("requester " + requester +
+                             " must attach during elaboration, with room for a request")
+                                .c_str());
+  }
   ports_.push_back(std::unique_ptr<DmaPort>(new DmaPort(*this, requester, max_in_flight, false)));
   return *ports_.back();
 }
 
 void DmaEngine::end_of_elaboration() {
+  elaborated_ = true;
   for (unsigned i = 0; i < nic2dma.size(); ++i) {
     ports_.push_back(std::unique_ptr<DmaPort>(
         new DmaPort(*this, std::string(name()) + ".nic2dma[" + std::to_string(i) + "]", 1, true)));

@@ -181,6 +181,7 @@ class DmaEngine : public sc_core::sc_module, private pcie::TlpWindowListener {
   std::vector<DmaPort*> active_;           // scratch
   std::vector<DmaPort*> adapter_ports_;    // by nic2dma initiator
   std::size_t first_turn_ = 0;
+  bool elaborated_ = false;
   std::vector<std::unique_ptr<Window>> windows_;
   std::vector<Window*> free_windows_;
   std::vector<std::unique_ptr<AdapterCall>> calls_;

@@ -638,6 +638,48 @@ TEST(DmaTags, AReadAfterAPostedWriteSeesItsData) {
   EXPECT_EQ(theirs, data);
 }
 
+TEST(DmaTags, PostedWritesReachMemoryInOrderEvenWhenAnEarlierOneWaitsForAWalk) {
+  // A 64 B payload to a page the IOTLB misses, then a CQE to a page it holds,
+  // from another requester: the CQE arrives one TLP later, its translation
+  // ready 200 ns before the payload's, but it may not reach memory before the
+  // payload (a host that sees the CQE sees the data).
+  pcie::PcieConfig c = gen3x8();
+  c.iommu = true;
+  Bench bench(c);
+  Requester payload("payload", bench.engine, 1);
+  Requester completer("completer", bench.engine, 2);
+  const auto data = pattern(64, 1);
+  const auto cqe = pattern(64, 2);
+  std::vector<std::uint8_t> warm(64);
+  completer.request_at(sc_core::SC_ZERO_TIME, DmaRequest::read(1, kHigh + 0x100000, 64, warm.data()));
+  const sc_time later = nanoseconds(2000);
+  payload.request_at(later, DmaRequest::write(2, kHigh, 64, data.data()));
+  completer.request_at(later + nanoseconds(1), DmaRequest::write(3, kHigh + 0x100000, 64, cqe.data()));
+  std::vector<std::uint8_t> seen_cqe(64);
+  std::vector<std::uint8_t> seen_data(64);
+  bool checked = false;
+  sc_core::sc_spawn([&] {  // a host CPU polling the CQ every nanosecond
+    sc_core::wait(later);
+    for (;;) {
+      bench.memory.read_bytes(kHigh + 0x100000, seen_cqe.data(), seen_cqe.size());
+      if (seen_cqe == cqe) break;
+      sc_core::wait(nanoseconds(1));
+    }
+    bench.memory.read_bytes(kHigh, seen_data.data(), seen_data.size());
+    checked = true;
+  });
+  sc_core::sc_start();
+  ASSERT_TRUE(checked);
+  EXPECT_EQ(seen_data, data);
+  ASSERT_NE(completer.completion(3), nullptr);
+  ASSERT_NE(payload.completion(2), nullptr);
+  // Both land when the payload's walk is done: 220 ns after it arrived.
+  const sc_time payload_in = later + wire(c, 88) + nanoseconds(20 + 220);
+  EXPECT_EQ(payload.completion(2)->time, payload_in);
+  EXPECT_EQ(completer.completion(3)->time, payload_in);
+  EXPECT_EQ(bench.link.iotlb().misses(), 2u);  // the warming read, the payload's page
+}
+
 TEST(DmaTags, AFailedReadCompletesWithAnErrorOnItsTag) {
   Bench bench(gen3x8());
   Requester nic("nic", bench.engine, 2);
