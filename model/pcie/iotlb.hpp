@@ -17,7 +17,9 @@ class Iotlb {
   // When the translation of `address`, looked up at `at`, is available: `at`
   // on a hit to a ready page, the end of the walk on a hit to a page being
   // walked, `at + walk` on a miss (which installs the page, evicting the
-  // least recently used). Lookups must come in order of `at`.
+  // least recently used). Lookups should come in order of `at`; the link books
+  // a window of TLPs ahead, so one may come early by up to a window, which
+  // only blurs the LRU order and which lookup starts a shared walk.
   sc_core::sc_time translate(std::uint64_t address, const sc_core::sc_time& at,
                              const sc_core::sc_time& walk);
 

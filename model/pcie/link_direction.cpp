@@ -33,22 +33,33 @@ void LinkDirection::forget_before(const sc_core::sc_time& now) {
   }
 }
 
-void LinkDirection::insert(std::size_t at, const sc_core::sc_time& start,
-                           const sc_core::sc_time& duration) {
-  const sc_core::sc_time end = start + duration;
-  const bool joins_previous = at > first_ && busy_[at - 1].end == start;
-  const bool joins_next = at < busy_.size() && busy_[at].start == end;
-  if (joins_previous && joins_next) {
-    busy_[at - 1].end = busy_[at].end;
-    busy_.erase(busy_.begin() + static_cast<std::ptrdiff_t>(at));
-  } else if (joins_previous) {
-    busy_[at - 1].end = end;
-  } else if (joins_next) {
-    busy_[at].start = start;
-  } else {
-    busy_.insert(busy_.begin() + static_cast<std::ptrdiff_t>(at), Busy{start, end});
+std::size_t LinkDirection::first_busy_after(const sc_core::sc_time& t) const {
+  const auto it =
+      std::upper_bound(busy_.begin() + static_cast<std::ptrdiff_t>(first_), busy_.end(), t,
+                       [](const sc_core::sc_time& time, const Busy& b) { return time < b.end; });
+  return static_cast<std::size_t>(it - busy_.begin());
+}
+
+void LinkDirection::place(std::size_t from, std::size_t to, const sc_core::sc_time& start,
+                          const sc_core::sc_time& end, bool dllps_only) {
+  Busy merged{start, end, dllps_only};
+  if (from > first_ && busy_[from - 1].end == start) {
+    --from;
+    merged.start = busy_[from].start;
+    merged.dllps_only = merged.dllps_only && busy_[from].dllps_only;
   }
-  stats_.busy += duration;
+  if (to < busy_.size() && busy_[to].start == end) {
+    merged.end = busy_[to].end;
+    merged.dllps_only = merged.dllps_only && busy_[to].dllps_only;
+    ++to;
+  }
+  if (from == to) {
+    busy_.insert(busy_.begin() + static_cast<std::ptrdiff_t>(from), merged);
+  } else {
+    busy_[from] = merged;
+    busy_.erase(busy_.begin() + static_cast<std::ptrdiff_t>(from + 1),
+                busy_.begin() + static_cast<std::ptrdiff_t>(to));
+  }
 }
 
 LinkDirection::Slot LinkDirection::send_tlps(std::uint32_t tlps, std::uint64_t wire_bytes,
@@ -57,14 +68,30 @@ LinkDirection::Slot LinkDirection::send_tlps(std::uint32_t tlps, std::uint64_t w
                                              const sc_core::sc_time& now) {
   forget_before(now);
   sc_core::sc_time start = std::max(earliest, now);
-  // The first stretch still busy after `start`, then the first gap that fits.
-  auto it = std::upper_bound(busy_.begin() + static_cast<std::ptrdiff_t>(first_), busy_.end(),
-                             start, [](const sc_core::sc_time& t, const Busy& b) { return t < b.end; });
-  for (; it != busy_.end() && it->start < start + duration; ++it) start = std::max(start, it->end);
-  insert(static_cast<std::size_t>(it - busy_.begin()), start, duration);
-  stats_.tlps += tlps;
-  stats_.tlp_bytes += wire_bytes;
-  return Slot{start, start + duration, start + duration + latency_};
+  std::size_t i = first_busy_after(start);
+  for (;;) {
+    if (i < busy_.size() && busy_[i].start <= start) {  // the wire is busy at `start`
+      start = busy_[i++].end;
+      continue;
+    }
+    // From `start` the TLPs run until a booked TLP is in their way; booked
+    // DLLPs among them go between them, and they end that much later.
+    sc_core::sc_time end = start + duration;
+    std::size_t j = i;
+    while (j < busy_.size() && busy_[j].start < end && busy_[j].dllps_only) {
+      end += busy_[j].end - busy_[j].start;
+      ++j;
+    }
+    if (j == busy_.size() || busy_[j].start >= end) {
+      place(i, j, start, end, false);
+      stats_.busy += duration;
+      stats_.tlps += tlps;
+      stats_.tlp_bytes += wire_bytes;
+      return Slot{start, end, end + latency_};
+    }
+    start = busy_[j].end;
+    i = j + 1;
+  }
 }
 
 void LinkDirection::send_dllps(std::uint32_t count, std::uint32_t wire_bytes,
@@ -72,9 +99,13 @@ void LinkDirection::send_dllps(std::uint32_t count, std::uint32_t wire_bytes,
   if (count == 0) return;
   forget_before(now);
   const sc_core::sc_time duration = wire_time(wire_bytes) * static_cast<double>(count);
-  const sc_core::sc_time start =
-      busy_.size() > first_ ? std::max(std::max(at, now), busy_.back().end) : std::max(at, now);
-  insert(busy_.size(), start, duration);
+  sc_core::sc_time start = std::max(at, now);
+  std::size_t i = first_busy_after(start);
+  for (; i < busy_.size() && busy_[i].start < start + duration; ++i) {
+    start = std::max(start, busy_[i].end);
+  }
+  place(i, i, start, start + duration, true);
+  stats_.busy += duration;
   stats_.dllps += count;
 }
 

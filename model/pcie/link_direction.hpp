@@ -3,11 +3,12 @@
 // after another at the link rate. Occupancy is arithmetic, so a TLP costs no
 // kernel event here. The NIC books whole windows of TLPs at once, some of them
 // to be sent later (a read waits for its tag), so the wire keeps the stretches
-// it has promised from now on: a TLP takes the first idle stretch at or after
-// its earliest time that is long enough for it, and what was booked earlier
-// never moves. DLLPs (ACK, UpdateFC) go behind everything booked: a few bytes
-// whose exact place does not matter, and which must not cut the idle
-// stretches into slivers no TLP fits.
+// it has promised from now on: TLPs take the first idle stretch at or after
+// their earliest time that is long enough for them, and what was booked
+// earlier never moves. DLLPs (ACK, UpdateFC) take the first idle stretch at or
+// after theirs too, and TLPs booked later flow around them (a DLLP goes
+// between two TLPs), so a few bytes of DLLP never leave an idle stretch
+// unusable.
 #include <cstddef>
 #include <cstdint>
 #include <systemc>
@@ -35,11 +36,13 @@ class LinkDirection {
   // Time `wire_bytes` take on the wire (rounded up to a picosecond).
   sc_core::sc_time wire_time(std::uint32_t wire_bytes) const;
 
-  // Sends `tlps` TLPs back to back, `wire_bytes` in all taking `duration`, in
-  // the first idle stretch at or after `earliest` (and `now`, the current time).
+  // Sends `tlps` TLPs back to back, `wire_bytes` in all taking `duration`
+  // (plus any DLLPs booked among them), from the first time at or after
+  // `earliest` (and `now`, the current time) that no TLP already booked is in
+  // their way.
   Slot send_tlps(std::uint32_t tlps, std::uint64_t wire_bytes, const sc_core::sc_time& duration,
                  const sc_core::sc_time& earliest, const sc_core::sc_time& now);
-  // Sends `count` DLLPs of `wire_bytes` each at `at` or behind everything booked.
+  // Sends `count` DLLPs of `wire_bytes` each in the first idle stretch at or after `at`.
   void send_dllps(std::uint32_t count, std::uint32_t wire_bytes, const sc_core::sc_time& at,
                   const sc_core::sc_time& now);
 
@@ -51,10 +54,13 @@ class LinkDirection {
   struct Busy {
     sc_core::sc_time start;
     sc_core::sc_time end;
+    bool dllps_only;  // TLPs may flow around it
   };
-  // Places [start, start + duration) into busy_ before index `at`, merging
-  // with the neighbours it touches.
-  void insert(std::size_t at, const sc_core::sc_time& start, const sc_core::sc_time& duration);
+  // The first stretch (index) still busy after `t`.
+  std::size_t first_busy_after(const sc_core::sc_time& t) const;
+  // Replaces busy_[from, to) by [start, end), merging with the neighbours it touches.
+  void place(std::size_t from, std::size_t to, const sc_core::sc_time& start,
+             const sc_core::sc_time& end, bool dllps_only);
   void forget_before(const sc_core::sc_time& now);
 
   double gbps_;

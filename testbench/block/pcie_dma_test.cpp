@@ -747,15 +747,29 @@ TEST(LinkDirection, ALaterBookingFillsAnIdleStretchBeforeAPromisedOne) {
   const pcie::LinkDirection::Slot slot = wire.send_tlps(1, 40, nanoseconds(40), now, now);
   EXPECT_EQ(slot.start, nanoseconds(50));
   EXPECT_EQ(slot.arrival, nanoseconds(110));
-  // DLLPs go behind everything booked.
-  wire.send_dllps(2, 8, now, now);
-  EXPECT_EQ(wire.send_tlps(1, 1, nanoseconds(1), nanoseconds(155), now).start, nanoseconds(181));
-  EXPECT_EQ(wire.stats().tlps, 5u);
-  EXPECT_EQ(wire.stats().dllps, 2u);
-  EXPECT_EQ(wire.stats().busy, nanoseconds(10 + 50 + 55 + 40 + 16 + 1));
+  EXPECT_EQ(wire.stats().tlps, 4u);
+  EXPECT_EQ(wire.stats().busy, nanoseconds(10 + 50 + 55 + 40));
   // What has ended is forgotten.
   wire.send_tlps(1, 1, nanoseconds(1), nanoseconds(500), nanoseconds(400));
   EXPECT_EQ(wire.booked_stretches(), 1u);
+}
+
+TEST(LinkDirection, TlpsFlowAroundADllpBookedAmongThem) {
+  pcie::LinkDirection wire(8, nanoseconds(20));  // 1 byte per ns
+  const sc_time now = sc_core::SC_ZERO_TIME;
+  // Two DLLPs at 20 ns, in the idle wire: there they go.
+  wire.send_dllps(2, 8, nanoseconds(20), now);
+  // 50 B of TLPs from 0: the DLLPs go between them, 16 ns later they end.
+  const pcie::LinkDirection::Slot slot = wire.send_tlps(2, 50, nanoseconds(50), now, now);
+  EXPECT_EQ(slot.start, now);
+  EXPECT_EQ(slot.end, nanoseconds(66));
+  EXPECT_EQ(slot.arrival, nanoseconds(86));
+  // A TLP booked now waits for all of them; a DLLP takes the next idle stretch.
+  EXPECT_EQ(wire.send_tlps(1, 10, nanoseconds(10), now, now).start, nanoseconds(66));
+  wire.send_dllps(1, 8, nanoseconds(30), now);
+  EXPECT_EQ(wire.send_tlps(1, 1, nanoseconds(1), now, now).start, nanoseconds(84));
+  EXPECT_EQ(wire.stats().dllps, 3u);
+  EXPECT_EQ(wire.stats().busy, nanoseconds(16 + 50 + 10 + 8 + 1));
 }
 
 }  // namespace
