@@ -12,17 +12,14 @@ class RingQueue {
   explicit RingQueue(std::size_t capacity = 0) : items_(capacity) {}
 
   bool empty() const { return size_ == 0; }
-  bool full() const { return size_ == items_.size(); }
   std::size_t size() const { return size_; }
-  std::size_t capacity() const { return items_.size(); }
 
-  // Callers check full() first.
+  // Callers keep within the capacity (DmaPort counts its slots).
   void push(const T& item) {
     items_[(head_ + size_) % items_.size()] = item;
     ++size_;
   }
   T& front() { return items_[head_]; }
-  const T& front() const { return items_[head_]; }
   void pop() {
     head_ = (head_ + 1) % items_.size();
     --size_;

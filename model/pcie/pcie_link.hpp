@@ -71,8 +71,6 @@ class PcieLink : public sc_core::sc_module, public TlpListIf {
   const PcieConfig& config() const { return config_; }
   const LinkDirectionStats& upstream_stats() const { return upstream_.stats(); }
   const LinkDirectionStats& downstream_stats() const { return downstream_.stats(); }
-  const LinkDirection& upstream() const { return upstream_; }
-  const LinkDirection& downstream() const { return downstream_; }
   const PcieLinkStats& stats() const { return stats_; }
   const Iotlb& iotlb() const { return iotlb_; }
 

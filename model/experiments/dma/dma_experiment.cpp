@@ -24,7 +24,8 @@ constexpr std::uint64_t kBufferBase = 8ULL << 30;
 // A posted write TLP occupies its payload plus 24 B (header, framing) on the
 // wire. A window of them on its way holds no copy of its payload (that stays
 // in the requester's buffer until the write completes) but the engine's window
-// record and the root complex's queue entry: about 310 B; budgeted at 512.
+// record (248 B), the root complex's queue entry (32 B), two pointers and the
+// allocator's header: about 310 B; budgeted at 512.
 constexpr std::uint64_t kTlpWireOverheadBytes = 24;
 constexpr std::uint64_t kPostedWindowBytes = 512;
 
