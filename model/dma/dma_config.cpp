@@ -19,13 +19,12 @@ void declare_dma_keys(config::Schema& schema) {
                  .at_most(1024));
 }
 
-StageTiming dma_timing(const config::Json& doc) {
-  return StageTiming::rate(nanoseconds(config::at_path(doc, "dma.latency_ns").get<double>()),
-                           config::at_path(doc, "dma.gbps").get<double>());
+StageTiming dma_timing(const config::Section& dma) {
+  return StageTiming::rate(nanoseconds(dma.number("latency_ns")), dma.number("gbps"));
 }
 
-DmaEngineConfig dma_engine_config(const config::Json& doc, const pcie::PcieConfig& pcie) {
-  return DmaEngineConfig{config::at_path(doc, "dma.read_tags").get<std::uint32_t>(),
+DmaEngineConfig dma_engine_config(const config::Section& dma, const pcie::PcieConfig& pcie) {
+  return DmaEngineConfig{static_cast<std::uint32_t>(dma.integer("read_tags")),
                          pcie.mrrs_bytes, pcie.mps_bytes};
 }
 

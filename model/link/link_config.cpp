@@ -18,15 +18,15 @@ void declare_link_keys(config::Schema& schema) {
                  .one_of({"none", "ethernet"}));
 }
 
-WireLinkConfig wire_link_config(const config::Json& doc) {
+WireLinkConfig wire_link_config(const config::Section& link) {
   WireLinkConfig c;
-  c.gbps = config::at_path(doc, "link.gbps").get<double>();
-  c.propagation = nanoseconds(config::at_path(doc, "link.propagation_ns").get<double>());
+  c.gbps = link.number("gbps");
+  c.propagation = nanoseconds(link.number("propagation_ns"));
   return c;
 }
 
-WireFraming::Kind framing_kind(const config::Json& doc) {
-  return parse_framing_kind(config::at_path(doc, "link.framing").get<std::string>());
+WireFraming::Kind framing_kind(const config::Section& link) {
+  return parse_framing_kind(link.text("framing"));
 }
 
 }  // namespace rnicsim

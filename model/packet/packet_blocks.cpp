@@ -102,16 +102,14 @@ void declare_packet_keys(config::Schema& schema) {
                  .at_most(1000000));
 }
 
-PacketBlockTiming packet_block_timing(const config::Json& doc) {
-  const ClockDomain clock(config::at_path(doc, "packet.clock_mhz").get<double>());
-  const auto integer = [&doc](const char* key) {
-    return config::at_path(doc, key).get<std::uint64_t>();
-  };
+PacketBlockTiming packet_block_timing(const config::Section& packet) {
+  const ClockDomain clock(packet.number("clock_mhz"));
+  const auto integer = [&packet](const char* key) { return packet.integer(key); };
   return PacketBlockTiming{
-      StageTiming::clocked(clock, integer("packet.builder_latency_cycles"),
-                           integer("packet.builder_bytes_per_cycle"), 1),
-      StageTiming::clocked(clock, integer("packet.parser_latency_cycles"),
-                           integer("packet.parser_bytes_per_cycle"), 1)};
+      StageTiming::clocked(clock, integer("builder_latency_cycles"),
+                           integer("builder_bytes_per_cycle"), 1),
+      StageTiming::clocked(clock, integer("parser_latency_cycles"),
+                           integer("parser_bytes_per_cycle"), 1)};
 }
 
 }  // namespace rnicsim::packet

@@ -17,6 +17,7 @@
 #include "common/stage_timing.hpp"
 #include "common/transfer.hpp"
 #include "config/config.hpp"
+#include "config/run_config.hpp"
 #include "packet/frame.hpp"
 #include "packet/segmentation.hpp"
 
@@ -96,6 +97,7 @@ class PacketParser : public sc_core::sc_module {
 };
 
 void declare_packet_keys(config::Schema& schema);
-PacketBlockTiming packet_block_timing(const config::Json& doc);
+// From a node's "packet" section.
+PacketBlockTiming packet_block_timing(const config::Section& packet);
 
 }  // namespace rnicsim::packet

@@ -21,9 +21,9 @@ constexpr std::uint64_t kIterations = 400;
 
 void BM_SeedPipelineBothPaths(benchmark::State& state) {
   const std::string seed = std::string(RNICSIM_SOURCE_DIR) + "/configs/seed_pipeline.json";
-  const config::Json doc = config::load(
+  config::RunConfig doc(config::load_config(
       seed, {"workload.count=" + std::to_string(kDataPerIteration * (kIterations + 1))},
-      rnicsim_schema());
+      rnicsim_schema()));
   const PipelineConfig config = pipeline_config(doc);
   RunProgress quiet;
   DataPath ethernet("ethernet", config, true, tcp_ipv4(), quiet);

@@ -17,7 +17,7 @@ TranslationTestResult run(std::vector<std::string> overrides) {
   overrides.insert(overrides.end(), {"translation.mrs=4", "translation.pages_per_mr=64",
                                      "translation.accesses=4000",
                                      "translation.warmup_accesses=8000"});
-  const config::Json doc = config::load(kSweep, overrides, rnicsim_schema());
+  config::RunConfig doc(config::load_config(kSweep, overrides, rnicsim_schema()));
   RunProgress quiet;
   return run_translation_test(translation_test_config(doc), quiet);
 }

@@ -250,20 +250,18 @@ void declare_dma_test_keys(config::Schema& schema) {
                    memory_budget);
 }
 
-DmaTestConfig dma_test_config(const config::Json& doc) {
+DmaTestConfig dma_test_config(config::RunConfig& run) {
+  const config::Section test = run.section("dma_test");
   DmaTestConfig c;
-  c.sizes_bytes = config::at_path(doc, "dma_test.sizes_bytes").get<std::vector<std::uint64_t>>();
-  c.latency_samples = config::at_path(doc, "dma_test.latency_samples").get<std::uint32_t>();
-  c.window_bytes = config::at_path(doc, "dma_test.window_bytes").get<std::uint64_t>();
-  c.in_flight = config::at_path(doc, "dma_test.in_flight").get<std::uint32_t>();
-  c.bandwidth_bytes = config::at_path(doc, "dma_test.bandwidth_bytes").get<std::uint64_t>();
-  c.seed = config::at_path(doc, "seed").get<std::uint64_t>();
-  c.memory = host_memory_config(doc);
-  c.pcie = pcie::pcie_config(doc);
-  c.engine = dma_engine_config(doc, c.pcie);
-  config::require_checked(window_holds_transfers(doc), "dma_test_config");
-  config::require_checked(window_fits_memory(doc), "dma_test_config");
-  config::require_checked(memory_budget(doc), "dma_test_config");
+  c.sizes_bytes = test.integers("sizes_bytes");
+  c.latency_samples = static_cast<std::uint32_t>(test.integer("latency_samples"));
+  c.window_bytes = test.integer("window_bytes");
+  c.in_flight = static_cast<std::uint32_t>(test.integer("in_flight"));
+  c.bandwidth_bytes = test.integer("bandwidth_bytes");
+  c.seed = test.stream_seed();
+  c.memory = host_memory_config(run.node_section(kDmaTestNode, "host"));
+  c.pcie = pcie::pcie_config(run.node_section(kDmaTestNode, "pcie"));
+  c.engine = dma_engine_config(run.node_section(kDmaTestNode, "dma"), c.pcie);
   return c;
 }
 

@@ -9,6 +9,7 @@
 
 #include "common/run_progress.hpp"
 #include "config/config.hpp"
+#include "config/run_config.hpp"
 #include "dma/dma_engine.hpp"
 #include "host_memory/host_memory.hpp"
 #include "pcie/pcie_config.hpp"
@@ -51,7 +52,10 @@ struct DmaTestResult {
 void declare_dma_test_keys(config::Schema& schema);
 // Reads a configuration config::load has checked (declare_dma_test_keys adds
 // the rules that the window holds every transfer and fits in host memory).
-DmaTestConfig dma_test_config(const config::Json& doc);
+// The node whose host, PCIe link and DMA engine the dma experiment measures.
+inline constexpr const char* kDmaTestNode = "a";
+
+DmaTestConfig dma_test_config(config::RunConfig& run);
 
 // Elaborates and simulates; call once per process. Throws
 // SimulatedTimeExceeded or Interrupted (simulation.hpp).

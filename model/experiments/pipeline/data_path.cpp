@@ -67,7 +67,7 @@ void DataPath::receive() {
     data.latency_ns = data.arrival_ns - data.produced_ns;
     data.bytes_match = transfer.bytes() &&
                        *transfer.bytes() ==
-                           data_pattern(workload_.seed, transfer.index(), workload_.data_bits);
+                           data_pattern(workload_.pattern_seed, transfer.index(), workload_.data_bits);
     count(data);
     if (observer_) observer_(data);
     progress_.advance();

@@ -199,7 +199,9 @@ std::optional<config::Violation> pages_violation(const config::Json& doc) {
 // The application's pages start at the first page boundary after the tables.
 std::uint64_t pool_base(const config::Json& doc) {
   const std::uint64_t page = config::integer_at(doc, "host.page_bytes");
-  return (icm_layout(doc, kIcmBase).end() + page - 1) / page * page;
+  const IcmLayout icm = icm_layout(config::integer_at(doc, "mtt.mpt_entries"),
+                                   config::integer_at(doc, "mtt.mtt_entries"), kIcmBase);
+  return (icm.end() + page - 1) / page * page;
 }
 
 // Only the translation experiment places its tables and pages in host memory.
@@ -289,29 +291,29 @@ void declare_translation_test_keys(config::Schema& schema) {
                    memory_budget_violation);
 }
 
-TranslationTestConfig translation_test_config(const config::Json& doc) {
-  const auto integer = [&doc](const char* key) { return config::integer_at(doc, key); };
+TranslationTestConfig translation_test_config(config::RunConfig& run) {
+  const config::Section test = run.section("translation");
+  const config::Section host = run.node_section(kTranslationTestNode, "host");
+  const auto integer = [&test](const char* key) { return test.integer(key); };
   TranslationTestConfig c;
-  c.cache_entries = config::at_path(doc, "translation.cache_entries").get<std::vector<std::uint64_t>>();
-  c.mrs = static_cast<std::uint32_t>(integer("translation.mrs"));
-  c.pages_per_mr = static_cast<std::uint32_t>(integer("translation.pages_per_mr"));
-  c.sequential = config::at_path(doc, "translation.pattern").get<std::string>() == "sequential";
-  c.accesses = integer("translation.accesses");
-  c.warmup_accesses = integer("translation.warmup_accesses");
-  c.access_bytes = static_cast<std::uint32_t>(integer("translation.access_bytes"));
-  c.page_bytes = host_page_bytes(doc);
-  c.fragmentation = config::at_path(doc, "host.fragmentation").get<double>();
-  c.seed = integer("seed");
-  c.memory = host_memory_config(doc);
-  c.pcie = pcie::pcie_config(doc);
-  c.engine = dma_engine_config(doc, c.pcie);
-  c.translation = memory_translation_config(doc, kIcmBase);
-
-  for (const auto& violation : {access_violation(doc), cache_sizes_violation(doc), mrs_violation(doc),
-                                 pages_violation(doc), memory_violation(doc),
-                                 memory_budget_violation(doc)}) {
-    config::require_checked(violation, "translation_test_config");
-  }
+  c.cache_entries = test.integers("cache_entries");
+  c.mrs = static_cast<std::uint32_t>(integer("mrs"));
+  c.pages_per_mr = static_cast<std::uint32_t>(integer("pages_per_mr"));
+  c.sequential = test.text("pattern") == "sequential";
+  c.accesses = integer("accesses");
+  c.warmup_accesses = integer("warmup_accesses");
+  c.access_bytes = static_cast<std::uint32_t>(integer("access_bytes"));
+  c.page_bytes = host_page_bytes(host);
+  c.fragmentation = host.number("fragmentation");
+  c.seed = test.stream_seed();
+  c.page_seed = host.stream_seed("pages");
+  c.memory = host_memory_config(host);
+  c.pcie = pcie::pcie_config(run.node_section(kTranslationTestNode, "pcie"));
+  c.engine = dma_engine_config(run.node_section(kTranslationTestNode, "dma"), c.pcie);
+  // The sweep sets the MTT cache size point by point (translation.cache_entries).
+  c.translation = memory_translation_config(run.node_section(kTranslationTestNode, "mtt"),
+                                            kIcmBase,
+                                            static_cast<std::uint32_t>(c.cache_entries.front()));
   return c;
 }
 
@@ -323,7 +325,7 @@ TranslationTestResult run_translation_test(const TranslationTestConfig& config,
   const IcmLayout& icm = config.translation.icm;
   const std::uint64_t pool_base = (icm.end() + config.page_bytes - 1) / config.page_bytes * config.page_bytes;
   PageAllocator allocator(pool_base, config.memory.size_bytes - pool_base, config.page_bytes,
-                          config.fragmentation, config.seed);
+                          config.fragmentation, config.page_seed);
   AddressSpace space(allocator, kVirtualBase);
   VerbsDriver driver(host.memory, space, icm);
   ibv_pd* pd = driver.ibv_alloc_pd();

@@ -10,6 +10,7 @@
 
 #include "common/run_progress.hpp"
 #include "config/config.hpp"
+#include "config/run_config.hpp"
 #include "dma/dma_engine.hpp"
 #include "host_memory/host_memory.hpp"
 #include "mtt/memory_translation.hpp"
@@ -27,7 +28,8 @@ struct TranslationTestConfig {
   std::uint32_t access_bytes = 0;
   std::uint64_t page_bytes = 0;
   double fragmentation = 0;
-  std::uint64_t seed = 0;
+  std::uint64_t seed = 0;       // the access stream
+  std::uint64_t page_seed = 0;  // the host's page allocator
   HostMemoryConfig memory;
   pcie::PcieConfig pcie;
   DmaEngineConfig engine;
@@ -53,7 +55,10 @@ struct TranslationTestResult {
 void declare_translation_test_keys(config::Schema& schema);
 // Reads a configuration config::load has checked (declare_translation_test_keys
 // adds the rules that tie the working set to the tables, caches and memory).
-TranslationTestConfig translation_test_config(const config::Json& doc);
+// The node whose translation unit the sweep measures.
+inline constexpr const char* kTranslationTestNode = "a";
+
+TranslationTestConfig translation_test_config(config::RunConfig& run);
 
 // Elaborates and simulates; call once per process. Throws
 // SimulatedTimeExceeded or Interrupted (simulation.hpp).
