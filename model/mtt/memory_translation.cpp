@@ -113,6 +113,12 @@ TranslationResult MemoryTranslation::translate(std::uint32_t key, std::uint64_t 
   return result;
 }
 
+void MemoryTranslation::restart(const CacheGeometry& mtt_cache) {
+  config_.mtt_cache = mtt_cache;
+  mpt_cache_ = TranslationCache<MptEntry>(config_.mpt_cache, config_.seed);
+  mtt_cache_ = TranslationCache<std::uint64_t>(config_.mtt_cache, config_.seed + 1);
+}
+
 void MemoryTranslation::invalidate(std::uint32_t mpt_index, std::uint64_t first_mtt,
                                    std::uint32_t pages) {
   mpt_cache_.invalidate(mpt_index);

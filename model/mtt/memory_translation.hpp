@@ -76,6 +76,10 @@ class MemoryTranslation : public sc_core::sc_module {
   using WalkObserver = std::function<void(const sc_core::sc_time& took)>;
   void set_walk_observer(WalkObserver observer) { walk_observer_ = std::move(observer); }
 
+  // Starts a new design point of a sweep: both caches empty, as in a fresh
+  // unit, the MTT cache with `mtt_cache`'s geometry. Call between translations.
+  void restart(const CacheGeometry& mtt_cache);
+
   // Drops cached entries the driver has changed.
   void invalidate(std::uint32_t mpt_index, std::uint64_t first_mtt, std::uint32_t pages);
 

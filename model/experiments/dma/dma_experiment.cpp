@@ -13,7 +13,6 @@
 #include "dma/dma_config.hpp"
 #include "host_memory/host_memory_config.hpp"
 #include "host_memory/memory_initiator.hpp"
-#include "system/host_dma_path.hpp"
 
 namespace rnicsim {
 namespace {
@@ -259,24 +258,23 @@ DmaTestConfig dma_test_config(config::RunConfig& run) {
   c.in_flight = static_cast<std::uint32_t>(test.integer("in_flight"));
   c.bandwidth_bytes = test.integer("bandwidth_bytes");
   c.seed = test.stream_seed();
-  c.memory = host_memory_config(run.node_section(kDmaTestNode, "host"));
-  c.pcie = pcie::pcie_config(run.node_section(kDmaTestNode, "pcie"));
-  c.engine = dma_engine_config(run.node_section(kDmaTestNode, "dma"), c.pcie);
+  c.node = node_config(run, kDmaTestNode);
   return c;
 }
 
 DmaTestResult run_dma_test(const DmaTestConfig& config, RunProgress& progress) {
   require_picosecond_resolution();
-  HostDmaPath host("host", config.memory, config.pcie, config.engine);
+  Node node(kDmaTestNode, config.node);
+  // The load stands for the NIC's DMA clients (WQE fetch, payload, CQE).
   DmaLoad load("load", config, progress);
-  load.load2dma.socket.bind(host.dma_engine.nic2dma);
+  load.load2dma.socket.bind(node.nic.dma_engine.nic2dma);
   progress.start("transfers", DmaLoad::total_transfers(config));
   simulate();
   progress.finish();
-  const pcie::PcieLink& link = host.pcie;
+  const pcie::PcieLink& link = node.host.pcie;
 
   DmaTestResult result;
-  result.link_gbps = config.pcie.link_gbps();
+  result.link_gbps = config.node.host.pcie.link_gbps();
   result.sizes = load.results();
   result.upstream = link.upstream_stats();
   result.downstream = link.downstream_stats();
@@ -284,7 +282,7 @@ DmaTestResult run_dma_test(const DmaTestConfig& config, RunProgress& progress) {
   result.iotlb_hits = link.iotlb().hits();
   result.iotlb_misses = link.iotlb().misses();
   result.dma_requests =
-      host.dma_engine.stats().read_requests + host.dma_engine.stats().write_requests;
+      node.nic.dma_engine.stats().read_requests + node.nic.dma_engine.stats().write_requests;
   return result;
 }
 

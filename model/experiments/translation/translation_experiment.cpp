@@ -20,13 +20,11 @@
 #include "host_memory/host_memory_config.hpp"
 #include "host_memory/page_allocator.hpp"
 #include "mtt/mtt_config.hpp"
-#include "system/host_dma_path.hpp"
+#include "system/node.hpp"
 
 namespace rnicsim {
 namespace {
 
-constexpr std::uint64_t kIcmBase = 16ULL << 20;     // the NIC's tables
-constexpr std::uint64_t kVirtualBase = 1ULL << 40;  // the application's buffers
 
 constexpr double kP99 = 0.99;
 // Per registered page, what the run holds: the address space's page-table
@@ -72,11 +70,11 @@ class TranslationLoad : public sc_core::sc_module {
   RNICSIM_PROCESS_MODULE(TranslationLoad);
 
   TranslationLoad(const sc_core::sc_module_name& name, const TranslationTestConfig& config,
-                  std::vector<MemoryTranslation*> units, std::vector<ibv_mr*> mrs,
-                  std::uint32_t pd, RunProgress& progress)
+                  MemoryTranslation& unit, std::vector<ibv_mr*> mrs, std::uint32_t pd,
+                  RunProgress& progress)
       : sc_core::sc_module(name),
         config_(config),
-        units_(std::move(units)),
+        unit_(unit),
         mrs_(std::move(mrs)),
         pd_(pd),
         progress_(progress) {
@@ -96,8 +94,11 @@ class TranslationLoad : public sc_core::sc_module {
   }
 
   void run() {
-    for (std::size_t k = 0; k < units_.size(); ++k) {
-      MemoryTranslation& unit = *units_[k];
+    for (std::size_t k = 0; k < config_.cache_entries.size(); ++k) {
+      MemoryTranslation& unit = unit_;
+      CacheGeometry point = config_.node.nic.translation.mtt_cache;
+      point.entries = static_cast<std::uint32_t>(config_.cache_entries[k]);
+      unit.restart(point);
       AccessStream stream(config_);
       for (std::uint64_t i = 0; i < config_.warmup_accesses; ++i) {
         translate(unit, stream.next());
@@ -147,7 +148,7 @@ class TranslationLoad : public sc_core::sc_module {
   }
 
   const TranslationTestConfig& config_;
-  std::vector<MemoryTranslation*> units_;
+  MemoryTranslation& unit_;
   std::vector<ibv_mr*> mrs_;
   std::uint32_t pd_;
   RunProgress& progress_;
@@ -225,27 +226,27 @@ std::optional<config::Violation> memory_violation(const config::Json& doc) {
                                ")"};
 }
 
-// Only the translation experiment builds a unit per point and registers pages.
+// Only the translation experiment registers pages; its one translation unit
+// holds the caches of one point at a time.
 std::optional<config::Violation> memory_budget_violation(const config::Json& doc) {
   if (config::at_path(doc, "experiment") != "translation") return std::nullopt;
   const std::uint64_t pages = config::integer_at(doc, "translation.mrs") * config::integer_at(doc, "translation.pages_per_mr");
-  long double bytes = static_cast<long double>(pages) * kBytesPerRegisteredPage +
-                      kSimulatorBaselineBytes;
   const std::uint64_t mpt_entries = config::integer_at(doc, "mtt.mpt_cache_entries");
-  for (const std::uint64_t entries :
-       config::at_path(doc, "translation.cache_entries").get<std::vector<std::uint64_t>>()) {
-    bytes += static_cast<long double>(entries) * TranslationCache<std::uint64_t>::kLineBytes +
-             static_cast<long double>(mpt_entries) * TranslationCache<MptEntry>::kLineBytes;
-  }
+  const auto sizes = config::at_path(doc, "translation.cache_entries").get<std::vector<std::uint64_t>>();
+  const std::uint64_t largest = *std::max_element(sizes.begin(), sizes.end());
+  const long double bytes =
+      static_cast<long double>(pages) * kBytesPerRegisteredPage + kSimulatorBaselineBytes +
+      static_cast<long double>(largest) * TranslationCache<std::uint64_t>::kLineBytes +
+      static_cast<long double>(mpt_entries) * TranslationCache<MptEntry>::kLineBytes;
   if (bytes <= kRunMemoryBudgetBytes) return std::nullopt;
   return config::Violation{
       "translation.cache_entries",
-      "the translation units' caches (one unit per point, each with its MTT cache of that size "
-      "and an MPT cache of mtt.mpt_cache_entries) and the " + std::to_string(pages) +
+      "the translation unit's caches (the largest MTT cache of the points and an MPT cache of "
+      "mtt.mpt_cache_entries) and the " + std::to_string(pages) +
           " registered pages need about " + std::to_string(static_cast<std::uint64_t>(bytes / kMiB)) +
           " MiB with the simulator's own; a run holds at most " +
           std::to_string(kRunMemoryBudgetBytes / kMiB) +
-          " MiB: fewer or smaller points, a smaller MPT cache or fewer pages"};
+          " MiB: smaller points, a smaller MPT cache or fewer pages"};
 }
 
 }  // namespace
@@ -293,7 +294,6 @@ void declare_translation_test_keys(config::Schema& schema) {
 
 TranslationTestConfig translation_test_config(config::RunConfig& run) {
   const config::Section test = run.section("translation");
-  const config::Section host = run.node_section(kTranslationTestNode, "host");
   const auto integer = [&test](const char* key) { return test.integer(key); };
   TranslationTestConfig c;
   c.cache_entries = test.integers("cache_entries");
@@ -303,50 +303,29 @@ TranslationTestConfig translation_test_config(config::RunConfig& run) {
   c.accesses = integer("accesses");
   c.warmup_accesses = integer("warmup_accesses");
   c.access_bytes = static_cast<std::uint32_t>(integer("access_bytes"));
-  c.page_bytes = host_page_bytes(host);
-  c.fragmentation = host.number("fragmentation");
   c.seed = test.stream_seed();
-  c.page_seed = host.stream_seed("pages");
-  c.memory = host_memory_config(host);
-  c.pcie = pcie::pcie_config(run.node_section(kTranslationTestNode, "pcie"));
-  c.engine = dma_engine_config(run.node_section(kTranslationTestNode, "dma"), c.pcie);
   // The sweep sets the MTT cache size point by point (translation.cache_entries).
-  c.translation = memory_translation_config(run.node_section(kTranslationTestNode, "mtt"),
-                                            kIcmBase,
-                                            static_cast<std::uint32_t>(c.cache_entries.front()));
+  c.node = node_config(run, kTranslationTestNode,
+                       static_cast<std::uint32_t>(c.cache_entries.front()));
+  read_host_software_config(run, kTranslationTestNode, c.node.host);
+  c.page_bytes = c.node.host.page_bytes;
   return c;
 }
 
 TranslationTestResult run_translation_test(const TranslationTestConfig& config,
                                            RunProgress& progress) {
   require_picosecond_resolution();
-  HostDmaPath host("host", config.memory, config.pcie, config.engine);
-
-  const IcmLayout& icm = config.translation.icm;
-  const std::uint64_t pool_base = (icm.end() + config.page_bytes - 1) / config.page_bytes * config.page_bytes;
-  PageAllocator allocator(pool_base, config.memory.size_bytes - pool_base, config.page_bytes,
-                          config.fragmentation, config.page_seed);
-  AddressSpace space(allocator, kVirtualBase);
-  VerbsDriver driver(host.memory, space, icm);
-  ibv_pd* pd = driver.ibv_alloc_pd();
+  Node node(kTranslationTestNode, config.node);
+  HostSoftware& software = node.software();
+  ibv_pd* pd = software.driver.ibv_alloc_pd();
   std::vector<ibv_mr*> mrs;
   for (std::uint32_t i = 0; i < config.mrs; ++i) {
     const std::uint64_t bytes = std::uint64_t{config.pages_per_mr} * config.page_bytes;
-    mrs.push_back(driver.ibv_reg_mr(pd, space.allocate(bytes), bytes, IBV_ACCESS_LOCAL_WRITE));
+    mrs.push_back(software.driver.ibv_reg_mr(pd, software.process.allocate(bytes), bytes,
+                                             IBV_ACCESS_LOCAL_WRITE));
   }
-
-  std::vector<std::unique_ptr<MemoryTranslation>> units;
-  std::vector<MemoryTranslation*> unit_pointers;
-  for (std::size_t k = 0; k < config.cache_entries.size(); ++k) {
-    MemoryTranslationConfig point = config.translation;
-    point.mtt_cache.entries = static_cast<std::uint32_t>(config.cache_entries[k]);
-    // Named by point, as a size may be measured twice.
-    units.push_back(std::make_unique<MemoryTranslation>(
-        ("translation_point" + std::to_string(k)).c_str(), point));
-    units.back()->walker2dma.socket.bind(host.dma_engine.nic2dma);
-    unit_pointers.push_back(units.back().get());
-  }
-  TranslationLoad load("load", config, unit_pointers, mrs, pd->handle, progress);
+  // The load stands for the NIC's requester, one design point after another.
+  TranslationLoad load("load", config, node.nic.translation, mrs, pd->handle, progress);
   progress.start("translations",
                  config.cache_entries.size() * (config.warmup_accesses + config.accesses));
   simulate();

@@ -15,6 +15,7 @@
 #include "host_memory/host_memory.hpp"
 #include "mtt/memory_translation.hpp"
 #include "pcie/pcie_config.hpp"
+#include "system/node.hpp"
 
 namespace rnicsim {
 
@@ -26,14 +27,10 @@ struct TranslationTestConfig {
   std::uint64_t accesses = 0;         // measured per point
   std::uint64_t warmup_accesses = 0;  // translated first, not measured
   std::uint32_t access_bytes = 0;
-  std::uint64_t page_bytes = 0;
-  double fragmentation = 0;
-  std::uint64_t seed = 0;       // the access stream
-  std::uint64_t page_seed = 0;  // the host's page allocator
-  HostMemoryConfig memory;
-  pcie::PcieConfig pcie;
-  DmaEngineConfig engine;
-  MemoryTranslationConfig translation;  // its MTT cache size is replaced per point
+  std::uint64_t page_bytes = 0;  // node.host.page_bytes
+  std::uint64_t seed = 0;        // the access stream
+  // The host and NIC under test; the NIC's MTT cache is resized per point.
+  NodeConfig node;
 };
 
 struct TranslationPoint {
