@@ -76,6 +76,7 @@ class DmaLoad : public sc_core::sc_module {
       result.write_bw_gbps = measure_bandwidth(size, true);
       results_.push_back(result);
     }
+    finish_workload();
   }
 
   // Single reads one after another, each at a random size-aligned offset of
@@ -269,7 +270,7 @@ DmaTestResult run_dma_test(const DmaTestConfig& config, RunProgress& progress) {
   DmaLoad load("load", config, progress);
   load.load2dma.socket.bind(node.nic.dma_engine.nic2dma);
   progress.start("transfers", DmaLoad::total_transfers(config));
-  simulate();
+  simulate_workload(1);
   progress.finish();
   const pcie::PcieLink& link = node.host.pcie;
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <memory>
 
+#include "common/simulation.hpp"
 #include "common/time_units.hpp"
 #include "experiments/pipeline/data_pattern.hpp"
 
@@ -71,6 +72,7 @@ void DataPath::receive() {
     count(data);
     if (observer_) observer_(data);
     progress_.advance();
+    if (totals_.arrived == workload_.count) finish_workload();
   }
 }
 

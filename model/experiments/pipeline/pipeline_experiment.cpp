@@ -80,7 +80,7 @@ PipelineResult run_pipeline(const PipelineConfig& config, RunProgress& progress,
     rdma.set_observer([observer](const DataTimeline& data) { observer->arrived(1, data); });
   }
   progress.start("Data", 2 * config.workload.count);
-  simulate();
+  simulate_workload(2);  // both paths
   progress.finish();
 
   PipelineResult result;

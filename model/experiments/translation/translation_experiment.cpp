@@ -145,6 +145,7 @@ class TranslationLoad : public sc_core::sc_module {
       }
       points_.push_back(p);
     }
+    finish_workload();
   }
 
   const TranslationTestConfig& config_;
@@ -328,7 +329,7 @@ TranslationTestResult run_translation_test(const TranslationTestConfig& config,
   TranslationLoad load("load", config, node.nic.translation, mrs, pd->handle, progress);
   progress.start("translations",
                  config.cache_entries.size() * (config.warmup_accesses + config.accesses));
-  simulate();
+  simulate_workload(1);
   progress.finish();
   return TranslationTestResult{load.points()};
 }
