@@ -56,14 +56,13 @@ struct Bench {
       : requests2builder("requests2builder", Channel<TransmitRequest>::kUnbounded),
         builder2icrc("builder2icrc", 4),
         icrc2wire("icrc2wire", 4),
-        wire2corrupter("wire2corrupter", Channel<Transfer>::kUnbounded),
         corrupter2icrc("corrupter2icrc", Channel<Transfer>::kUnbounded),
         icrc2parser("icrc2parser", Channel<Transfer>::kUnbounded),
         parser2sink("parser2sink", Channel<ReceivedPacket>::kUnbounded),
         source("source", std::move(requests)),
         builder("builder", block_timing(8)),
         icrc_insert("icrc_insert", block_timing(2)),
-        wire("wire", WireLinkConfig{100, nanoseconds(10)},
+        wire("wire", WireLinkConfig{100, nanoseconds(10), 1 << 20},
              WireFraming(WireFraming::Kind::kFrame, tcp_ipv4())),
         icrc_check("icrc_check", block_timing(2)),
         parser("parser", block_timing(8)),
@@ -75,7 +74,6 @@ struct Bench {
     icrc_insert.in(builder2icrc);
     icrc_insert.out(icrc2wire);
     wire.in(icrc2wire);
-    wire.out(wire2corrupter);
     icrc_check.in(corrupter2icrc);
     icrc_check.out(icrc2parser);
     parser.in(icrc2parser);
@@ -83,7 +81,7 @@ struct Bench {
     sink.in(parser2sink);
     sc_core::sc_spawn([this] {
       for (;;) {
-        Transfer frame = wire2corrupter.pop();
+        Transfer frame = wire.rx.pop();
         if (frame.index() == corrupt_frame_) {
           auto bad = std::make_shared<Bytes>(*frame.bytes());
           (*bad)[bad->size() - 10] ^= 0x01;  // one payload bit
@@ -96,7 +94,6 @@ struct Bench {
   Channel<TransmitRequest> requests2builder;
   Channel<OutgoingFrame> builder2icrc;
   Channel<Transfer> icrc2wire;
-  Channel<Transfer> wire2corrupter;
   Channel<Transfer> corrupter2icrc;
   Channel<Transfer> icrc2parser;
   Channel<ReceivedPacket> parser2sink;
