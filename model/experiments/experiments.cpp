@@ -48,7 +48,7 @@ config::Schema build_schema() {
                  .at_most(10000000));
   // The blocks inside a node (a host and its NIC) read these sections, each
   // node its own copy: nodes.<node>.<section>.<key> overrides one node's.
-  for (const char* section : {"host", "pcie", "dma", "mtt", "packet"}) {
+  for (const char* section : {"host", "pcie", "dma", "mtt", "packet", "icrc"}) {
     schema.add_node_section(section);
   }
   declare_pipeline_keys(schema);

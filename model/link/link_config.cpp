@@ -14,14 +14,22 @@ void declare_link_keys(config::Schema& schema) {
                  .at_most(1e9));  // 1 s
   schema.add(config::string_key("link.framing", "ethernet",
                                 "none: payload bits only; ethernet: adds the protocol headers, "
-                                "Ethernet header and FCS, minimum-frame padding, preamble and IFG")
-                 .one_of({"none", "ethernet"}));
+                                "Ethernet header and FCS, minimum-frame padding, preamble and IFG; "
+                                "roce: the item is a whole RoCEv2 frame, adds FCS, minimum-frame "
+                                "padding, preamble and IFG")
+                 .one_of({"none", "ethernet", "roce"}));
+  schema.add(config::integer_key("link.rx_buffer_bytes", 4194304, "bytes",
+                                 "receive buffer at the peer: a frame arriving when its bytes do "
+                                 "not fit is dropped and counted (the wire never waits)")
+                 .at_least(64)
+                 .at_most(1073741824));  // 1 GiB
 }
 
 WireLinkConfig wire_link_config(const config::Section& link) {
   WireLinkConfig c;
   c.gbps = link.number("gbps");
   c.propagation = nanoseconds(link.number("propagation_ns"));
+  c.rx_buffer_bytes = link.integer("rx_buffer_bytes");
   return c;
 }
 
