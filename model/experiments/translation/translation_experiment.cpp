@@ -31,6 +31,9 @@ constexpr double kP99 = 0.99;
 // node, the driver's MTT entry in host memory and the frame lists of
 // registration.
 constexpr std::uint64_t kBytesPerRegisteredPage = 128;
+// Per walk slot of the unit: its thread (about 5.5 KiB measured at 2048 slots)
+// besides its read buffer.
+constexpr std::uint64_t kBytesPerWalkerThread = 8192;
 
 struct Access {
   std::uint32_t mr;
@@ -235,19 +238,24 @@ std::optional<config::Violation> memory_budget_violation(const config::Json& doc
   const std::uint64_t mpt_entries = config::integer_at(doc, "mtt.mpt_cache_entries");
   const auto sizes = config::at_path(doc, "translation.cache_entries").get<std::vector<std::uint64_t>>();
   const std::uint64_t largest = *std::max_element(sizes.begin(), sizes.end());
+  const std::uint64_t walk_bytes = std::max<std::uint64_t>(
+      kMptEntryBytes, (1 + config::integer_at(doc, "mtt.prefetch_entries")) * kMttEntryBytes);
   const long double bytes =
       static_cast<long double>(pages) * kBytesPerRegisteredPage + kSimulatorBaselineBytes +
       static_cast<long double>(largest) * TranslationCache<std::uint64_t>::kLineBytes +
-      static_cast<long double>(mpt_entries) * TranslationCache<MptEntry>::kLineBytes;
+      static_cast<long double>(mpt_entries) * TranslationCache<MptEntry>::kLineBytes +
+      static_cast<long double>(config::integer_at(doc, "mtt.walker_outstanding")) *
+          static_cast<long double>(walk_bytes + kBytesPerWalkerThread);
   if (bytes <= kRunMemoryBudgetBytes) return std::nullopt;
   return config::Violation{
       "translation.cache_entries",
-      "the translation unit's caches (the largest MTT cache of the points and an MPT cache of "
-      "mtt.mpt_cache_entries) and the " + std::to_string(pages) +
+      "the translation unit's caches and walker (the largest MTT cache of the points, an MPT "
+      "cache of mtt.mpt_cache_entries and mtt.walker_outstanding walk slots) and the " +
+          std::to_string(pages) +
           " registered pages need about " + std::to_string(static_cast<std::uint64_t>(bytes / kMiB)) +
           " MiB with the simulator's own; a run holds at most " +
           std::to_string(kRunMemoryBudgetBytes / kMiB) +
-          " MiB: smaller points, a smaller MPT cache or fewer pages"};
+          " MiB: smaller points, a smaller MPT cache, fewer walk slots or fewer pages"};
 }
 
 }  // namespace
@@ -289,7 +297,8 @@ void declare_translation_test_keys(config::Schema& schema) {
                     "translation.pages_per_mr", "mtt.mpt_entries", "mtt.mtt_entries"},
                    memory_violation);
   schema.add_check({"translation.cache_entries", "mtt.mpt_cache_entries", "translation.mrs",
-                    "translation.pages_per_mr"},
+                    "translation.pages_per_mr", "mtt.walker_outstanding",
+                    "mtt.prefetch_entries"},
                    memory_budget_violation);
 }
 
