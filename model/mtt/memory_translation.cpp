@@ -333,6 +333,10 @@ TranslationResult MemoryTranslation::translate(std::uint32_t key, std::uint64_t 
 }
 
 void MemoryTranslation::restart(const CacheGeometry& mtt_cache) {
+  // With none in flight no walk is open either (a walk lives for its waiters).
+  if (requests_in_flight_ != 0) {
+    throw std::logic_error(std::string(name()) + ": restart with translations in flight");
+  }
   config_.mtt_cache = mtt_cache;
   mpt_cache_ = TranslationCache<MptEntry>(config_.mpt_cache, config_.seed);
   mtt_cache_ = TranslationCache<std::uint64_t>(config_.mtt_cache, config_.seed + 1);

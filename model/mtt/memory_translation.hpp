@@ -150,7 +150,8 @@ class MemoryTranslation : public sc_core::sc_module, public TranslationRequestIf
   void set_walk_observer(WalkObserver observer) { walk_observer_ = std::move(observer); }
 
   // Starts a new design point of a sweep: both caches empty, as in a fresh
-  // unit, the MTT cache with `mtt_cache`'s geometry. Call between translations.
+  // unit, the MTT cache with `mtt_cache`'s geometry. Call with no translation
+  // in flight (std::logic_error otherwise); statistics keep counting.
   void restart(const CacheGeometry& mtt_cache);
 
   // Drops cached entries the driver has changed.

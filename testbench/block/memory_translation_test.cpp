@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <optional>
 #include <ostream>
+#include <stdexcept>
 #include <systemc>
 #include <vector>
 
@@ -530,6 +531,32 @@ TEST(TranslationPort, AnInvalidateDuringAWalkInstallsNothingAndIsNotJoined) {
   EXPECT_EQ(s.mtt_walks, 1u);
   EXPECT_EQ(s.mpt_merges, 0u);
   EXPECT_EQ(s.stale_walks, 2u);  // a's MPT walk, and its MTT walk on the old entry
+}
+
+TEST(TranslationPort, RestartRefusesWhileATranslationIsInFlight) {
+  Host host(port_config(1, 4));
+  Region region(host, 1);
+  Recorder recorder;
+  bool refused = false;
+  bool restarted = false;
+  sc_core::sc_spawn([&] {
+    host.unit.nic2mtt->submit(recorder, region.on_page(0, 0));  // walks until 212 ns
+    sc_core::wait(nanoseconds(100));
+    try {
+      host.unit.restart({64, 4, Replacement::kLru});
+    } catch (const std::logic_error&) {
+      refused = true;
+    }
+    sc_core::wait(nanoseconds(200));
+    host.unit.restart({64, 4, Replacement::kLru});
+    restarted = true;
+  });
+  sc_core::sc_start();
+  EXPECT_TRUE(refused);
+  EXPECT_TRUE(restarted);
+  ASSERT_EQ(recorder.answers.size(), 1u);
+  EXPECT_EQ(recorder.answers[0].at, kLookup + 2 * kWalk);
+  EXPECT_FALSE(host.unit.mtt_cache().peek(region.mr->first_mtt).has_value());  // emptied
 }
 
 }  // namespace
