@@ -116,11 +116,11 @@ void report_dma(const DmaTestResult& result, std::ostream& out) {
 
 void report_translation(const TranslationTestResult& result, std::ostream& out) {
   std::vector<std::vector<std::string>> rows{
-      {"cache entries", "working set", "hit rate", "mean", "p99"}};
+      {"cache entries", "working set", "hit rate", "mean", "p99", "throughput"}};
   for (const TranslationPoint& p : result.points) {
     rows.push_back({std::to_string(p.cache_entries), std::to_string(p.working_set_pages) + " pages",
                     with_unit(100 * p.hit_rate, "%"), with_unit(p.mean_translate_ns, "ns"),
-                    with_unit(p.p99_translate_ns, "ns")});
+                    with_unit(p.p99_translate_ns, "ns"), with_unit(p.translations_per_us, "/us")});
   }
   print_table(rows, out);
 }

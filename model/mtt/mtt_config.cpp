@@ -27,6 +27,14 @@ void declare_mtt_keys(config::Schema& schema) {
                          "latency of a translation whose entries are all cached")
                  .at_least(0)
                  .at_most(1000000));
+  schema.add(integer_key("mtt.initiation_interval_cycles", 1, "cycles",
+                         "cycles between two requests the unit accepts")
+                 .at_least(1)
+                 .at_most(1000000));
+  schema.add(integer_key("mtt.walker_outstanding", 4, "walks",
+                         "table walks (DMA reads) the walker keeps in flight at once")
+                 .at_least(1)
+                 .at_most(256));  // one thread and one read buffer each
   schema.add(integer_key("mtt.mpt_cache_entries", 1024, "entries", "MPT cache size")
                  .at_least(1)
                  .at_most(1 << 24));
@@ -90,6 +98,8 @@ MemoryTranslationConfig memory_translation_config(const config::Section& mtt,
                  integer("mtt_cache_ways"), replacement};
   c.clock_mhz = mtt.number("clock_mhz");
   c.hit_cycles = integer("hit_cycles");
+  c.initiation_interval_cycles = integer("initiation_interval_cycles");
+  c.walker_outstanding = integer("walker_outstanding");
   c.prefetch_entries = integer("prefetch_entries");
   c.seed = mtt.stream_seed();
   return c;

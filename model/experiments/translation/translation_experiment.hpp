@@ -2,8 +2,12 @@
 // The translation experiment: the NIC's MTT cache against a working set.
 // The driver registers `mrs` buffers of `pages_per_mr` scattered pages; a
 // stream of accesses (random or sequential over the pages) is translated by
-// one MemoryTranslation per cache size, one point after the other on the
-// same DMA engine and PCIe link, so a miss costs a real DMA read.
+// the node's translation unit, restarted with each cache size, one point
+// after the other on the same DMA engine and PCIe link, so a miss costs a
+// real DMA read. The load
+// keeps `in_flight` translations outstanding through the unit's request
+// port: with more than one, misses overlap (up to mtt.walker_outstanding
+// walks) and hits pass them.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -27,6 +31,7 @@ struct TranslationTestConfig {
   std::uint64_t accesses = 0;         // measured per point
   std::uint64_t warmup_accesses = 0;  // translated first, not measured
   std::uint32_t access_bytes = 0;
+  std::uint32_t in_flight = 1;  // translations outstanding at once
   std::uint64_t page_bytes = 0;  // node.host.page_bytes
   std::uint64_t seed = 0;        // the access stream
   // The host and NIC under test; the NIC's MTT cache is resized per point.
@@ -38,9 +43,11 @@ struct TranslationPoint {
   std::uint64_t working_set_pages = 0;
   double hit_rate = 0;      // MTT lookups that hit, measured accesses only
   double mpt_hit_rate = 0;
-  double mean_translate_ns = 0;
+  double mean_translate_ns = 0;  // from submitting the request to its response
   double p99_translate_ns = 0;
-  std::uint64_t walks = 0;  // MPT + MTT walks during the measured accesses
+  double translations_per_us = 0;  // measured accesses over the time they took
+  std::uint64_t walks = 0;   // MPT + MTT walks during the measured accesses
+  std::uint64_t merges = 0;  // misses of the measured accesses that joined a pending walk
   double mean_walk_ns = 0;  // DMA time of those walks (0 when there were none)
   double p99_walk_ns = 0;
 };
