@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <optional>
 #include <ostream>
+#include <sstream>
 #include <string>
 #include <system_error>
 #include <vector>
@@ -248,7 +249,8 @@ void install_stop_handlers() {
 // half-written, nor any folder it created.
 int run_command(const RunArguments& run, std::ostream& out) {
   install_stop_handlers();
-  const config::Json effective = config::load(run.config, run.overrides, rnicsim_schema());
+  config::LoadedConfig loaded = config::load_config(run.config, run.overrides, rnicsim_schema());
+  const std::string experiment = config::at_path(loaded.effective, "experiment").get<std::string>();
   const std::string source = "--out " + run.out;
   CreatedFolders created;
   fs::path destination;
@@ -273,12 +275,12 @@ int run_command(const RunArguments& run, std::ostream& out) {
     throw;
   }
   try {
-    write_text(staging / "effective_config.json", effective.dump(2) + "\n");
-    out << "rnicsim " << config::at_path(effective, "experiment").get<std::string>() << ": "
+    std::ostringstream banner;
+    banner << "rnicsim " << experiment << ": "
         << run.config << " -> " << run.out << "\n";
     // Progress goes to the terminal only: piped or redirected, stdout stays the report.
     std::ostream* terminal = isatty(STDOUT_FILENO) ? &out : nullptr;
-    run_experiment(RunRequest{effective, staging, terminal}, out);
+    run_experiment(RunRequest{std::move(loaded), staging, terminal, banner.str()}, out);
     throw_if_stop_requested();
     move_into_place(staging, destination, source, out);
   } catch (const SimulatedTimeExceeded& e) {

@@ -4,15 +4,34 @@
 // A writer pushes an item with a latency; the reader sees it that much later,
 // in FIFO order. An item holds its place from push to pop, so `capacity`
 // bounds the items in flight plus the items waiting, like credits on a link:
-// a full channel blocks the writer, which is how backpressure travels
-// upstream, and a channel carries at most capacity / latency items per unit
-// of time. Size it to cover the latency where that limit is not intended.
-#include <algorithm>
+// a full channel refuses or blocks the writer, which is how backpressure
+// travels upstream. With a credit-return latency, a popped item's place comes
+// back to the writer that much later still, as a link's credits do. A channel
+// therefore carries at most capacity / (latency + credit latency) items per
+// unit of time; size it to cover both where that limit is not intended.
+//
+// Two sides over the same FIFO, usable together (one writer blocking, the
+// reader not, say):
+// - blocking, for SC_THREADs: push (waits for room), wait_for_space, pop
+//   (waits for a visible item);
+// - non-blocking, for SC_METHODs, arbiters and clocked adapters: can_push,
+//   nb_push, peek, nb_pop, and two events. data_event() is notified when an
+//   item becomes visible at the head; space_event() when a place frees (or
+//   its credit returns). A method that finds nothing to do waits for them
+//   with next_trigger(). The channel keeps the events due: a push into an
+//   empty channel notifies the item's visible time, a pop frees a place now
+//   (or at the credit's return), and a query that fails (peek or nb_pop on a
+//   head not yet visible, can_push while credits are on their way back)
+//   notifies the time it will succeed, in case an earlier notification
+//   replaced that one. So: query, and wait on the event only after a query
+//   failed.
 #include <cstddef>
-#include <deque>
 #include <limits>
 #include <systemc>
 #include <utility>
+
+#include "common/activity.hpp"
+#include "common/ring_queue.hpp"
 
 namespace rnicsim {
 
@@ -34,48 +53,95 @@ class PopIf : public virtual sc_core::sc_interface {
 };
 
 template <class T>
-class Channel : public sc_core::sc_prim_channel, public PushIf<T>, public PopIf<T> {
+class NbPushIf : public virtual sc_core::sc_interface {
+ public:
+  virtual bool can_push() const = 0;
+  // Enqueues and returns true if there is room; otherwise returns false and
+  // leaves `item` as it was.
+  virtual bool nb_push(T&& item, const sc_core::sc_time& latency) = 0;
+  // Notified when a place frees, after can_push() or nb_push() failed.
+  virtual const sc_core::sc_event& space_event() const = 0;
+};
+
+template <class T>
+class NbPopIf : public virtual sc_core::sc_interface {
+ public:
+  // Moves the head into `item` and returns true if it is visible.
+  virtual bool nb_pop(T& item) = 0;
+  // The head if it is visible, else null; the item stays in the channel.
+  virtual const T* peek() const = 0;
+  // Notified when an item becomes visible at the head, after peek() or
+  // nb_pop() found none.
+  virtual const sc_core::sc_event& data_event() const = 0;
+};
+
+template <class T>
+class Channel : public sc_core::sc_prim_channel,
+                public PushIf<T>,
+                public PopIf<T>,
+                public NbPushIf<T>,
+                public NbPopIf<T> {
  public:
   static constexpr std::size_t kUnbounded = std::numeric_limits<std::size_t>::max();
 
-  Channel(const char* name, std::size_t capacity)
-      : sc_core::sc_prim_channel(name), capacity_(capacity) {
+  Channel(const char* name, std::size_t capacity,
+          const sc_core::sc_time& credit_latency = sc_core::SC_ZERO_TIME)
+      : sc_core::sc_prim_channel(name), capacity_(capacity), credit_latency_(credit_latency) {
     if (capacity == 0) SC_REPORT_FATAL("rnicsim/channel", "capacity must be at least 1");
   }
 
+  // Blocking side.
   void wait_for_space() override {
-    while (entries_.size() >= capacity_) sc_core::wait(space_freed_);
+    while (!can_push()) {
+      sc_core::wait(space_event_);
+      ++activity().channel_wakes;
+    }
   }
 
   void push(T item, const sc_core::sc_time& latency) override {
     wait_for_space();
-    entries_.push_back(Entry{sc_core::sc_time_stamp() + latency, std::move(item)});
-    peak_occupancy_ = std::max(peak_occupancy_, entries_.size());
-    // A pending earlier notification wins, so the reader always wakes for the
-    // head; it re-checks and waits again if the head is not yet visible.
-    item_visible_.notify(latency);
+    enqueue(std::move(item), latency);
   }
 
   T pop() override {
-    for (;;) {
-      if (entries_.empty()) {
-        sc_core::wait(item_visible_);
-        continue;
-      }
-      const sc_core::sc_time now = sc_core::sc_time_stamp();
-      if (entries_.front().visible_at > now) {
-        sc_core::wait(entries_.front().visible_at - now);
-        continue;
-      }
-      T item = std::move(entries_.front().item);
-      entries_.pop_front();
-      space_freed_.notify(sc_core::SC_ZERO_TIME);
-      return item;
+    while (!head_visible()) {
+      sc_core::wait(data_event_);
+      ++activity().channel_wakes;
     }
+    return dequeue();
   }
+
+  // Non-blocking side.
+  bool can_push() const override {
+    if (credits_.empty()) return entries_.size() < capacity_;
+    const sc_core::sc_time now = sc_core::sc_time_stamp();
+    while (!credits_.empty() && credits_.front() <= now) credits_.pop_front();
+    if (entries_.size() + credits_.size() < capacity_) return true;
+    // Full with credits on their way back: the first one's return frees a place.
+    if (!credits_.empty()) space_event_.notify(credits_.front() - now);
+    return false;
+  }
+
+  bool nb_push(T&& item, const sc_core::sc_time& latency) override {
+    if (!can_push()) return false;
+    enqueue(std::move(item), latency);
+    return true;
+  }
+
+  bool nb_pop(T& item) override {
+    if (!head_visible()) return false;
+    item = dequeue();
+    return true;
+  }
+
+  const T* peek() const override { return head_visible() ? &entries_.front().item : nullptr; }
+
+  const sc_core::sc_event& data_event() const override { return data_event_; }
+  const sc_core::sc_event& space_event() const override { return space_event_; }
 
   std::size_t size() const { return entries_.size(); }
   std::size_t capacity() const { return capacity_; }
+  const sc_core::sc_time& credit_latency() const { return credit_latency_; }
   std::size_t peak_occupancy() const { return peak_occupancy_; }
   const char* kind() const override { return "rnicsim_channel"; }
 
@@ -85,11 +151,44 @@ class Channel : public sc_core::sc_prim_channel, public PushIf<T>, public PopIf<
     T item;
   };
 
+  void enqueue(T&& item, const sc_core::sc_time& latency) {
+    if (entries_.empty()) data_event_.notify(latency);
+    entries_.push_back(Entry{sc_core::sc_time_stamp() + latency, std::move(item)});
+    if (entries_.size() > peak_occupancy_) peak_occupancy_ = entries_.size();
+  }
+
+  // Notifies the head's visible time when it is still ahead.
+  bool head_visible() const {
+    if (entries_.empty()) return false;
+    const sc_core::sc_time now = sc_core::sc_time_stamp();
+    const sc_core::sc_time& visible_at = entries_.front().visible_at;
+    if (visible_at <= now) return true;
+    data_event_.notify(visible_at - now);
+    return false;
+  }
+
+  T dequeue() {
+    T item = std::move(entries_.front().item);
+    entries_.pop_front();
+    if (credit_latency_ == sc_core::SC_ZERO_TIME) {
+      space_event_.notify(sc_core::SC_ZERO_TIME);
+    } else {
+      credits_.push_back(sc_core::sc_time_stamp() + credit_latency_);
+      space_event_.notify(credit_latency_);
+    }
+    return item;
+  }
+
   std::size_t capacity_;
-  std::deque<Entry> entries_;
+  sc_core::sc_time credit_latency_;
+  RingQueue<Entry> entries_;
+  // Return times of the places popped and not yet back with the writer, in
+  // order; lazily dropped once due. Mutable: queries release them.
+  mutable RingQueue<sc_core::sc_time> credits_;
   std::size_t peak_occupancy_ = 0;
-  sc_core::sc_event item_visible_;
-  sc_core::sc_event space_freed_;
+  // Mutable: a failed query (a const call) re-arms them.
+  mutable sc_core::sc_event data_event_;
+  mutable sc_core::sc_event space_event_;
 };
 
 }  // namespace rnicsim

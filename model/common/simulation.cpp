@@ -14,6 +14,11 @@ namespace {
 
 volatile std::sig_atomic_t g_stop_signal = 0;
 
+// Workload parts still running in the current simulate_workload(); the run
+// pauses when the last one finishes.
+std::size_t g_parts_running = 0;
+std::size_t g_parts = 0;
+
 // libsystemc 2.3.4 tells AddressSanitizer about its coroutine switches, but
 // when it switches back to the main thread it announces the main coroutine's
 // stack as empty (it never knew its bounds). ASan then believes the main
@@ -79,6 +84,11 @@ SimulatedTimeExceeded::SimulatedTimeExceeded()
           "report numbers computed past that range: fewer items, shorter latencies or "
           "intervals, or faster rates") {}
 
+WorkloadStalled::WorkloadStalled(std::size_t finished, std::size_t parts)
+    : std::runtime_error("the model ran out of events with its workload unfinished (" +
+                         std::to_string(finished) + " of " + std::to_string(parts) +
+                         " parts done): a deadlock or a lost message, a model bug") {}
+
 Interrupted::Interrupted(int signal_number)
     : std::runtime_error("interrupted by " + signal_name(signal_number)),
       signal_number_(signal_number) {}
@@ -89,6 +99,35 @@ int stop_requested() { return g_stop_signal; }
 
 void throw_if_stop_requested() {
   if (const int signal_number = stop_requested()) throw Interrupted(signal_number);
+}
+
+void finish_workload() {
+  if (g_parts_running == 0) return;  // not in simulate_workload(): nothing waits for it
+  if (--g_parts_running == 0) sc_core::sc_pause();
+}
+
+void simulate_workload(std::size_t parts) {
+  g_parts = parts;
+  g_parts_running = parts;
+  const sc_core::sc_time now = sc_core::sc_time_stamp();
+  sc_core::sc_start(now < kMaxSimulatedTime ? kMaxSimulatedTime - now : sc_core::SC_ZERO_TIME,
+                    sc_core::SC_EXIT_ON_STARVATION);
+  restore_main_stack_for_sanitizer();
+  const std::size_t unfinished = g_parts_running;
+  g_parts_running = 0;
+  if (stop_requested() != 0) {
+    unwind_every_thread();
+    throw_if_stop_requested();
+  }
+  if (unfinished == 0) {
+    // Done: whatever is still scheduled (timers, idle loops) is cancelled.
+    unwind_every_thread();
+    return;
+  }
+  const bool starved = !sc_core::sc_pending_activity();
+  unwind_every_thread();
+  if (starved) throw WorkloadStalled(g_parts - unfinished, g_parts);
+  throw SimulatedTimeExceeded();
 }
 
 void simulate() {

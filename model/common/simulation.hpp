@@ -16,6 +16,7 @@
 // experiments call for every item they complete, then pauses the kernel, and
 // simulate() throws Interrupted. A run cut short, either way, first has its
 // threads unwound, so nothing they held is left behind.
+#include <cstddef>
 #include <cstdint>
 #include <stdexcept>
 #include <systemc>
@@ -48,9 +49,27 @@ int stop_requested();
 // Throws Interrupted if a stop was requested; for the steps around the simulation.
 void throw_if_stop_requested();
 
+// The model ran out of events before its workload finished: a deadlock, or a
+// message lost and never retried. A run never ends by starvation unnoticed.
+class WorkloadStalled : public std::runtime_error {
+ public:
+  WorkloadStalled(std::size_t finished, std::size_t parts);
+};
+
 // sc_start()s the elaborated model until nothing is left to do. Throws
 // Interrupted when a stop was requested, SimulatedTimeExceeded when work is
-// still pending at kMaxSimulatedTime.
+// still pending at kMaxSimulatedTime. For block tests and models that end by
+// themselves.
 void simulate();
+
+// Called by a part of the workload (a path, a load generator, a perftest
+// loop) when its last item is done; from a process.
+void finish_workload();
+// Runs the model until all `parts` of its workload have called
+// finish_workload(), then ends the run at once: timers still pending (an RC
+// retransmission timer, a periodic tick) are cancelled and the threads
+// unwound. Throws WorkloadStalled when the model runs out of events first,
+// Interrupted and SimulatedTimeExceeded as simulate() does.
+void simulate_workload(std::size_t parts);
 
 }  // namespace rnicsim

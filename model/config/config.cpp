@@ -1,6 +1,7 @@
 #include "config/config.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -313,36 +314,123 @@ void require_object_top_level(const Json& doc, const std::string& source) {
   }
 }
 
+// A node's name: a letter, then letters, digits or '_' ("a", "b", "host_2").
+bool is_node_name(std::string_view name) {
+  if (name.empty() || !std::islower(static_cast<unsigned char>(name.front()))) return false;
+  return std::all_of(name.begin(), name.end(), [](char c) {
+    return std::islower(static_cast<unsigned char>(c)) ||
+           std::isdigit(static_cast<unsigned char>(c)) || c == '_';
+  });
+}
+
+std::string node_section_list(const Schema& schema) {
+  std::string names;
+  for (const auto& section : schema.node_sections()) {
+    names += (names.empty() ? "" : ", ") + section;
+  }
+  return names;
+}
+
+void require_node_name(const std::string& node, const std::string& shown,
+                       const std::string& source) {
+  if (!is_node_name(node)) {
+    throw ConfigError(source, shown,
+                      "a node name is a lower-case letter followed by lower-case letters, digits "
+                      "or '_' (got " + quote(node) + ")");
+  }
+}
+
+void require_node_section(const std::string& section, const std::string& shown,
+                          const Schema& schema, const std::string& source) {
+  if (!schema.is_node_section(section)) {
+    throw ConfigError(source, shown,
+                      "only node sections can be given per node (" + node_section_list(schema) +
+                          ")");
+  }
+}
+
+// "nodes.b.pcie.lanes" -> node "b", key "pcie.lanes". Throws ConfigError for
+// a bad node name or a section that is not a node section; nullopt for a
+// path outside "nodes".
+struct NodeKeyPath {
+  std::string node;
+  std::string key;
+};
+std::optional<NodeKeyPath> split_node_key(const std::string& path, const Schema& schema,
+                                          const std::string& source) {
+  const std::string prefix = std::string(kNodesSection) + ".";
+  if (path.compare(0, prefix.size(), prefix) != 0) return std::nullopt;
+  const std::string rest = path.substr(prefix.size());
+  const std::size_t dot = rest.find('.');
+  const std::string node = rest.substr(0, dot);
+  require_node_name(node, path, source);
+  const std::string key = dot == std::string::npos ? "" : rest.substr(dot + 1);
+  require_node_section(key.substr(0, key.find('.')), path, schema, source);
+  return NodeKeyPath{node, key};
+}
+
+// `display` is what error messages put before a member's path ("nodes.b."
+// inside a node).
 void check_members(const Json& object, const std::string& prefix, const Schema& schema,
-                   const std::string& source) {
+                   const std::string& source, const std::string& display = "") {
   for (const auto& member : object.items()) {
     const std::string& name = member.key();
     const std::string path = prefix.empty() ? name : prefix + "." + name;
+    const std::string shown = display + path;
     // A member named "link.gbps" would pass as the key yet be invisible to
     // at_path(), silently leaving the default in force.
     if (name.empty() || name.find('.') != std::string::npos) {
-      throw ConfigError(source, path, "a key name must be non-empty and contain no '.'");
+      throw ConfigError(source, shown, "a key name must be non-empty and contain no '.'");
     }
-    if (const KeySpec* spec = schema.find(path)) {
+    if (prefix.empty() && display.empty() && name == kNodesSection) {
+      if (!member.value().is_object()) {
+        throw ConfigError(source, shown,
+                          "is a section, not a value: expected an object holding one object per "
+                          "node, got " + describe(member.value()));
+      }
+      for (const auto& node : member.value().items()) {
+        const std::string node_path = shown + "." + node.key();
+        require_node_name(node.key(), node_path, source);
+        if (!node.value().is_object()) {
+          throw ConfigError(source, node_path,
+                            "is a node, not a value: expected an object holding node sections (" +
+                                node_section_list(schema) + "), got " + describe(node.value()));
+        }
+        for (const auto& section : node.value().items()) {
+          require_node_section(section.key(), node_path + "." + section.key(), schema, source);
+        }
+        check_members(node.value(), "", schema, source, node_path + ".");
+      }
+    } else if (const KeySpec* spec = schema.find(path)) {
       if (auto reason = check_value(*spec, member.value())) {
-        throw ConfigError(source, path, *reason);
+        throw ConfigError(source, shown, *reason);
       }
     } else if (is_section(schema, path)) {
       if (!member.value().is_object()) {
-        throw ConfigError(source, path,
+        throw ConfigError(source, shown,
                           "is a section, not a value: expected an object holding its keys (" +
                               section_keys(schema, path) + "), got " + describe(member.value()));
       }
-      check_members(member.value(), path, schema, source);
+      check_members(member.value(), path, schema, source, display);
     } else {
-      throw ConfigError(source, path,
+      throw ConfigError(source, shown,
                         "unknown key" + suggestion(path, key_and_section_paths(schema)));
     }
   }
 }
 
-// Runs every rule between keys on `effective`; `blame` turns a violation of
-// one rule into the ConfigError to throw.
+// The nodes `doc` gives overrides for.
+std::vector<std::string> given_nodes(const Json& doc) {
+  std::vector<std::string> nodes;
+  const auto it = doc.find(kNodesSection);
+  if (it == doc.end()) return nodes;
+  for (const auto& node : it->items()) nodes.push_back(node.key());
+  return nodes;
+}
+
+// Runs every rule between keys on `effective`, then on each node's view of
+// it (a violation there names the node's key); `blame(check, violation,
+// node)` turns the first violation into the ConfigError to throw.
 template <typename Blame>
 void run_checks(const Json& effective, const Schema& schema, Blame&& blame) {
   for (const KeyCheck& check : schema.checks()) {
@@ -351,12 +439,22 @@ void run_checks(const Json& effective, const Schema& schema, Blame&& blame) {
         throw std::logic_error("a rule between keys names '" + key + "', which is not a key");
       }
     }
-    if (std::optional<Violation> violation = check.check(effective)) {
+  }
+  std::vector<std::string> views{""};
+  for (const auto& node : given_nodes(effective)) views.push_back(node);
+  for (const std::string& node : views) {
+    const Json view = node.empty() ? effective : node_view(effective, node);
+    for (const KeyCheck& check : schema.checks()) {
+      std::optional<Violation> violation = check.check(view);
+      if (!violation) continue;
       if (std::find(check.keys.begin(), check.keys.end(), violation->key) == check.keys.end()) {
         throw std::logic_error("a rule between keys reports '" + violation->key +
                                "', which it does not list");
       }
-      throw blame(check, *violation);
+      if (!node.empty()) {
+        violation->key = std::string(kNodesSection) + "." + node + "." + violation->key;
+      }
+      throw blame(check, *violation, node);
     }
   }
 }
@@ -713,6 +811,35 @@ void Schema::add_check(std::vector<std::string> keys,
   checks_.push_back(KeyCheck{std::move(keys), std::move(check)});
 }
 
+void Schema::add_node_section(std::string section) {
+  if (section.empty() || section.find('.') != std::string::npos ||
+      section == kNodesSection || is_node_section(section)) {
+    throw std::logic_error("node section '" + section + "': a new top-level section name");
+  }
+  node_sections_.push_back(std::move(section));
+}
+
+bool Schema::is_node_section(std::string_view section) const {
+  return std::find(node_sections_.begin(), node_sections_.end(), section) !=
+         node_sections_.end();
+}
+
+Json node_view(const Json& doc, const std::string& node) {
+  Json view = doc;
+  view.erase(std::string(kNodesSection));
+  const auto nodes = doc.find(kNodesSection);
+  if (nodes == doc.end()) return view;
+  const auto own = nodes->find(node);
+  if (own == nodes->end()) return view;
+  view.merge_patch(*own);
+  return view;
+}
+
+std::string LoadedConfig::source_of(const std::string& path) const {
+  const auto it = set_by.find(path);
+  return it == set_by.end() ? file : "--set " + it->second;
+}
+
 const KeySpec* Schema::find(std::string_view path) const {
   const auto it = std::find_if(keys_.begin(), keys_.end(),
                                [&](const KeySpec& spec) { return spec.path == path; });
@@ -772,16 +899,20 @@ void apply_override(Json& doc, const std::string& assignment, const Schema& sche
   }
   const std::string path = assignment.substr(0, equals);
   const std::string text = assignment.substr(equals + 1);
-  const KeySpec* spec = schema.find(path);
-  if (!spec && is_section(schema, path)) {
-    const KeySpec& example = first_key_of(schema, path);
+  // A node's key ("nodes.b.pcie.lanes") has the rules of its section's key.
+  const std::optional<NodeKeyPath> node_key = split_node_key(path, schema, source);
+  const std::string key = node_key ? node_key->key : path;
+  const std::string node_prefix = node_key ? path.substr(0, path.size() - key.size()) : "";
+  const KeySpec* spec = schema.find(key);
+  if (!spec && is_section(schema, key)) {
+    const KeySpec& example = first_key_of(schema, key);
     throw ConfigError(source, path,
                       "is a section, not a value: set one of its keys (" +
-                          section_keys(schema, path) + "), e.g. --set " + example.path + "=" +
-                          compact(example.default_value));
+                          section_keys(schema, key) + "), e.g. --set " + node_prefix +
+                          example.path + "=" + compact(example.default_value));
   }
   if (!spec) {
-    throw ConfigError(source, path, "unknown key" + suggestion(path, key_paths(schema)));
+    throw ConfigError(source, path, "unknown key" + suggestion(key, key_paths(schema)));
   }
   // Bare words are strings so that "--set link.framing=ethernet" needs no
   // shell-escaped quotes; but a number that does not fit is an error, not
@@ -819,14 +950,17 @@ Json validate(const Json& doc, const Schema& schema, const std::string& source) 
   require_object_top_level(doc, source);
   check_members(doc, "", schema, source);
   Json effective = with_defaults(doc, schema);
-  run_checks(effective, schema, [&source](const KeyCheck&, const Violation& violation) {
-    return ConfigError(source, violation.key, violation.reason);
-  });
+  run_checks(effective, schema,
+             [&source](const KeyCheck&, const Violation& violation, const std::string&) {
+               return ConfigError(source, violation.key, violation.reason);
+             });
   return effective;
 }
 
-Json load(const std::string& path, const std::vector<std::string>& overrides,
-          const Schema& schema) {
+LoadedConfig load_config(const std::string& path, const std::vector<std::string>& overrides,
+                         const Schema& schema) {
+  LoadedConfig loaded;
+  loaded.file = path;
   Json doc = read_json_file(path);
   // The file is checked on its own first, so that its errors are blamed on
   // it and each --set's on that --set.
@@ -836,23 +970,38 @@ Json load(const std::string& path, const std::vector<std::string>& overrides,
   std::map<std::string, std::size_t> set_by;  // key -> the last --set giving it
   for (std::size_t i = 0; i < overrides.size(); ++i) {
     apply_override(doc, overrides[i], schema);
-    set_by[overrides[i].substr(0, overrides[i].find('='))] = i;
+    const std::string key = overrides[i].substr(0, overrides[i].find('='));
+    set_by[key] = i;
+    loaded.set_by[key] = overrides[i];
   }
   Json effective = with_defaults(doc, schema);
-  run_checks(effective, schema, [&](const KeyCheck& check, const Violation& violation) {
+  run_checks(effective, schema, [&](const KeyCheck& check, const Violation& violation,
+                                    const std::string& node) {
     // A rule the file breaks on its own is the file's, whatever --set touched
     // its keys without mending it.
-    if (check.check(file_alone)) return ConfigError(path, violation.key, violation.reason);
+    const Json file_view = node.empty() ? file_alone : node_view(file_alone, node);
+    if (check.check(file_view)) return ConfigError(path, violation.key, violation.reason);
     std::optional<std::size_t> last;
-    for (const auto& key : check.keys) {
+    const auto consider = [&](const std::string& key) {
       if (const auto it = set_by.find(key); it != set_by.end() && (!last || it->second > *last)) {
         last = it->second;
       }
+    };
+    for (const auto& key : check.keys) {
+      consider(key);
+      if (!node.empty()) consider(std::string(kNodesSection) + "." + node + "." + key);
     }
     return ConfigError(last ? "--set " + overrides[*last] : path, violation.key,
                        violation.reason);
   });
-  return effective;
+  loaded.given = std::move(doc);
+  loaded.effective = std::move(effective);
+  return loaded;
+}
+
+Json load(const std::string& path, const std::vector<std::string>& overrides,
+          const Schema& schema) {
+  return load_config(path, overrides, schema).effective;
 }
 
 std::uint64_t integer_at(const Json& doc, std::string_view path) {

@@ -8,6 +8,7 @@
 // reason. The result is the effective configuration, written beside every run.
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -127,6 +128,12 @@ class Schema {
   void add_check(std::vector<std::string> keys,
                  std::function<std::optional<Violation>(const Json& effective)> check);
   const KeySpec* find(std::string_view path) const;
+  // Marks `section` (for example "pcie") as a node section: every node of a
+  // testbed reads its own copy, which `nodes.<node>.<section>.<key>` may
+  // override for that node alone; the section itself gives every node's value.
+  void add_node_section(std::string section);
+  bool is_node_section(std::string_view section) const;
+  const std::vector<std::string>& node_sections() const { return node_sections_; }
   const std::vector<KeySpec>& keys() const { return keys_; }
   const std::vector<KeyCheck>& checks() const { return checks_; }
   // The document holding every key at its default.
@@ -135,7 +142,16 @@ class Schema {
  private:
   std::vector<KeySpec> keys_;
   std::vector<KeyCheck> checks_;
+  std::vector<std::string> node_sections_;
 };
+
+// The top-level section that holds per-node overrides.
+inline constexpr std::string_view kNodesSection = "nodes";
+
+// `doc` as node `node` sees it: every node section replaced by its merge
+// with `nodes.<node>.<section>`, and no "nodes" member. Rules between keys
+// run on every node's view.
+Json node_view(const Json& doc, const std::string& node);
 
 // Parses JSON text strictly. Throws ConfigError naming `source` for malformed
 // JSON (with line and column) and, with the key's path, line and column, for
@@ -163,10 +179,23 @@ void apply_override(Json& doc, const std::string& assignment, const Schema& sche
 // among the choices, or a broken rule between keys (Schema::add_check).
 Json validate(const Json& doc, const Schema& schema, const std::string& source);
 
+// A loaded configuration: what the user gave and the result with defaults.
+struct LoadedConfig {
+  Json given;      // the file with every --set applied, no defaults
+  Json effective;  // `given` with every missing key at its default
+  std::string file;
+  std::map<std::string, std::string> set_by;  // key path -> the last "--set k=v" giving it
+  // Who gave `path`: its last --set ("--set k=v"), else the file.
+  std::string source_of(const std::string& path) const;
+};
+
 // read_json_file, then the file's own checks (blamed on the file), then each
 // override in order (blamed on its --set), then the rules between keys on the
-// result: a broken rule is blamed on the last --set that gave one of its keys,
-// else on the file.
+// result and on every node's view of it: a broken rule is blamed on the last
+// --set that gave one of its keys, else on the file.
+LoadedConfig load_config(const std::string& path, const std::vector<std::string>& overrides,
+                         const Schema& schema);
+// load_config(...).effective.
 Json load(const std::string& path, const std::vector<std::string>& overrides,
           const Schema& schema);
 

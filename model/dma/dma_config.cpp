@@ -24,24 +24,22 @@ void declare_dma_keys(config::Schema& schema) {
                  .at_most(4096));
   schema.add(config::string_key("request_split.impl", "model",
                                 "implementation of the request splitter between the DMA engine "
-                                "and the PCIe link")
+                                "and the PCIe link: model (C++)")
                  .one_of({"model"}));
 }
 
-StageTiming dma_timing(const config::Json& doc) {
-  return StageTiming::rate(nanoseconds(config::at_path(doc, "dma.latency_ns").get<double>()),
-                           config::at_path(doc, "dma.gbps").get<double>());
+StageTiming dma_timing(const config::Section& dma) {
+  return StageTiming::rate(nanoseconds(dma.number("latency_ns")), dma.number("gbps"));
 }
 
-DmaEngineConfig dma_engine_config(const config::Json& doc) {
-  return DmaEngineConfig{config::at_path(doc, "dma.read_tags").get<std::uint32_t>(),
-                         config::at_path(doc, "dma.write_window_tlps").get<std::uint32_t>()};
+DmaEngineConfig dma_engine_config(const config::Section& dma) {
+  return DmaEngineConfig{static_cast<std::uint32_t>(dma.integer("read_tags")),
+                         static_cast<std::uint32_t>(dma.integer("write_window_tlps"))};
 }
 
-RequestSplitterConfig request_splitter_config(const config::Json& doc,
+RequestSplitterConfig request_splitter_config(const config::Section& request_split,
                                               const pcie::PcieConfig& pcie) {
-  return RequestSplitterConfig{config::at_path(doc, "request_split.impl").get<std::string>(),
-                               pcie.mrrs_bytes, pcie.mps_bytes};
+  return RequestSplitterConfig{request_split.text("impl"), pcie.mrrs_bytes, pcie.mps_bytes};
 }
 
 }  // namespace rnicsim

@@ -1,6 +1,7 @@
 #pragma once
 #include "common/stage_timing.hpp"
 #include "config/config.hpp"
+#include "config/run_config.hpp"
 #include "dma/dma_engine.hpp"
 #include "dma/request_splitter.hpp"
 #include "pcie/pcie_config.hpp"
@@ -9,10 +10,11 @@ namespace rnicsim {
 
 void declare_dma_keys(config::Schema& schema);
 // The DMA stage's datapath timing (the pipeline experiment's "dma" step).
-StageTiming dma_timing(const config::Json& doc);
+StageTiming dma_timing(const config::Section& dma);
 // The PCIe requester: its tags and its write window.
-DmaEngineConfig dma_engine_config(const config::Json& doc);
+DmaEngineConfig dma_engine_config(const config::Section& dma);
 // The request splitter: its implementation, and the link's request sizes.
-RequestSplitterConfig request_splitter_config(const config::Json& doc, const pcie::PcieConfig& pcie);
+RequestSplitterConfig request_splitter_config(const config::Section& request_split,
+                                              const pcie::PcieConfig& pcie);
 
 }  // namespace rnicsim

@@ -15,8 +15,6 @@ void DmaPort::add_slots(std::uint32_t count) {
   slots_.resize(slots_.size() + count);
   // Lowest slot first out: a fixed order keeps runs deterministic.
   for (std::uint32_t i = count; i > 0; --i) free_slots_.push_back(first + i - 1);
-  unbooked_.grow(slots_.size());
-  completions_.grow(slots_.size());
 }
 
 void DmaPort::request(const DmaRequest& request) {
@@ -38,7 +36,7 @@ void DmaPort::request(const DmaRequest& request) {
   slot = Slot{};
   slot.request = request;
   slot.length = request.length();
-  unbooked_.push(index);
+  unbooked_.push_back(index);
   engine_.wake_.notify(sc_core::SC_ZERO_TIME);
 }
 
@@ -48,7 +46,7 @@ DmaCompletion DmaPort::pop_completion() {
     return DmaCompletion{};
   }
   const DmaCompletion completion = completions_.front();
-  completions_.pop();
+  completions_.pop_front();
   space_event_.notify(sc_core::SC_ZERO_TIME);
   return completion;
 }
@@ -98,7 +96,7 @@ DmaPort::Slot* DmaEngine::head(DmaPort& port, DmaOp op, const sc_core::sc_time& 
     const std::uint32_t index = port.unbooked_.front();
     DmaPort::Slot& slot = port.slots_[index];
     if (slot.booked < slot.length) return slot.request.op == op ? &slot : nullptr;
-    port.unbooked_.pop();  // an empty request: nothing to book
+    port.unbooked_.pop_front();  // an empty request: nothing to book
     if (slot.windows == 0) complete(port, index, now);
   }
   return nullptr;
@@ -151,7 +149,7 @@ BookedTlps DmaEngine::book_window(DmaPort& port, DmaPort::Slot& slot, std::uint3
     }
   }
   ++slot.windows;
-  if (slot.booked == slot.length) port.unbooked_.pop();
+  if (slot.booked == slot.length) port.unbooked_.pop_front();
   ++stats_.windows;
   stats_.tlps += booked.count;
   return booked;
@@ -276,7 +274,7 @@ void DmaEngine::complete(DmaPort& port, std::uint32_t index, const sc_core::sc_t
     if (--call.outstanding == 0) call.done.notify(sc_core::SC_ZERO_TIME);
     return;
   }
-  port.completions_.push(completion);
+  port.completions_.push_back(completion);
   port.completion_event_.notify(sc_core::SC_ZERO_TIME);
 }
 

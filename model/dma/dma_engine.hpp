@@ -33,9 +33,9 @@
 #include <vector>
 
 #include "common/module_macros.hpp"
+#include "common/ring_queue.hpp"
 #include "dma/dma_request.hpp"
 #include "dma/request_splitter.hpp"
-#include "dma/ring_queue.hpp"
 #include "pcie/tlp_list.hpp"
 
 namespace rnicsim {

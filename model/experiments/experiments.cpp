@@ -15,6 +15,7 @@
 #include "experiments/pipeline/pipeline_config.hpp"
 #include "experiments/pipeline/pipeline_experiment.hpp"
 #include "experiments/pipeline/pipeline_outputs.hpp"
+#include "experiments/output_files.hpp"
 #include "experiments/plot.hpp"
 #include "experiments/translation/translation_experiment.hpp"
 #include "experiments/translation/translation_outputs.hpp"
@@ -45,6 +46,11 @@ config::Schema build_schema() {
                                  "summary's figures always cover every Data")
                  .at_least(0)
                  .at_most(10000000));
+  // The blocks inside a node (a host and its NIC) read these sections, each
+  // node its own copy: nodes.<node>.<section>.<key> overrides one node's.
+  for (const char* section : {"host", "pcie", "dma", "request_split", "mtt", "packet", "icrc"}) {
+    schema.add_node_section(section);
+  }
   declare_pipeline_keys(schema);
   declare_host_memory_keys(schema);
   declare_host_cpu_keys(schema);
@@ -110,11 +116,11 @@ void report_dma(const DmaTestResult& result, std::ostream& out) {
 
 void report_translation(const TranslationTestResult& result, std::ostream& out) {
   std::vector<std::vector<std::string>> rows{
-      {"cache entries", "working set", "hit rate", "mean", "p99"}};
+      {"cache entries", "working set", "hit rate", "mean", "p99", "throughput"}};
   for (const TranslationPoint& p : result.points) {
     rows.push_back({std::to_string(p.cache_entries), std::to_string(p.working_set_pages) + " pages",
                     with_unit(100 * p.hit_rate, "%"), with_unit(p.mean_translate_ns, "ns"),
-                    with_unit(p.p99_translate_ns, "ns")});
+                    with_unit(p.p99_translate_ns, "ns"), with_unit(p.translations_per_us, "/us")});
   }
   print_table(rows, out);
 }
@@ -127,27 +133,39 @@ const config::Schema& rnicsim_schema() {
 }
 
 void run_experiment(const RunRequest& request, std::ostream& report) {
-  const config::Json& doc = request.effective;
-  const std::string experiment = config::at_path(doc, "experiment").get<std::string>();
-  const bool plot = config::at_path(doc, "output.plot").get<bool>();
+  config::RunConfig run(request.config);
+  const std::string experiment = run.at("experiment").get<std::string>();
+  run.at("seed");  // read through each block's stream seed
+  const config::Section output = run.section("output");
+  const bool plot = output.boolean("plot");
+  // Once the experiment has read its configuration: a key nothing read is an
+  // error before any simulation, and the values read are the effective configuration.
+  const auto configured = [&] {
+    run.require_all_read(experiment);
+    write_text(request.folder / "effective_config.json", run.used().dump(2) + "\n");
+    report << request.banner;
+  };
   RunProgress progress(request.terminal);
   if (experiment == "pipeline") {
-    const PipelineConfig pipeline = pipeline_config(doc);
-    PipelineOutputs outputs(request.folder,
-                            config::at_path(doc, "output.timeline_data").get<std::uint64_t>(),
-                            config::at_path(doc, "output.trace").get<bool>());
+    const PipelineConfig pipeline = pipeline_config(run);
+    const std::uint64_t timeline_data = output.integer("timeline_data");
+    const bool trace = output.boolean("trace");
+    configured();
+    PipelineOutputs outputs(request.folder, timeline_data, trace);
     const PipelineResult result = run_pipeline(pipeline, progress, &outputs);
     outputs.finish(result);
     if (plot) draw_plot("plot_pipeline.py", request.folder, report);
     report_pipeline(result, report);
   } else if (experiment == "dma") {
-    const DmaTestConfig dma = dma_test_config(doc);
+    const DmaTestConfig dma = dma_test_config(run);
+    configured();
     const DmaTestResult result = run_dma_test(dma, progress);
     write_dma_outputs(dma, result, request.folder);
     if (plot) draw_plot("plot_dma.py", request.folder, report);
     report_dma(result, report);
   } else if (experiment == "translation") {
-    const TranslationTestConfig translation = translation_test_config(doc);
+    const TranslationTestConfig translation = translation_test_config(run);
+    configured();
     const TranslationTestResult result = run_translation_test(translation, progress);
     write_translation_outputs(translation, result, request.folder);
     if (plot) draw_plot("plot_translation.py", request.folder, report);

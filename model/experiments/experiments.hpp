@@ -5,6 +5,7 @@
 #include <string>
 
 #include "config/config.hpp"
+#include "config/run_config.hpp"
 
 namespace rnicsim {
 
@@ -12,13 +13,17 @@ namespace rnicsim {
 const config::Schema& rnicsim_schema();
 
 struct RunRequest {
-  config::Json effective;            // configuration config::load checked
+  config::LoadedConfig config;       // configuration config::load_config checked
   std::filesystem::path folder;      // where outputs go (exists, empty)
   std::ostream* terminal = nullptr;  // where to show progress (a terminal); null: nowhere
+  std::string banner;                // printed to the report once the configuration is read
 };
 
 // Runs the experiment the configuration names, writes its outputs into
-// request.folder and prints a short report to `report`. Throws
+// request.folder (effective_config.json first: the values the run's blocks
+// read, node by node) and prints a short report to `report`. Throws
+// config::ConfigError, before simulating, for a key the configuration gives
+// that no block of the experiment reads. Throws
 // SimulatedTimeExceeded for a run that needs more simulated time than SystemC
 // can count, and Interrupted when the user stops it.
 void run_experiment(const RunRequest& request, std::ostream& report);

@@ -24,13 +24,13 @@ void declare_host_cpu_keys(config::Schema& schema) {
                  .at_most(1e9));  // 1 s
 }
 
-HostCpuConfig host_cpu_config(const config::Json& doc) {
-  const auto number = [&doc](const char* key) { return config::at_path(doc, key).get<double>(); };
+HostCpuConfig host_cpu_config(const config::Section& host) {
+  const auto number = [&host](const char* key) { return host.number(key); };
   return HostCpuConfig{
-      StageTiming::rate(nanoseconds(number("host.app_write_latency_ns")),
-                        number("host.app_write_gbps")),
-      StageTiming::rate(nanoseconds(number("host.kernel_copy_latency_ns")),
-                        number("host.kernel_copy_gbps")),
+      StageTiming::rate(nanoseconds(number("app_write_latency_ns")),
+                        number("app_write_gbps")),
+      StageTiming::rate(nanoseconds(number("kernel_copy_latency_ns")),
+                        number("kernel_copy_gbps")),
   };
 }
 

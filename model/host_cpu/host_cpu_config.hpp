@@ -1,6 +1,7 @@
 #pragma once
 #include "common/stage_timing.hpp"
 #include "config/config.hpp"
+#include "config/run_config.hpp"
 
 namespace rnicsim {
 
@@ -10,6 +11,7 @@ struct HostCpuConfig {
 };
 
 void declare_host_cpu_keys(config::Schema& schema);
-HostCpuConfig host_cpu_config(const config::Json& doc);
+// From a node's "host" section.
+HostCpuConfig host_cpu_config(const config::Section& host);
 
 }  // namespace rnicsim

@@ -23,15 +23,15 @@ void declare_host_memory_keys(config::Schema& schema) {
                  .at_most(1));
 }
 
-HostMemoryConfig host_memory_config(const config::Json& doc) {
+HostMemoryConfig host_memory_config(const config::Section& host) {
   HostMemoryConfig c;
-  c.size_bytes = config::at_path(doc, "host.memory_bytes").get<std::uint64_t>();
-  c.access_latency = nanoseconds(config::at_path(doc, "host.memory_latency_ns").get<double>());
+  c.size_bytes = host.integer("memory_bytes");
+  c.access_latency = nanoseconds(host.number("memory_latency_ns"));
   return c;
 }
 
-std::uint64_t host_page_bytes(const config::Json& doc) {
-  return config::at_path(doc, "host.page_bytes").get<std::uint64_t>();
+std::uint64_t host_page_bytes(const config::Section& host) {
+  return host.integer("page_bytes");
 }
 
 }  // namespace rnicsim

@@ -14,19 +14,27 @@ void declare_link_keys(config::Schema& schema) {
                  .at_most(1e9));  // 1 s
   schema.add(config::string_key("link.framing", "ethernet",
                                 "none: payload bits only; ethernet: adds the protocol headers, "
-                                "Ethernet header and FCS, minimum-frame padding, preamble and IFG")
-                 .one_of({"none", "ethernet"}));
+                                "Ethernet header and FCS, minimum-frame padding, preamble and IFG; "
+                                "roce: the item is a whole RoCEv2 frame, adds FCS, minimum-frame "
+                                "padding, preamble and IFG")
+                 .one_of({"none", "ethernet", "roce"}));
+  schema.add(config::integer_key("link.rx_buffer_bytes", 4194304, "bytes",
+                                 "receive buffer at the peer: a frame arriving when its bytes do "
+                                 "not fit is dropped and counted (the wire never waits)")
+                 .at_least(64)
+                 .at_most(1073741824));  // 1 GiB
 }
 
-WireLinkConfig wire_link_config(const config::Json& doc) {
+WireLinkConfig wire_link_config(const config::Section& link) {
   WireLinkConfig c;
-  c.gbps = config::at_path(doc, "link.gbps").get<double>();
-  c.propagation = nanoseconds(config::at_path(doc, "link.propagation_ns").get<double>());
+  c.gbps = link.number("gbps");
+  c.propagation = nanoseconds(link.number("propagation_ns"));
+  c.rx_buffer_bytes = link.integer("rx_buffer_bytes");
   return c;
 }
 
-WireFraming::Kind framing_kind(const config::Json& doc) {
-  return parse_framing_kind(config::at_path(doc, "link.framing").get<std::string>());
+WireFraming::Kind framing_kind(const config::Section& link) {
+  return parse_framing_kind(link.text("framing"));
 }
 
 }  // namespace rnicsim

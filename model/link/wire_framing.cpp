@@ -33,7 +33,20 @@ std::uint64_t WireFraming::wire_bits(std::uint64_t payload_bits) const {
 WireFraming::Kind parse_framing_kind(const std::string& text) {
   if (text == "none") return WireFraming::Kind::kNone;
   if (text == "ethernet") return WireFraming::Kind::kEthernet;
+  if (text == "roce") return WireFraming::Kind::kFrame;
   throw std::invalid_argument("unknown framing '" + text + "'");
+}
+
+const char* framing_name(WireFraming::Kind kind) {
+  switch (kind) {
+    case WireFraming::Kind::kNone:
+      return "none";
+    case WireFraming::Kind::kEthernet:
+      return "ethernet";
+    case WireFraming::Kind::kFrame:
+      return "roce";
+  }
+  return "unknown";
 }
 
 }  // namespace rnicsim

@@ -5,8 +5,10 @@
 // kEthernet wraps the payload in its protocol headers (an Encapsulation) and
 // an Ethernet frame: 14 B header, 4 B FCS, padding up to the 64 B minimum
 // frame, then 8 B preamble/SFD and the 12 B inter-frame gap between frames.
-// kFrame is for items that already are Ethernet frames (headers included, no
-// FCS): it adds only the FCS, the padding, preamble/SFD and gap.
+// kFrame is for items that already are whole Ethernet frames, headers
+// included, no FCS (the RoCEv2 frames of the packet builder; "roce" in the
+// configuration): it adds only the FCS, padding to the minimum frame,
+// preamble/SFD and gap.
 #include <cstdint>
 #include <string>
 
@@ -47,7 +49,9 @@ class WireFraming {
   Encapsulation encapsulation_;
 };
 
-// "none" or "ethernet"; throws std::invalid_argument otherwise.
+// "none", "ethernet" or "roce" (kFrame); throws std::invalid_argument otherwise.
 WireFraming::Kind parse_framing_kind(const std::string& text);
+// The configuration's name of a kind: the inverse of parse_framing_kind.
+const char* framing_name(WireFraming::Kind kind);
 
 }  // namespace rnicsim

@@ -1,5 +1,6 @@
 #include "link/wire_link.hpp"
 
+#include <string>
 #include <utility>
 
 namespace rnicsim {
@@ -7,7 +8,10 @@ namespace rnicsim {
 WireLink::WireLink(const sc_core::sc_module_name& name, const WireLinkConfig& config,
                    WireFraming framing)
     : PipelineStage<Transfer>(name, StageTiming::rate(config.propagation, config.gbps)),
-      framing_(std::move(framing)) {}
+      rx("rx", config.rx_buffer_bytes),
+      framing_(std::move(framing)) {
+  out(rx);
+}
 
 sc_core::sc_time WireLink::serve(Transfer& item) {
   if (tap_) tap_(item, sc_core::sc_time_stamp());
@@ -16,6 +20,16 @@ sc_core::sc_time WireLink::serve(Transfer& item) {
 
 std::uint64_t WireLink::occupancy_bits(const Transfer& item) const {
   return framing_.wire_bits(item.size_bits());
+}
+
+void WireLink::end_of_elaboration() {
+  if (out.size() != 1) {
+    SC_REPORT_ERROR("rnicsim/wire", (std::string(name()) +
+                                     ": the wire delivers into its own receive buffer; bind the "
+                                     "receiver to its rx instead of binding its out port")
+                                        .c_str());
+  }
+  PipelineStage<Transfer>::end_of_elaboration();
 }
 
 }  // namespace rnicsim

@@ -1,10 +1,20 @@
 #include "mtt/memory_translation.hpp"
 
 #include <algorithm>
-
-#include "common/time_units.hpp"
+#include <stdexcept>
 
 namespace rnicsim {
+namespace {
+
+std::uint64_t mtt_frame(const std::uint8_t* data, std::uint64_t entry) {
+  std::uint64_t frame = 0;
+  for (std::uint32_t b = 0; b < kMttEntryBytes; ++b) {
+    frame |= static_cast<std::uint64_t>(data[entry * kMttEntryBytes + b]) << (8 * b);
+  }
+  return frame;
+}
+
+}  // namespace
 
 std::string to_string(TranslationStatus status) {
   switch (status) {
@@ -21,47 +31,274 @@ std::string to_string(TranslationStatus status) {
 MemoryTranslation::MemoryTranslation(const sc_core::sc_module_name& name,
                                      const MemoryTranslationConfig& config)
     : sc_core::sc_module(name),
+      nic2mtt("nic2mtt"),
       walker2dma("walker2dma"),
       config_(config),
       clock_(config.clock_mhz),
+      hit_latency_(clock_.cycles(config.hit_cycles)),
+      interval_(clock_.cycles(config.initiation_interval_cycles)),
       mpt_cache_(config.mpt_cache, config.seed),
-      mtt_cache_(config.mtt_cache, config.seed + 1) {}
-
-void MemoryTranslation::walk_read(std::uint64_t address, std::uint8_t* data, std::size_t length) {
-  const sc_core::sc_time start = sc_core::sc_time_stamp();
-  sc_core::wait(walker2dma.read(address, data, length));
-  const sc_core::sc_time took = sc_core::sc_time_stamp() - start;
-  stats_.walk_time += took;
-  if (walk_observer_) walk_observer_(took);
-}
-
-MptEntry MemoryTranslation::fetch_mpt(std::uint32_t index) {
-  if (auto cached = mpt_cache_.lookup(index)) return *cached;
-  std::uint8_t bytes[kMptEntryBytes];
-  walk_read(config_.icm.mpt_base + std::uint64_t{index} * kMptEntryBytes, bytes, sizeof bytes);
-  ++stats_.mpt_walks;
-  const MptEntry entry = decode_mpt(bytes);
-  mpt_cache_.insert(index, entry);
-  return entry;
-}
-
-std::uint64_t MemoryTranslation::fetch_mtt(const MptEntry& mpt, std::uint64_t mtt_index) {
-  if (auto cached = mtt_cache_.lookup(mtt_index)) return *cached;
-  const std::uint64_t mr_end = mpt.first_mtt + mpt.pages;
-  const std::uint64_t count = std::min<std::uint64_t>(1 + config_.prefetch_entries, mr_end - mtt_index);
-  std::vector<std::uint8_t> bytes(count * kMttEntryBytes);
-  walk_read(config_.icm.mtt_base + mtt_index * kMttEntryBytes, bytes.data(), bytes.size());
-  ++stats_.mtt_walks;
-  std::uint64_t wanted = 0;
-  for (std::uint64_t i = 0; i < count; ++i) {
-    std::uint64_t frame = 0;
-    for (std::uint32_t b = 0; b < kMttEntryBytes; ++b) {
-      frame |= static_cast<std::uint64_t>(bytes[i * kMttEntryBytes + b]) << (8 * b);
-    }
-    mtt_cache_.insert(mtt_index + i, frame);
-    if (i == 0) wanted = frame;
+      mtt_cache_(config.mtt_cache, config.seed + 1) {
+  if (config.initiation_interval_cycles == 0 || config.walker_outstanding == 0) {
+    throw std::invalid_argument(std::string(this->name()) +
+                                ": initiation interval and walker slots must be at least 1");
   }
-  return wanted;
+  nic2mtt.bind(*this);
+  SC_METHOD(lookup_stage);
+  sensitive << lookup_due_;
+  dont_initialize();
+
+  const std::size_t buffer_bytes =
+      std::max<std::size_t>(kMptEntryBytes, (std::size_t{1} + config.prefetch_entries) * kMttEntryBytes);
+  for (std::size_t s = 0; s < config.walker_outstanding; ++s) {
+    slots_.push_back(std::make_unique<WalkerSlot>());
+    slots_.back()->buffer.resize(buffer_bytes);
+    sc_core::sc_spawn([this, s] { walker(s); }, ("walker" + std::to_string(s)).c_str());
+  }
+  // Idle slots are taken from the back: slot 0 first.
+  for (std::size_t s = config.walker_outstanding; s > 0; --s) idle_slots_.push_back(s - 1);
+}
+
+void MemoryTranslation::submit(TranslationRequester& from, const TranslationRequest& request) {
+  const sc_core::sc_time now = sc_core::sc_time_stamp();
+  // Callers queue for the port in call order: each books the next free slot.
+  const sc_core::sc_time at = std::max(now, next_accept_);
+  next_accept_ = at + interval_;
+  if (at > now) sc_core::wait(at - now);
+  accept(from, request);
+}
+
+bool MemoryTranslation::nb_submit(TranslationRequester& from, const TranslationRequest& request) {
+  const sc_core::sc_time now = sc_core::sc_time_stamp();
+  if (next_accept_ > now) {
+    ready_.notify(next_accept_ - now);
+    return false;
+  }
+  next_accept_ = now + interval_;
+  accept(from, request);
+  return true;
+}
+
+void MemoryTranslation::accept(TranslationRequester& from, const TranslationRequest& request) {
+  ++stats_.translations;
+  Pending* p = free_pending_;
+  if (p != nullptr) {
+    free_pending_ = p->next;
+  } else {
+    pending_pool_.push_back(std::make_unique<Pending>());
+    p = pending_pool_.back().get();
+  }
+  p->from = &from;
+  p->request = request;
+  p->response.tag = request.tag;
+  p->response.result.status = TranslationStatus::kOk;
+  p->response.result.segments.clear();
+  const sc_core::sc_time now = sc_core::sc_time_stamp();
+  p->lookup_at = now + hit_latency_;
+  p->next = nullptr;
+  stats_.peak_requests_in_flight = std::max(stats_.peak_requests_in_flight, ++requests_in_flight_);
+  // Every request has the same hit latency, so lookups are due in acceptance order.
+  if (lookup_tail_ != nullptr) {
+    lookup_tail_->next = p;
+  } else {
+    lookup_head_ = p;
+    lookup_due_.notify(hit_latency_);
+  }
+  lookup_tail_ = p;
+}
+
+void MemoryTranslation::lookup_stage() {
+  const sc_core::sc_time now = sc_core::sc_time_stamp();
+  while (lookup_head_ != nullptr && lookup_head_->lookup_at <= now) {
+    Pending& p = *lookup_head_;
+    lookup_head_ = p.next;
+    if (lookup_head_ == nullptr) lookup_tail_ = nullptr;
+    p.next = nullptr;
+    lookup(p);
+  }
+  if (lookup_head_ != nullptr) lookup_due_.notify(lookup_head_->lookup_at - now);
+}
+
+void MemoryTranslation::lookup(Pending& p) {
+  const TranslationRequest& r = p.request;
+  if (r.length == 0) return finish(p, TranslationStatus::kOk);
+  const std::uint32_t index = key_index(r.key);
+  if (index >= config_.icm.mpt_entries) return finish(p, TranslationStatus::kInvalidKey);
+  if (const auto mpt = mpt_cache_.lookup(index)) return got_mpt(p, *mpt, invalidations_);
+  miss(p, true, index);
+}
+
+void MemoryTranslation::got_mpt(Pending& p, const MptEntry& mpt, std::uint64_t generation) {
+  const TranslationRequest& r = p.request;
+  const TranslationStatus status = check(r.key, mpt, r.va, r.length, r.access, r.pd);
+  if (status != TranslationStatus::kOk) return finish(p, status);
+  p.mpt = mpt;
+  p.mpt_generation = generation;
+  p.at = r.va;
+  p.left = r.length;
+  translate_pages(p);
+}
+
+std::uint64_t MemoryTranslation::mtt_index(const Pending& p) const {
+  const std::uint64_t page = 1ULL << p.mpt.page_shift;
+  return p.mpt.first_mtt + (p.at / page - p.mpt.base_va / page);
+}
+
+void MemoryTranslation::translate_pages(Pending& p) {
+  while (p.left > 0) {
+    const std::uint64_t index = mtt_index(p);
+    const auto frame = mtt_cache_.lookup(index);
+    if (!frame) return miss(p, false, index);
+    add_page(p, *frame);
+  }
+  finish(p, TranslationStatus::kOk);
+}
+
+void MemoryTranslation::add_page(Pending& p, std::uint64_t frame) {
+  const std::uint64_t page = 1ULL << p.mpt.page_shift;
+  const std::uint64_t n = std::min(p.left, page - p.at % page);
+  const std::uint64_t physical = frame + p.at % page;
+  std::vector<PhysicalSegment>& segments = p.response.result.segments;
+  if (!segments.empty() && segments.back().address + segments.back().length == physical) {
+    segments.back().length += n;
+  } else {
+    segments.push_back({physical, n});
+  }
+  p.at += n;
+  p.left -= n;
+}
+
+void MemoryTranslation::finish(Pending& p, TranslationStatus status) {
+  p.response.result.status = status;
+  if (status != TranslationStatus::kOk) ++stats_.errors;
+  --requests_in_flight_;
+  p.from->translation_done(p.response);
+  p.next = free_pending_;
+  free_pending_ = &p;
+}
+
+void MemoryTranslation::miss(Pending& p, bool mpt, std::uint64_t index) {
+  p.waiting_for = index;
+  Walk* walk = nullptr;
+  for (Walk* w : open_walks_) {
+    // A stale walk may hold data from before the change: only its own waiters get it.
+    if (w->mpt == mpt && !w->stale && index >= w->first && index - w->first < w->count) {
+      walk = w;
+      break;
+    }
+  }
+  if (walk != nullptr) {
+    ++(mpt ? stats_.mpt_merges : stats_.mtt_merges);
+  } else {
+    walk = free_walks_;
+    if (walk != nullptr) {
+      free_walks_ = walk->next;
+    } else {
+      walk_pool_.push_back(std::make_unique<Walk>());
+      walk = walk_pool_.back().get();
+    }
+    *walk = Walk{};
+    walk->mpt = mpt;
+    walk->first = index;
+    // An MTT walk brings the following entries of the same MR in the same read.
+    walk->count = mpt ? 1
+                      : std::min<std::uint64_t>(1 + config_.prefetch_entries,
+                                                p.mpt.first_mtt + p.mpt.pages - index);
+    walk->queued_at = sc_core::sc_time_stamp();
+    if (!mpt && p.mpt_generation != invalidations_) {
+      walk->stale = true;
+      ++stats_.stale_walks;
+    }
+    open_walks_.push_back(walk);
+    dispatch(*walk);
+  }
+  p.next = nullptr;
+  if (walk->last_waiter != nullptr) {
+    walk->last_waiter->next = &p;
+  } else {
+    walk->waiters = &p;
+  }
+  walk->last_waiter = &p;
+}
+
+void MemoryTranslation::dispatch(Walk& walk) {
+  if (!idle_slots_.empty()) {
+    WalkerSlot& slot = *slots_[idle_slots_.back()];
+    idle_slots_.pop_back();
+    slot.walk = &walk;
+    slot.start.notify(sc_core::SC_ZERO_TIME);
+    return;
+  }
+  walk.next = nullptr;
+  if (queue_tail_ != nullptr) {
+    queue_tail_->next = &walk;
+  } else {
+    queue_head_ = &walk;
+  }
+  queue_tail_ = &walk;
+}
+
+void MemoryTranslation::walker(std::size_t s) {
+  WalkerSlot& slot = *slots_[s];
+  for (;;) {
+    while (slot.walk == nullptr) sc_core::wait(slot.start);
+    Walk& walk = *slot.walk;
+    walk.started = true;
+    walk.generation = invalidations_;
+    const sc_core::sc_time start = sc_core::sc_time_stamp();
+    stats_.walk_queue_time += start - walk.queued_at;
+    stats_.peak_walks_in_flight = std::max(stats_.peak_walks_in_flight, ++walks_in_flight_);
+    const std::uint64_t address =
+        walk.mpt ? config_.icm.mpt_base + walk.first * kMptEntryBytes
+                 : config_.icm.mtt_base + walk.first * kMttEntryBytes;
+    const std::size_t bytes = walk.mpt ? kMptEntryBytes : walk.count * kMttEntryBytes;
+    sc_core::wait(walker2dma.read(address, slot.buffer.data(), bytes));
+    const sc_core::sc_time took = sc_core::sc_time_stamp() - start;
+    --walks_in_flight_;
+    ++(walk.mpt ? stats_.mpt_walks : stats_.mtt_walks);
+    stats_.walk_time += took;
+    if (walk_observer_) walk_observer_(took);
+    complete(walk, slot.buffer.data());
+
+    slot.walk = queue_head_;
+    if (queue_head_ != nullptr) {
+      queue_head_ = queue_head_->next;
+      if (queue_head_ == nullptr) queue_tail_ = nullptr;
+    } else {
+      idle_slots_.push_back(s);
+    }
+  }
+}
+
+void MemoryTranslation::complete(Walk& walk, const std::uint8_t* data) {
+  // Closed before the waiters go on, so their next misses never join it.
+  open_walks_.erase(std::find(open_walks_.begin(), open_walks_.end(), &walk));
+  const bool mpt = walk.mpt;
+  const std::uint64_t first = walk.first;
+  const std::uint64_t generation = walk.stale ? walk.generation : invalidations_;
+  MptEntry entry;
+  if (mpt) entry = decode_mpt(data);
+  if (!walk.stale) {
+    if (mpt) {
+      mpt_cache_.insert(first, entry);
+    } else {
+      for (std::uint64_t i = 0; i < walk.count; ++i) mtt_cache_.insert(first + i, mtt_frame(data, i));
+    }
+  }
+  Pending* p = walk.waiters;
+  walk.next = free_walks_;
+  free_walks_ = &walk;
+  while (p != nullptr) {
+    Pending* next = p->next;
+    p->next = nullptr;
+    if (mpt) {
+      got_mpt(*p, entry, generation);
+    } else {
+      add_page(*p, mtt_frame(data, p->waiting_for - first));
+      translate_pages(*p);
+    }
+    p = next;
+  }
 }
 
 TranslationStatus MemoryTranslation::check(std::uint32_t key, const MptEntry& mpt,
@@ -80,43 +317,46 @@ TranslationStatus MemoryTranslation::check(std::uint32_t key, const MptEntry& mp
 TranslationResult MemoryTranslation::translate(std::uint32_t key, std::uint64_t va,
                                                std::uint64_t length, std::uint32_t access,
                                                std::uint32_t pd) {
-  ++stats_.translations;
-  sc_core::wait(clock_.cycles(config_.hit_cycles));
-  TranslationResult result;
-  if (length == 0) return result;
-
-  const std::uint32_t index = key_index(key);
-  if (index >= config_.icm.mpt_entries) {
-    result.status = TranslationStatus::kInvalidKey;
-  } else {
-    const MptEntry mpt = fetch_mpt(index);
-    result.status = check(key, mpt, va, length, access, pd);
-    if (result.status == TranslationStatus::kOk) {
-      const std::uint64_t page = 1ULL << mpt.page_shift;
-      const std::uint64_t first_page = mpt.base_va / page;
-      for (std::uint64_t at = va, left = length; left > 0;) {
-        const std::uint64_t n = std::min(left, page - at % page);
-        const std::uint64_t frame = fetch_mtt(mpt, mpt.first_mtt + (at / page - first_page));
-        const std::uint64_t physical = frame + at % page;
-        if (!result.segments.empty() &&
-            result.segments.back().address + result.segments.back().length == physical) {
-          result.segments.back().length += n;
-        } else {
-          result.segments.push_back({physical, n});
-        }
-        at += n;
-        left -= n;
-      }
+  struct Waiter final : TranslationRequester {
+    void translation_done(const TranslationResponse& response) override {
+      result = response.result;
+      answered = true;
+      done.notify();
     }
+    sc_core::sc_event done;
+    bool answered = false;
+    TranslationResult result;
+  } waiter;
+  submit(waiter, TranslationRequest{0, key, va, length, access, pd});
+  while (!waiter.answered) sc_core::wait(waiter.done);
+  return std::move(waiter.result);
+}
+
+void MemoryTranslation::restart(const CacheGeometry& mtt_cache) {
+  // With none in flight no walk is open either (a walk lives for its waiters).
+  if (requests_in_flight_ != 0) {
+    throw std::logic_error(std::string(name()) + ": restart with translations in flight");
   }
-  if (result.status != TranslationStatus::kOk) ++stats_.errors;
-  return result;
+  config_.mtt_cache = mtt_cache;
+  mpt_cache_ = TranslationCache<MptEntry>(config_.mpt_cache, config_.seed);
+  mtt_cache_ = TranslationCache<std::uint64_t>(config_.mtt_cache, config_.seed + 1);
 }
 
 void MemoryTranslation::invalidate(std::uint32_t mpt_index, std::uint64_t first_mtt,
                                    std::uint32_t pages) {
+  ++invalidations_;
   mpt_cache_.invalidate(mpt_index);
   for (std::uint64_t i = 0; i < pages; ++i) mtt_cache_.invalidate(first_mtt + i);
+  // A walk not yet started reads the tables as they are now; one reading may not.
+  for (Walk* w : open_walks_) {
+    if (!w->started || w->stale) continue;
+    const bool touched = w->mpt ? w->first == mpt_index
+                                : w->first < first_mtt + pages && first_mtt < w->first + w->count;
+    if (touched) {
+      w->stale = true;
+      ++stats_.stale_walks;
+    }
+  }
 }
 
 }  // namespace rnicsim

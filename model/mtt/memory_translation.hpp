@@ -1,26 +1,49 @@
 #pragma once
 // MemoryTranslation: the NIC's memory protection and translation unit.
 //
-// translate(key, VA, length, access, PD) checks the key against its MPT entry
-// and turns the virtually contiguous range into the physical segments of its
-// scattered pages. Entries come from two set-associative caches (MPT, MTT);
-// a miss sends the page-table walker to fetch the entry from the tables in
-// host memory by DMA through `walker2dma` (bound to the DMA engine, so PCIe
-// costs apply, or to host memory directly). An MTT miss fetches the missing
-// entry plus `prefetch_entries` following ones of the same MR in one read.
+// A request (key, VA, length, access, PD, and the requester's tag) checks the
+// key against its MPT entry and turns the virtually contiguous range into the
+// physical segments of its scattered pages. Entries come from two
+// set-associative caches (MPT, MTT); a miss sends the page-table walker to
+// fetch the entry from the tables in host memory by DMA through `walker2dma`
+// (bound to the DMA engine, so PCIe costs apply, or to host memory directly).
+// An MTT miss fetches the missing entry plus `prefetch_entries` following ones
+// of the same MR in one read.
 //
-// Time: every translation pays the cache's hit latency once (the MPT and MTT
-// lookups are pipelined); each walk adds its DMA time. Errors, checked in
-// this order: key index beyond the MPT or entry not valid (invalid key), key
-// variant differs (stale key), PD differs, access not granted, range outside
-// the MR. A zero-length range needs no key (IB spec) and translates to no segments.
+// Requests come through the request port `nic2mtt`: the unit accepts one
+// every initiation interval and looks it up `hit_cycles` later (the MPT and
+// MTT lookups are pipelined), so hits overlap. A request that misses waits for
+// its walk while later requests go on (hit under miss): responses may
+// complete out of order, each carrying its requester's tag. The walker keeps
+// at most `walker_outstanding` walks in flight; a miss on an entry whose walk
+// is already pending joins it (like an MSHR), and every waiter gets the walk's
+// result. One request's own walks are serial (the MTT walk needs the MPT entry
+// first; pages in order), so a single caller sees hit latency plus its walks.
+//
+// Errors, checked in this order: key index beyond the MPT or entry not valid
+// (invalid key), key variant differs (stale key), PD differs, access not
+// granted, range outside the MR. A zero-length range needs no key (IB spec)
+// and translates to no segments. Errors found without a walk complete at
+// their lookup, in order with the hits around them.
+//
+// invalidate() drops cached entries. A walk already reading an invalidated
+// entry completes for the requests waiting on it (they were looked up before
+// the change) but installs nothing, and a later miss on that entry starts a
+// walk of its own instead of joining it. A request that read its MPT entry
+// before an invalidate completes with the tables as its walks read them, but
+// installs none of its later walks either: the driver may reuse a freed page
+// list without telling the unit, so nothing read on behalf of an old MPT entry
+// may outlive the request. Requests looked up after an invalidate see only the
+// tables as they are then.
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <systemc>
 #include <vector>
 
 #include "common/clock_domain.hpp"
+#include "common/module_macros.hpp"
 #include "host_memory/memory_initiator.hpp"
 #include "mtt/mpt_format.hpp"
 #include "mtt/translation_cache.hpp"
@@ -43,31 +66,81 @@ struct TranslationResult {
   std::vector<PhysicalSegment> segments;  // physically contiguous pages merged
 };
 
+struct TranslationRequest {
+  std::uint64_t tag = 0;  // the requester's own; comes back in the response
+  std::uint32_t key = 0;
+  std::uint64_t va = 0;
+  std::uint64_t length = 0;
+  std::uint32_t access = 0;  // IbvAccess flags the operation needs
+  std::uint32_t pd = 0;
+};
+
+struct TranslationResponse {
+  std::uint64_t tag = 0;
+  TranslationResult result;
+};
+
+// A requester's side of the request port: where its responses arrive.
+class TranslationRequester {
+ public:
+  // Called from one of the unit's processes at the response's time. The
+  // response lives only during the call. It may call nb_submit, never wait.
+  virtual void translation_done(const TranslationResponse& response) = 0;
+  virtual ~TranslationRequester() = default;
+};
+
+// The request port. One request enters per initiation interval, whoever
+// sends it, first come first served.
+class TranslationRequestIf : public virtual sc_core::sc_interface {
+ public:
+  // Blocks the calling thread until the unit accepts the request.
+  virtual void submit(TranslationRequester& from, const TranslationRequest& request) = 0;
+  // Accepts the request now if the interval allows; otherwise returns false
+  // and ready_event() fires when a request would be accepted.
+  virtual bool nb_submit(TranslationRequester& from, const TranslationRequest& request) = 0;
+  virtual const sc_core::sc_event& ready_event() const = 0;
+};
+
 struct MemoryTranslationConfig {
   IcmLayout icm;
   CacheGeometry mpt_cache;
   CacheGeometry mtt_cache;
   double clock_mhz = 0;
   std::uint32_t hit_cycles = 0;
+  std::uint32_t initiation_interval_cycles = 1;
+  std::uint32_t walker_outstanding = 1;  // walks in flight at once
   std::uint32_t prefetch_entries = 0;
   std::uint64_t seed = 0;  // random replacement
 };
 
 struct MemoryTranslationStats {
-  std::uint64_t translations = 0;
+  std::uint64_t translations = 0;  // requests accepted
   std::uint64_t errors = 0;
   std::uint64_t mpt_walks = 0;
   std::uint64_t mtt_walks = 0;
-  sc_core::sc_time walk_time;  // DMA time of every walk, summed
+  std::uint64_t mpt_merges = 0;   // MPT misses that joined a pending walk
+  std::uint64_t mtt_merges = 0;   // MTT misses that joined a pending walk
+  std::uint64_t stale_walks = 0;  // walks invalidated in flight (installed nothing)
+  sc_core::sc_time walk_time;        // DMA time of every walk, summed
+  sc_core::sc_time walk_queue_time;  // time walks waited for a free walker slot, summed
+  std::uint64_t peak_walks_in_flight = 0;
+  std::uint64_t peak_requests_in_flight = 0;  // accepted, not yet answered
 };
 
-class MemoryTranslation : public sc_core::sc_module {
+class MemoryTranslation : public sc_core::sc_module, public TranslationRequestIf {
  public:
+  sc_core::sc_export<TranslationRequestIf> nic2mtt;
   MemoryInitiator walker2dma;
 
+  RNICSIM_PROCESS_MODULE(MemoryTranslation);
   MemoryTranslation(const sc_core::sc_module_name& name, const MemoryTranslationConfig& config);
 
-  // Blocking: call from a thread; returns after the translation's time.
+  void submit(TranslationRequester& from, const TranslationRequest& request) override;
+  bool nb_submit(TranslationRequester& from, const TranslationRequest& request) override;
+  const sc_core::sc_event& ready_event() const override { return ready_; }
+
+  // Blocking convenience: submits, waits for the response and returns it.
+  // Call from a thread.
   TranslationResult translate(std::uint32_t key, std::uint64_t va, std::uint64_t length,
                               std::uint32_t access, std::uint32_t pd);
 
@@ -75,6 +148,11 @@ class MemoryTranslation : public sc_core::sc_module {
   // stats keep only counts and the sum).
   using WalkObserver = std::function<void(const sc_core::sc_time& took)>;
   void set_walk_observer(WalkObserver observer) { walk_observer_ = std::move(observer); }
+
+  // Starts a new design point of a sweep: both caches empty, as in a fresh
+  // unit, the MTT cache with `mtt_cache`'s geometry. Call with no translation
+  // in flight (std::logic_error otherwise); statistics keep counting.
+  void restart(const CacheGeometry& mtt_cache);
 
   // Drops cached entries the driver has changed.
   void invalidate(std::uint32_t mpt_index, std::uint64_t first_mtt, std::uint32_t pages);
@@ -84,19 +162,87 @@ class MemoryTranslation : public sc_core::sc_module {
   const TranslationCache<std::uint64_t>& mtt_cache() const { return mtt_cache_; }
 
  private:
+  struct Walk;
+
+  // A request from acceptance to response. Records are pooled: their number
+  // is the most requests ever in flight at once, which the requesters bound.
+  struct Pending {
+    TranslationRequester* from = nullptr;
+    TranslationRequest request;
+    TranslationResponse response;  // its segments keep their capacity
+    sc_core::sc_time lookup_at;
+    MptEntry mpt;
+    std::uint64_t mpt_generation = 0;  // invalidations_ when its MPT entry was read
+    std::uint64_t at = 0;            // VA of the part still to translate
+    std::uint64_t left = 0;          // its length
+    std::uint64_t waiting_for = 0;   // the MTT entry it waits for
+    Pending* next = nullptr;         // in the lookup queue, a walk's waiters or the free list
+  };
+
+  // One DMA read of the walker; also the miss-status entry that later
+  // misses on the same entry join.
+  struct Walk {
+    bool mpt = false;          // an MPT entry, or `count` MTT entries
+    std::uint64_t first = 0;   // entry index
+    std::uint64_t count = 0;
+    bool started = false;
+    std::uint64_t generation = 0;  // invalidations_ when it started reading
+    bool stale = false;  // its data may predate an invalidate: installs nothing, joins nobody
+    sc_core::sc_time queued_at;
+    Pending* waiters = nullptr;  // in the order they missed
+    Pending* last_waiter = nullptr;
+    Walk* next = nullptr;        // in the walk queue or the free list
+  };
+
+  struct WalkerSlot {
+    Walk* walk = nullptr;
+    sc_core::sc_event start;
+    std::vector<std::uint8_t> buffer;
+  };
+
+  // Takes the request into the lookup pipeline now; its slot was booked.
+  void accept(TranslationRequester& from, const TranslationRequest& request);
+  void lookup_stage();  // SC_METHOD: looks requests up when their hit latency has passed
+  void lookup(Pending& p);
+  void got_mpt(Pending& p, const MptEntry& mpt, std::uint64_t generation);
+  void translate_pages(Pending& p);  // as far as the MTT cache allows
+  void add_page(Pending& p, std::uint64_t frame);
+  void finish(Pending& p, TranslationStatus status);
+  void miss(Pending& p, bool mpt, std::uint64_t index);
+  void dispatch(Walk& walk);
+  void walker(std::size_t slot);  // one thread per walk slot
+  void complete(Walk& walk, const std::uint8_t* data);
   TranslationStatus check(std::uint32_t key, const MptEntry& mpt, std::uint64_t va,
                           std::uint64_t length, std::uint32_t access, std::uint32_t pd) const;
-  MptEntry fetch_mpt(std::uint32_t index);
-  std::uint64_t fetch_mtt(const MptEntry& mpt, std::uint64_t mtt_index);
-  // Reads host memory through the walker's port and waits the DMA time.
-  void walk_read(std::uint64_t address, std::uint8_t* data, std::size_t length);
+  std::uint64_t mtt_index(const Pending& p) const;
 
   MemoryTranslationConfig config_;
   ClockDomain clock_;
+  sc_core::sc_time hit_latency_;
+  sc_core::sc_time interval_;
   TranslationCache<MptEntry> mpt_cache_;
   TranslationCache<std::uint64_t> mtt_cache_;
   MemoryTranslationStats stats_;
   WalkObserver walk_observer_;
+
+  std::uint64_t invalidations_ = 0;
+  sc_core::sc_time next_accept_;  // earliest time the port takes the next request
+  sc_core::sc_event ready_;
+  Pending* lookup_head_ = nullptr;  // accepted, in lookup order (lookup_at rises)
+  Pending* lookup_tail_ = nullptr;
+  sc_core::sc_event lookup_due_;
+  std::vector<std::unique_ptr<Pending>> pending_pool_;
+  Pending* free_pending_ = nullptr;
+  std::uint64_t requests_in_flight_ = 0;
+
+  std::vector<std::unique_ptr<Walk>> walk_pool_;
+  Walk* free_walks_ = nullptr;
+  std::vector<Walk*> open_walks_;  // queued or in flight: what a miss may join
+  Walk* queue_head_ = nullptr;     // waiting for a slot, oldest first
+  Walk* queue_tail_ = nullptr;
+  std::vector<std::unique_ptr<WalkerSlot>> slots_;
+  std::vector<std::size_t> idle_slots_;
+  std::uint64_t walks_in_flight_ = 0;
 };
 
 }  // namespace rnicsim

@@ -27,6 +27,14 @@ void declare_mtt_keys(config::Schema& schema) {
                          "latency of a translation whose entries are all cached")
                  .at_least(0)
                  .at_most(1000000));
+  schema.add(integer_key("mtt.initiation_interval_cycles", 1, "cycles",
+                         "cycles between two requests the unit accepts")
+                 .at_least(1)
+                 .at_most(1000000));
+  schema.add(integer_key("mtt.walker_outstanding", 4, "walks",
+                         "table walks (DMA reads) the walker keeps in flight at once")
+                 .at_least(1)
+                 .at_most(256));  // one thread and one read buffer each
   schema.add(integer_key("mtt.mpt_cache_entries", 1024, "entries", "MPT cache size")
                  .at_least(1)
                  .at_most(1 << 24));
@@ -62,37 +70,38 @@ void declare_mtt_keys(config::Schema& schema) {
   }
 }
 
-IcmLayout icm_layout(const config::Json& doc, std::uint64_t icm_base) {
+IcmLayout icm_layout(std::uint64_t mpt_entries, std::uint64_t mtt_entries, std::uint64_t icm_base) {
   IcmLayout icm;
   icm.mpt_base = icm_base;
-  icm.mpt_entries = config::at_path(doc, "mtt.mpt_entries").get<std::uint32_t>();
+  icm.mpt_entries = static_cast<std::uint32_t>(mpt_entries);
   icm.mtt_base = icm_base + icm.mpt_entries * std::uint64_t{kMptEntryBytes};
-  icm.mtt_entries = config::at_path(doc, "mtt.mtt_entries").get<std::uint64_t>();
+  icm.mtt_entries = mtt_entries;
   return icm;
 }
 
-MemoryTranslationConfig memory_translation_config(const config::Json& doc,
-                                                  std::uint64_t icm_base) {
-  const auto integer = [&doc](const char* key) {
-    return config::at_path(doc, key).get<std::uint64_t>();
+IcmLayout icm_layout(const config::Section& mtt, std::uint64_t icm_base) {
+  return icm_layout(mtt.integer("mpt_entries"), mtt.integer("mtt_entries"), icm_base);
+}
+
+MemoryTranslationConfig memory_translation_config(const config::Section& mtt,
+                                                  std::uint64_t icm_base,
+                                                  std::optional<std::uint32_t> mtt_cache_entries) {
+  const auto integer = [&mtt](const char* key) {
+    return static_cast<std::uint32_t>(mtt.integer(key));
   };
-  const Replacement replacement = config::at_path(doc, "mtt.replacement").get<std::string>() == "lru"
-                                      ? Replacement::kLru
-                                      : Replacement::kRandom;
+  const Replacement replacement =
+      mtt.text("replacement") == "lru" ? Replacement::kLru : Replacement::kRandom;
   MemoryTranslationConfig c;
-  c.icm = icm_layout(doc, icm_base);
-  c.mpt_cache = {static_cast<std::uint32_t>(integer("mtt.mpt_cache_entries")),
-                 static_cast<std::uint32_t>(integer("mtt.mpt_cache_ways")), replacement};
-  c.mtt_cache = {static_cast<std::uint32_t>(integer("mtt.mtt_cache_entries")),
-                 static_cast<std::uint32_t>(integer("mtt.mtt_cache_ways")), replacement};
-  c.clock_mhz = config::at_path(doc, "mtt.clock_mhz").get<double>();
-  c.hit_cycles = static_cast<std::uint32_t>(integer("mtt.hit_cycles"));
-  c.prefetch_entries = static_cast<std::uint32_t>(integer("mtt.prefetch_entries"));
-  c.seed = integer("seed");
-  for (const auto& [ways, entries] : {std::pair{"mtt.mpt_cache_ways", "mtt.mpt_cache_entries"},
-                                      std::pair{"mtt.mtt_cache_ways", "mtt.mtt_cache_entries"}}) {
-    config::require_checked(ways_violation(doc, ways, entries), "memory_translation_config");
-  }
+  c.icm = icm_layout(mtt, icm_base);
+  c.mpt_cache = {integer("mpt_cache_entries"), integer("mpt_cache_ways"), replacement};
+  c.mtt_cache = {mtt_cache_entries ? *mtt_cache_entries : integer("mtt_cache_entries"),
+                 integer("mtt_cache_ways"), replacement};
+  c.clock_mhz = mtt.number("clock_mhz");
+  c.hit_cycles = integer("hit_cycles");
+  c.initiation_interval_cycles = integer("initiation_interval_cycles");
+  c.walker_outstanding = integer("walker_outstanding");
+  c.prefetch_entries = integer("prefetch_entries");
+  c.seed = mtt.stream_seed();
   return c;
 }
 

@@ -43,6 +43,13 @@ class TranslationCache {
     return line->value;
   }
 
+  // The cached value without counting or touching replacement (for checks).
+  std::optional<Value> peek(std::uint64_t index) const {
+    const Line* line = const_cast<TranslationCache*>(this)->find(index);
+    if (line == nullptr) return std::nullopt;
+    return line->value;
+  }
+
   void insert(std::uint64_t index, const Value& value) {
     if (Line* line = find(index)) {
       line->value = value;

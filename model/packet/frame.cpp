@@ -84,7 +84,7 @@ void encode_ext_header(ExtHeader header, const RocePacket& packet, std::uint8_t*
 
 // The checks of parse_frame in order; fills `result` as it goes.
 std::optional<ParseError> parse_into(const std::uint8_t* frame, std::size_t length,
-                                     ParseResult& result) {
+                                     IcrcHandling icrc_handling, ParseResult& result) {
   RocePacket& packet = result.packet;
 
   const std::optional<EthernetHeader> ethernet = EthernetHeader::decode(frame, length);
@@ -167,6 +167,7 @@ std::optional<ParseError> parse_into(const std::uint8_t* frame, std::size_t leng
     return ParseError::kPayloadLength;
   }
 
+  if (icrc_handling == IcrcHandling::kSkip) return std::nullopt;
   result.icrc_received = load_icrc(icrc);
   result.icrc_computed = compute_icrc(ip, static_cast<std::size_t>(icrc - ip));
   result.icrc_ok = result.icrc_received == result.icrc_computed;
@@ -212,14 +213,53 @@ const char* to_string(ParseError error) {
   return "unknown parse error";
 }
 
-ParseResult parse_frame(const std::uint8_t* frame, std::size_t length) {
+ParseResult parse_frame(const std::uint8_t* frame, std::size_t length, IcrcHandling icrc) {
   ParseResult result;
-  result.error = parse_into(frame, length, result);
+  result.error = parse_into(frame, length, icrc, result);
   return result;
 }
 
+std::optional<IcrcLocation> locate_icrc(const std::uint8_t* frame, std::size_t length) {
+  const std::optional<EthernetHeader> ethernet = EthernetHeader::decode(frame, length);
+  if (!ethernet) return std::nullopt;
+  const bool ipv6 = ethernet->ether_type == kEtherTypeIpv6;
+  if (!ipv6 && ethernet->ether_type != kEtherTypeIpv4) return std::nullopt;
+  const std::size_t ip_offset = ethernet->size();
+  const std::uint8_t* const ip = frame + ip_offset;
+  const std::size_t ip_available = length - ip_offset;
+  if (ip_available == 0 || (ip[0] >> 4) != (ipv6 ? 6 : 4)) return std::nullopt;
+
+  std::size_t ip_header_size = 0;
+  std::size_t ip_payload_size = 0;
+  std::uint8_t protocol = 0;
+  if (ipv6) {
+    ip_header_size = Ipv6Header::kSize;
+    if (ip_available < ip_header_size) return std::nullopt;
+    const Ipv6Header header = Ipv6Header::decode(ip);
+    ip_payload_size = header.payload_length;
+    protocol = header.next_header;
+  } else {
+    ip_header_size = std::size_t{ip[0] & 0xFu} * 4;
+    if (ip_header_size < Ipv4Header::kSize || ip_available < ip_header_size) return std::nullopt;
+    const Ipv4Header header = Ipv4Header::decode(ip);
+    if (header.total_length < ip_header_size) return std::nullopt;
+    ip_payload_size = header.total_length - ip_header_size;
+    protocol = header.protocol;
+  }
+  if (protocol != kIpProtocolUdp || ip_payload_size > ip_available - ip_header_size ||
+      ip_payload_size < UdpHeader::kSize) {
+    return std::nullopt;
+  }
+  const UdpHeader udp = UdpHeader::decode(ip + ip_header_size);
+  if (udp.destination_port != kRoceV2UdpPort || udp.length != ip_payload_size ||
+      udp.length < UdpHeader::kSize + Bth::kSize + kIcrcSize) {
+    return std::nullopt;
+  }
+  return IcrcLocation{ip_offset, ip_offset + ip_header_size + udp.length - kIcrcSize};
+}
+
 std::vector<std::uint8_t> build_frame(const RocePacket& headers, const std::uint8_t* payload,
-                                      std::size_t length) {
+                                      std::size_t length, IcrcHandling icrc) {
   const OpcodeInfo* const info = find_opcode(headers.bth.opcode);
   if (info == nullptr) {
     throw std::invalid_argument("build_frame: unsupported opcode " +
@@ -278,7 +318,9 @@ std::vector<std::uint8_t> build_frame(const RocePacket& headers, const std::uint
   if (length != 0) std::copy_n(payload, length, out);
   out += length + pad;  // the vector is zero-filled, so the pad already is
 
-  store_icrc(compute_icrc(ip, static_cast<std::size_t>(out - ip)), out);
+  if (icrc == IcrcHandling::kCompute) {
+    store_icrc(compute_icrc(ip, static_cast<std::size_t>(out - ip)), out);
+  }
   return frame;
 }
 

@@ -62,12 +62,17 @@ inline constexpr std::size_t kParseErrorCount =
 
 const char* to_string(ParseError error);
 
+// Whether parse_frame checks the ICRC and build_frame fills it, or leaves
+// that to the ICRC blocks (icrc_blocks.hpp), as the NIC's datapath does.
+enum class IcrcHandling : std::uint8_t { kCompute, kSkip };
+
 struct ParseResult {
   std::optional<ParseError> error;  // nullopt: a valid RoCEv2 packet
   // Headers decoded before the failing check; all of them on success and on
   // kIcrcMismatch.
   RocePacket packet;
-  // Set once the ICRC has been checked, that is on success and kIcrcMismatch.
+  // Set once the ICRC has been checked, that is on success and kIcrcMismatch
+  // (never with IcrcHandling::kSkip).
   std::uint32_t icrc_received = 0;
   std::uint32_t icrc_computed = 0;
   bool icrc_ok = false;
@@ -77,17 +82,34 @@ struct ParseResult {
 
 // Never reads outside [frame, frame + length). The frame may be longer than
 // the IP packet (Ethernet minimum-size padding): the IP total / payload length
-// locates the ICRC. Reserved BTH bits are accepted as they are.
-ParseResult parse_frame(const std::uint8_t* frame, std::size_t length);
+// locates the ICRC. Reserved BTH bits are accepted as they are. With
+// IcrcHandling::kSkip every check but the ICRC is made.
+ParseResult parse_frame(const std::uint8_t* frame, std::size_t length,
+                        IcrcHandling icrc = IcrcHandling::kCompute);
 
 // Writes the headers in the opcode's order, then `length` payload bytes, zero
 // pad to a multiple of 4, and the ICRC. Computes and overrides the EtherType
 // (from `ip`), IP total / payload length and UDP length (both counting the
 // ICRC), IPv4 header checksum, UDP checksum (0) and BTH pad count; every other
-// field is written as given. Throws std::invalid_argument for an unsupported
-// opcode, extended headers that do not match the opcode, or a payload length
-// the opcode does not allow.
+// field is written as given. With IcrcHandling::kSkip the ICRC field stays
+// zero. Throws std::invalid_argument for an unsupported opcode, extended
+// headers that do not match the opcode, or a payload length the opcode does
+// not allow.
 std::vector<std::uint8_t> build_frame(const RocePacket& headers, const std::uint8_t* payload,
-                                      std::size_t length);
+                                      std::size_t length,
+                                      IcrcHandling icrc = IcrcHandling::kCompute);
+
+// Where an ICRC engine finds a frame's ICRC: the IP header starts at
+// `ip_offset` and the ICRC field at `icrc_offset` (the ICRC covers the bytes
+// between them). Read from the Ethernet (and 802.1Q), IP and UDP headers
+// alone: EtherType IPv4 or IPv6 with the matching IP version, UDP to port
+// 4791, lengths that hold together within the frame and room for the BTH.
+struct IcrcLocation {
+  std::size_t ip_offset = 0;
+  std::size_t icrc_offset = 0;
+};
+// nullopt for a frame that is not RoCEv2 by those headers or whose lengths do
+// not hold together (the parser then reports why).
+std::optional<IcrcLocation> locate_icrc(const std::uint8_t* frame, std::size_t length);
 
 }  // namespace rnicsim::packet

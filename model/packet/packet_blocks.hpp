@@ -1,22 +1,29 @@
 #pragma once
-// The NIC's packet builder and parser as SystemC blocks.
+// The NIC's packet builder and parser as SystemC blocks, on the Stage template.
 //
 // PacketBuilder takes a transmit request (the QP's header template, the
 // message kind, PSN and payload) and emits the message's frames: segmented
-// at the path MTU with FIRST/MIDDLE/LAST/ONLY opcodes, headers, pad and ICRC
-// (build_frame). PacketParser takes frames and hands on the valid RoCEv2
-// packets (parse_frame), counting every rejected frame under its reason.
+// at the path MTU with FIRST/MIDDLE/LAST/ONLY opcodes, headers and pad
+// (build_frame), with the ICRC field left for the transmit ICRC block
+// (icrc_blocks.hpp) to fill. PacketParser takes frames whose ICRC the receive
+// ICRC block has checked and hands on the valid RoCEv2 packets (parse_frame
+// without the ICRC), counting every rejected frame under its reason.
 // Both move real bytes and charge their datapath: `bytes_per_cycle` beats
-// plus `latency_cycles` in their clock domain (StageTiming::clocked).
+// plus `latency_cycles` in their clock domain (StageTiming::clocked), per
+// frame emitted (builder) or taken (parser).
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <systemc>
+#include <vector>
 
-#include "common/channel.hpp"
-#include "common/module_macros.hpp"
+#include "common/block_impl.hpp"
+#include "common/stage.hpp"
+#include "common/stage_span.hpp"
 #include "common/stage_timing.hpp"
 #include "common/transfer.hpp"
 #include "config/config.hpp"
+#include "config/run_config.hpp"
 #include "packet/frame.hpp"
 #include "packet/segmentation.hpp"
 
@@ -38,64 +45,65 @@ struct TransmitRequest {
   SharedBytes payload;  // may be null for an empty message
 };
 
+// A frame on its way from the builder to the transmit ICRC block: its ICRC
+// field is still zero and its bytes are writable, as nothing else holds them.
+struct OutgoingFrame {
+  std::uint64_t index = 0;  // frames the builder made before this one
+  std::shared_ptr<Bytes> bytes;
+  sc_core::sc_time started;  // when the builder started it
+  std::vector<StageSpan> spans;
+
+  std::uint64_t size_bits() const { return 8ULL * bytes->size(); }
+  void record_span(const char* stage, const sc_core::sc_time& start, const sc_core::sc_time& end) {
+    spans.push_back(StageSpan{stage, start, end});
+  }
+};
+
 // A frame the parser accepted, with its decoded headers.
 struct ReceivedPacket {
   SharedBytes frame;
   RocePacket packet;  // payload_offset / payload_length locate the payload in `frame`
 };
 
-struct PacketBlockTiming {
+struct PacketBlockConfig {
+  BlockImpl builder_impl = BlockImpl::kModel;
   StageTiming builder;
+  BlockImpl parser_impl = BlockImpl::kModel;
   StageTiming parser;
 };
 
-struct PacketBuilderStats {
-  std::uint64_t messages = 0;
-  std::uint64_t frames = 0;
-  std::uint64_t frame_bytes = 0;
-};
-
-class PacketBuilder : public sc_core::sc_module {
+// Statistics (StageStats): items = messages, items_out = frames, bits = frame
+// bits (no FCS).
+class PacketBuilder : public Stage<TransmitRequest, OutgoingFrame> {
  public:
-  sc_core::sc_port<PopIf<TransmitRequest>> in;
-  sc_core::sc_port<PushIf<Transfer>> out;  // one Transfer per frame; its bytes are the frame
-
-  RNICSIM_PROCESS_MODULE(PacketBuilder);
   PacketBuilder(const sc_core::sc_module_name& name, const StageTiming& timing);
 
-  const PacketBuilderStats& stats() const { return stats_; }
-
- private:
-  void run();
-
-  StageTiming timing_;
-  PacketBuilderStats stats_;
+ protected:
+  void serve(TransmitRequest& request, Emitter& emitter) override;
 };
 
-struct PacketParserStats {
-  std::uint64_t accepted = 0;
-  std::array<std::uint64_t, kParseErrorCount> rejected{};  // indexed by ParseError
-  std::uint64_t rejected_total() const;
-};
-
-class PacketParser : public sc_core::sc_module {
+// Statistics (StageStats): items = frames taken, items_out = packets accepted,
+// dropped = frames rejected; rejected() counts them per ParseError.
+class PacketParser : public Stage<Transfer, ReceivedPacket> {
  public:
-  sc_core::sc_port<PopIf<Transfer>> in;
-  sc_core::sc_port<PushIf<ReceivedPacket>> out;
+  using RejectCounts = std::array<std::uint64_t, kParseErrorCount>;  // indexed by ParseError
 
-  RNICSIM_PROCESS_MODULE(PacketParser);
   PacketParser(const sc_core::sc_module_name& name, const StageTiming& timing);
 
-  const PacketParserStats& stats() const { return stats_; }
+  const RejectCounts& rejected() const { return rejected_; }
+  std::uint64_t rejected_total() const;
+
+ protected:
+  void serve(Transfer& frame, Emitter& emitter) override;
 
  private:
-  void run();
-
-  StageTiming timing_;
-  PacketParserStats stats_;
+  RejectCounts rejected_{};
 };
 
+// Declares the packet.* keys (builder, parser) and the icrc.* keys (the ICRC
+// block pair, icrc_blocks.hpp).
 void declare_packet_keys(config::Schema& schema);
-PacketBlockTiming packet_block_timing(const config::Json& doc);
+// From a node's "packet" section.
+PacketBlockConfig packet_block_config(const config::Section& packet);
 
 }  // namespace rnicsim::packet

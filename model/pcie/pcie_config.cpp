@@ -116,32 +116,28 @@ void declare_pcie_keys(config::Schema& schema) {
                    [](const config::Json& doc) { return completion_violation(doc); });
 }
 
-PcieConfig pcie_config(const config::Json& doc) {
-  const auto integer = [&doc](const char* key) {
-    return config::at_path(doc, key).get<std::uint32_t>();
+PcieConfig pcie_config(const config::Section& pcie) {
+  const auto integer = [&pcie](const char* key) {
+    return static_cast<std::uint32_t>(pcie.integer(key));
   };
-  const auto ns = [&doc](const char* key) {
-    return nanoseconds(config::at_path(doc, key).get<double>());
-  };
+  const auto ns = [&pcie](const char* key) { return nanoseconds(pcie.number(key)); };
   PcieConfig c;
-  c.generation = integer("pcie.generation");
-  c.lanes = integer("pcie.lanes");
-  c.mps_bytes = integer("pcie.mps_bytes");
-  c.mrrs_bytes = integer("pcie.mrrs_bytes");
-  c.rcb_bytes = integer("pcie.rcb_bytes");
-  c.completion_bytes = integer("pcie.completion_bytes");
-  c.link_latency = ns("pcie.link_latency_ns");
-  c.root_complex_latency = ns("pcie.root_complex_latency_ns");
-  c.memory_remote = config::at_path(doc, "pcie.memory_remote").get<bool>();
-  c.remote_socket_extra = ns("pcie.remote_socket_extra_ns");
-  c.ack_every_bytes = integer("pcie.ack_every_bytes");
-  c.fc_update_every_bytes = integer("pcie.fc_update_every_bytes");
-  c.iommu = config::at_path(doc, "pcie.iommu").get<bool>();
-  c.iotlb_entries = integer("pcie.iotlb_entries");
-  c.iotlb_miss = ns("pcie.iotlb_miss_ns");
-  c.iommu_page_bytes = integer("pcie.iommu_page_bytes");
-  // config::load checked this; the link model divides by these.
-  config::require_checked(completion_violation(doc), "pcie_config");
+  c.generation = integer("generation");
+  c.lanes = integer("lanes");
+  c.mps_bytes = integer("mps_bytes");
+  c.mrrs_bytes = integer("mrrs_bytes");
+  c.rcb_bytes = integer("rcb_bytes");
+  c.completion_bytes = integer("completion_bytes");
+  c.link_latency = ns("link_latency_ns");
+  c.root_complex_latency = ns("root_complex_latency_ns");
+  c.memory_remote = pcie.boolean("memory_remote");
+  c.remote_socket_extra = ns("remote_socket_extra_ns");
+  c.ack_every_bytes = integer("ack_every_bytes");
+  c.fc_update_every_bytes = integer("fc_update_every_bytes");
+  c.iommu = pcie.boolean("iommu");
+  c.iotlb_entries = integer("iotlb_entries");
+  c.iotlb_miss = ns("iotlb_miss_ns");
+  c.iommu_page_bytes = integer("iommu_page_bytes");
   return c;
 }
 

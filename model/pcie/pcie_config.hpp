@@ -5,6 +5,7 @@
 #include <systemc>
 
 #include "config/config.hpp"
+#include "config/run_config.hpp"
 
 namespace rnicsim::pcie {
 
@@ -37,6 +38,6 @@ struct PcieConfig {
 void declare_pcie_keys(config::Schema& schema);
 // Reads a configuration config::load has checked (the key rules and the
 // completion size's rule against the RCB and MPS that declare_pcie_keys adds).
-PcieConfig pcie_config(const config::Json& doc);
+PcieConfig pcie_config(const config::Section& pcie);
 
 }  // namespace rnicsim::pcie

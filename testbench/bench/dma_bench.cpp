@@ -17,7 +17,7 @@
 #include "experiments/dma/dma_experiment.hpp"
 #include "experiments/experiments.hpp"
 #include "host_memory/memory_initiator.hpp"
-#include "system/host_dma_path.hpp"
+#include "system/node.hpp"
 
 namespace rnicsim {
 namespace {
@@ -59,12 +59,11 @@ class Load : public sc_core::sc_module {
 };
 
 struct Testbed {
-  explicit Testbed(const DmaTestConfig& config)
-      : host("host", config.memory, config.pcie, config.splitter, config.engine), load("load") {
-    load.load2dma.socket.bind(host.dma_engine.nic2dma);
+  explicit Testbed(const DmaTestConfig& config) : node(kDmaTestNode, config.node), load("load") {
+    load.load2dma.socket.bind(node.nic.dma_engine.nic2dma);
     sc_core::sc_start(sc_core::SC_ZERO_TIME);
   }
-  HostDmaPath host;
+  Node node;
   Load load;
 };
 
@@ -72,9 +71,9 @@ Testbed& testbed() {
   static std::unique_ptr<Testbed> bed;
   if (!bed) {
     const std::string preset = std::string(RNICSIM_SOURCE_DIR) + "/configs/pcie_gen3x16.json";
-    const config::Json doc = config::load(preset, {}, rnicsim_schema());
+    config::RunConfig run(config::load_config(preset, {}, rnicsim_schema()));
     require_picosecond_resolution();
-    bed = std::make_unique<Testbed>(dma_test_config(doc));
+    bed = std::make_unique<Testbed>(dma_test_config(run));
   }
   return *bed;
 }
@@ -85,7 +84,7 @@ void BM_Dma4KiB(benchmark::State& state, bool write) {
   const std::uint64_t transfers_before = bed.load.transfers;
   const std::uint64_t deltas_before = sc_core::sc_delta_count();
   const std::uint64_t activations_before =
-      bed.host.dma_engine.stats().activations + bed.host.pcie.stats().activations;
+      bed.node.nic.dma_engine.stats().activations + bed.node.host.pcie.stats().activations;
   const sc_core::sc_time start = sc_core::sc_time_stamp();
   for (auto _ : state) sc_core::sc_start(kSlice);
   const auto transfers = static_cast<double>(bed.load.transfers - transfers_before);
@@ -98,7 +97,7 @@ void BM_Dma4KiB(benchmark::State& state, bool write) {
   // and the root complex's count their own runs, and the caller's thread
   // resumes once per transfer (the blocking adapter's wait).
   const std::uint64_t activations =
-      bed.host.dma_engine.stats().activations + bed.host.pcie.stats().activations;
+      bed.node.nic.dma_engine.stats().activations + bed.node.host.pcie.stats().activations;
   state.counters["activations_per_transfer"] =
       static_cast<double>(activations - activations_before) / transfers + 1;
 }

@@ -1,12 +1,13 @@
 // Simulator speed on the seed pipeline: Data moved per wall second through
-// both paths (real bytes through host memory), and delta cycles per Data as a
-// measure of kernel work. SystemC allows one elaboration per process, so the
+// both paths (real bytes through host memory), and delta cycles and process
+// activations (activity.hpp) per Data as measures of kernel work. SystemC allows one elaboration per process, so the
 // benchmark elaborates once and each iteration simulates one more microsecond.
 #include <benchmark/benchmark.h>
 
 #include <string>
 #include <systemc>
 
+#include "common/activity.hpp"
 #include "common/run_progress.hpp"
 #include "common/time_units.hpp"
 #include "experiments/experiments.hpp"
@@ -21,9 +22,9 @@ constexpr std::uint64_t kIterations = 400;
 
 void BM_SeedPipelineBothPaths(benchmark::State& state) {
   const std::string seed = std::string(RNICSIM_SOURCE_DIR) + "/configs/seed_pipeline.json";
-  const config::Json doc = config::load(
+  config::RunConfig doc(config::load_config(
       seed, {"workload.count=" + std::to_string(kDataPerIteration * (kIterations + 1))},
-      rnicsim_schema());
+      rnicsim_schema()));
   const PipelineConfig config = pipeline_config(doc);
   RunProgress quiet;
   DataPath ethernet("ethernet", config, true, tcp_ipv4(), quiet);
@@ -32,11 +33,14 @@ void BM_SeedPipelineBothPaths(benchmark::State& state) {
 
   const sc_core::sc_time step = config.workload.interval * static_cast<double>(kDataPerIteration);
   const std::uint64_t deltas_before = sc_core::sc_delta_count();
+  reset_activity();
   for (auto _ : state) sc_core::sc_start(step);
   const std::uint64_t data = ethernet.totals().arrived + rdma.totals().arrived;
   state.SetItemsProcessed(static_cast<std::int64_t>(data));
   state.counters["delta_cycles_per_data"] =
       static_cast<double>(sc_core::sc_delta_count() - deltas_before) / static_cast<double>(data);
+  state.counters["activations_per_data"] =
+      static_cast<double>(activity().total()) / static_cast<double>(data);
 }
 BENCHMARK(BM_SeedPipelineBothPaths)->Iterations(kIterations)->Unit(benchmark::kMicrosecond);
 

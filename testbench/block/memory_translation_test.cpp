@@ -3,6 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <cerrno>
+#include <optional>
+#include <ostream>
+#include <stdexcept>
 #include <systemc>
 #include <vector>
 
@@ -254,6 +257,309 @@ TEST(MemoryTranslation, AMissCostsTheHitLatencyPlusTheWalkersDmaTime) {
   EXPECT_EQ(walks[0], mpt_walk);
   EXPECT_EQ(walks[1], mtt_walk);
   EXPECT_EQ(unit.stats().walk_time, mpt_walk + mtt_walk);
+}
+
+// The request port: responses carry the requester's tag and may come out of
+// order. With walks straight to host memory every walk takes 100 ns, lookups
+// 3 cycles of 4 ns (12 ns); the unit accepts one request per interval.
+
+struct Answer {
+  std::uint64_t tag;
+  sc_time at;
+  TranslationStatus status;
+  std::vector<PhysicalSegment> segments;
+  bool operator==(const Answer& o) const {
+    return tag == o.tag && at == o.at && status == o.status && segments == o.segments;
+  }
+};
+
+std::ostream& operator<<(std::ostream& out, const Answer& a) {
+  out << "{tag " << a.tag << " at " << a.at << " " << to_string(a.status) << " [";
+  for (const PhysicalSegment& s : a.segments) out << " " << s.address << "+" << s.length;
+  return out << " ]}";
+}
+
+struct Recorder final : TranslationRequester {
+  void translation_done(const TranslationResponse& r) override {
+    answers.push_back({r.tag, sc_core::sc_time_stamp(), r.result.status, r.result.segments});
+  }
+  std::vector<Answer> answers;
+};
+
+MemoryTranslationConfig port_config(std::uint32_t interval, std::uint32_t walkers) {
+  MemoryTranslationConfig c = translation_config(64, 4);
+  c.initiation_interval_cycles = interval;
+  c.walker_outstanding = walkers;
+  return c;
+}
+
+const sc_time kLookup = nanoseconds(12);
+const sc_time kWalk = nanoseconds(100);
+const sc_time kCycle = nanoseconds(4);
+
+// One MR of `pages` pages, registered for local write.
+struct Region {
+  Region(Host& host, std::uint32_t pages) : pd(host.driver.ibv_alloc_pd()) {
+    va = host.space.allocate(pages * 4096ULL);
+    mr = host.driver.ibv_reg_mr(pd, va, pages * 4096ULL, IBV_ACCESS_LOCAL_WRITE);
+  }
+  TranslationRequest on_page(std::uint64_t tag, std::uint32_t page, std::uint64_t offset = 8) const {
+    return TranslationRequest{tag, mr->lkey, va + page * 4096ULL + offset, 8, 0, pd->handle};
+  }
+  ibv_pd* pd;
+  std::uint64_t va = 0;
+  ibv_mr* mr = nullptr;
+};
+
+// Where a request on `page` lands, for the expected segments.
+std::vector<PhysicalSegment> where(Host& host, const TranslationRequest& r) {
+  return {{host.space.physical(r.va), r.length}};
+}
+
+TEST(TranslationPort, BackToBackHitsCompleteOneIntervalApart) {
+  Host host(port_config(2, 4));  // one request per 8 ns
+  Region region(host, 4);
+  Recorder recorder;
+  std::vector<sc_time> accepted;
+  const sc_time t0 = nanoseconds(1000);
+  sc_core::sc_spawn([&] {
+    host.unit.translate(region.mr->lkey, region.va, 4 * 4096, 0, region.pd->handle);  // warm
+    sc_core::wait(t0 - sc_core::sc_time_stamp());
+    for (std::uint64_t i = 0; i < 6; ++i) {
+      host.unit.nic2mtt->submit(recorder, region.on_page(i, i % 4));
+      accepted.push_back(sc_core::sc_time_stamp());
+    }
+  });
+  sc_core::sc_start();
+  std::vector<Answer> expected;
+  for (std::uint64_t i = 0; i < 6; ++i) {
+    EXPECT_EQ(accepted[i], t0 + 2 * kCycle * static_cast<double>(i)) << i;
+    expected.push_back({i, t0 + 2 * kCycle * static_cast<double>(i) + kLookup,
+                        TranslationStatus::kOk, where(host, region.on_page(i, i % 4))});
+  }
+  EXPECT_EQ(recorder.answers, expected);
+  EXPECT_EQ(host.unit.stats().translations, 7u);
+  EXPECT_EQ(host.unit.mtt_cache().hits(), 6u);
+  EXPECT_EQ(host.unit.stats().mtt_walks, 4u);  // the warm-up's only
+  EXPECT_EQ(host.unit.stats().peak_requests_in_flight, 2u);  // 12 ns of lookup, one per 8 ns
+}
+
+TEST(TranslationPort, TwoMissesOnOneEntryMakeOneWalkAndBothCompleteAtItsEnd) {
+  Host host(port_config(1, 4));
+  Region region(host, 4);
+  Recorder recorder;
+  sc_core::sc_spawn([&] {
+    host.unit.nic2mtt->submit(recorder, region.on_page(0, 2, 8));
+    host.unit.nic2mtt->submit(recorder, region.on_page(1, 2, 64));
+  });
+  sc_core::sc_start();
+  // The first looks up at 12 ns and walks the MPT, then the MTT entry; the
+  // second misses both 4 ns later and joins each walk.
+  const sc_time end = kLookup + 2 * kWalk;
+  EXPECT_EQ(recorder.answers,
+            (std::vector<Answer>{{0, end, TranslationStatus::kOk, where(host, region.on_page(0, 2, 8))},
+                                 {1, end, TranslationStatus::kOk, where(host, region.on_page(1, 2, 64))}}));
+  const MemoryTranslationStats& s = host.unit.stats();
+  EXPECT_EQ(s.mpt_walks, 1u);
+  EXPECT_EQ(s.mtt_walks, 1u);
+  EXPECT_EQ(s.mpt_merges, 1u);
+  EXPECT_EQ(s.mtt_merges, 1u);
+  EXPECT_EQ(host.unit.mpt_cache().misses(), 2u);
+  EXPECT_EQ(host.unit.mtt_cache().misses(), 2u);
+  EXPECT_EQ(s.walk_time, 2 * kWalk);
+  EXPECT_EQ(s.peak_walks_in_flight, 1u);
+}
+
+TEST(TranslationPort, AHitIssuedDuringAMissCompletesFirst) {
+  Host host(port_config(1, 4));
+  Region region(host, 4);
+  Recorder recorder;
+  const sc_time t0 = nanoseconds(1000);
+  sc_core::sc_spawn([&] {
+    host.unit.translate(region.mr->lkey, region.va, 8, 0, region.pd->handle);  // MPT and page 0
+    sc_core::wait(t0 - sc_core::sc_time_stamp());
+    host.unit.nic2mtt->submit(recorder, region.on_page(7, 1));  // misses page 1
+    host.unit.nic2mtt->submit(recorder, region.on_page(8, 0));  // hits
+  });
+  sc_core::sc_start();
+  EXPECT_EQ(recorder.answers,
+            (std::vector<Answer>{
+                {8, t0 + kCycle + kLookup, TranslationStatus::kOk, where(host, region.on_page(8, 0))},
+                {7, t0 + kLookup + kWalk, TranslationStatus::kOk, where(host, region.on_page(7, 1))}}));
+}
+
+TEST(TranslationPort, WalkerOutstandingBoundsTheWalksInFlight) {
+  // Two units on the same memory: two walk slots and three.
+  Host host(port_config(1, 2));
+  MemoryTranslation three("translation_three_walkers", port_config(1, 3));
+  three.walker2dma.socket.bind(host.memory.socket);
+  Region region(host, 4);
+  Recorder two_slots;
+  Recorder three_slots;
+  const sc_time t0 = nanoseconds(1000);
+  for (auto [unit, recorder] : {std::pair{&host.unit, &two_slots}, std::pair{&three, &three_slots}}) {
+    sc_core::sc_spawn([&, unit = unit, recorder = recorder] {
+      unit->translate(region.mr->lkey, region.va, 8, 0, region.pd->handle);  // MPT and page 0
+      sc_core::wait(t0 - sc_core::sc_time_stamp());
+      for (std::uint32_t page = 1; page <= 3; ++page) unit->nic2mtt->submit(*recorder, region.on_page(page, page));
+    });
+  }
+  sc_core::sc_start();
+  // Lookups at t0 + 12, 16 and 20 ns. With two slots the third walk waits for
+  // the first to end (t0 + 112 ns) and ends 100 ns later.
+  const auto times = [](const Recorder& r) {
+    std::vector<std::pair<std::uint64_t, sc_time>> got;
+    for (const Answer& a : r.answers) got.emplace_back(a.tag, a.at);
+    return got;
+  };
+  using Times = std::vector<std::pair<std::uint64_t, sc_time>>;
+  EXPECT_EQ(times(two_slots), (Times{{1, t0 + kLookup + kWalk},
+                                     {2, t0 + kCycle + kLookup + kWalk},
+                                     {3, t0 + kLookup + 2 * kWalk}}));
+  EXPECT_EQ(times(three_slots), (Times{{1, t0 + kLookup + kWalk},
+                                       {2, t0 + kCycle + kLookup + kWalk},
+                                       {3, t0 + 2 * kCycle + kLookup + kWalk}}));
+  EXPECT_EQ(host.unit.stats().peak_walks_in_flight, 2u);
+  EXPECT_EQ(three.stats().peak_walks_in_flight, 3u);
+  EXPECT_EQ(host.unit.stats().walk_queue_time, kWalk - 2 * kCycle);
+  EXPECT_EQ(three.stats().walk_queue_time, sc_core::SC_ZERO_TIME);
+  EXPECT_EQ(host.unit.stats().mtt_walks, 4u);
+}
+
+TEST(TranslationPort, ErrorsKeepTheirOrderAndStatus) {
+  Host host(port_config(1, 4));
+  Region region(host, 2);
+  ibv_pd* other_pd = host.driver.ibv_alloc_pd();
+  Recorder recorder;
+  const sc_time t0 = nanoseconds(1000);
+  const TranslationRequest hit = region.on_page(0, 0);
+  const auto with = [&hit](std::uint64_t tag, auto change) {
+    TranslationRequest r = hit;
+    r.tag = tag;
+    change(r);
+    return r;
+  };
+  const std::vector<TranslationRequest> requests{
+      hit,
+      with(1, [](TranslationRequest& r) { r.key = make_key(1000, 0); }),        // beyond the MPT
+      with(2, [](TranslationRequest& r) { r.va += 2 * 4096; }),                 // after the MR
+      with(3, [&](TranslationRequest& r) { r.pd = other_pd->handle; }),         // wrong PD
+      with(4, [](TranslationRequest& r) { r.access = IBV_ACCESS_REMOTE_WRITE; }),  // not granted
+      with(5, [](TranslationRequest& r) { r.key = make_key(1000, 0); r.length = 0; }),  // needs no key
+      with(6, [](TranslationRequest& r) { r.key = make_key(7, 0); }),           // MPT walk: never registered
+      with(7, [](TranslationRequest&) {}),
+  };
+  sc_core::sc_spawn([&] {
+    host.unit.translate(hit.key, hit.va, 8, 0, hit.pd);  // MPT and page 0
+    sc_core::wait(t0 - sc_core::sc_time_stamp());
+    for (const TranslationRequest& r : requests) host.unit.nic2mtt->submit(recorder, r);
+  });
+  sc_core::sc_start();
+  using S = TranslationStatus;
+  const auto at = [&](int slot) { return t0 + kCycle * static_cast<double>(slot) + kLookup; };
+  const std::vector<PhysicalSegment> none;
+  EXPECT_EQ(recorder.answers, (std::vector<Answer>{{0, at(0), S::kOk, where(host, hit)},
+                                                   {1, at(1), S::kInvalidKey, none},
+                                                   {2, at(2), S::kOutOfBounds, none},
+                                                   {3, at(3), S::kPdMismatch, none},
+                                                   {4, at(4), S::kAccessDenied, none},
+                                                   {5, at(5), S::kOk, none},
+                                                   {7, at(7), S::kOk, where(host, hit)},
+                                                   {6, at(6) + kWalk, S::kInvalidKey, none}}));
+  EXPECT_EQ(host.unit.stats().errors, 5u);
+  EXPECT_EQ(host.unit.stats().translations, 9u);
+}
+
+TEST(TranslationPort, NbSubmitRefusesWithinTheIntervalAndSaysWhenItWouldAccept) {
+  Host host(port_config(3, 4));  // one request per 12 ns
+  Region region(host, 1);
+  Recorder recorder;
+  std::vector<std::pair<bool, sc_time>> tries;
+  sc_core::sc_spawn([&] {
+    for (std::uint64_t tag = 0; tag < 2; ++tag) {
+      tries.emplace_back(host.unit.nic2mtt->nb_submit(recorder, region.on_page(tag, 0)),
+                         sc_core::sc_time_stamp());
+    }
+    sc_core::wait(host.unit.nic2mtt->ready_event());
+    tries.emplace_back(host.unit.nic2mtt->nb_submit(recorder, region.on_page(1, 0)),
+                       sc_core::sc_time_stamp());
+  });
+  sc_core::sc_start();
+  const sc_time interval = 3 * kCycle;
+  EXPECT_EQ(tries, (std::vector<std::pair<bool, sc_time>>{
+                       {true, sc_time()}, {false, sc_time()}, {true, interval}}));
+  ASSERT_EQ(recorder.answers.size(), 2u);
+  EXPECT_EQ(recorder.answers[1].tag, 1u);
+  // The second joined the first's MPT and MTT walks.
+  EXPECT_EQ(recorder.answers[1].at, kLookup + 2 * kWalk);
+  EXPECT_EQ(host.unit.stats().translations, 2u);
+}
+
+TEST(TranslationPort, AnInvalidateDuringAWalkInstallsNothingAndIsNotJoined) {
+  Host host(port_config(1, 4));
+  Region region(host, 1);
+  const TranslationRequest a = region.on_page(0, 0);
+  const std::uint32_t index = key_index(a.key);
+  const std::uint64_t first_mtt = region.mr->first_mtt;
+  Recorder recorder;
+  std::optional<MptEntry> cached_at_150;
+  sc_core::sc_spawn([&] {
+    host.unit.nic2mtt->submit(recorder, a);  // MPT walk 12..112 ns reads the valid entry
+    sc_core::wait(nanoseconds(50));
+    host.driver.ibv_dereg_mr(region.mr);     // writes the entry invalid, then invalidates
+    sc_core::wait(nanoseconds(10));
+    TranslationRequest b = a;
+    b.tag = 1;
+    host.unit.nic2mtt->submit(recorder, b);  // at 60 ns: its own walk 72..172 ns
+    sc_core::wait(nanoseconds(90));
+    cached_at_150 = host.unit.mpt_cache().peek(index);
+    sc_core::wait(nanoseconds(150));
+    TranslationRequest c = a;
+    c.tag = 2;
+    host.unit.nic2mtt->submit(recorder, c);  // at 300 ns: hits b's entry
+  });
+  sc_core::sc_start();
+  using S = TranslationStatus;
+  const std::vector<PhysicalSegment> none;
+  // a was looked up before the change and completes with what it read: the
+  // entry, then (its MTT walk, 112..212 ns) the page.
+  EXPECT_EQ(recorder.answers,
+            (std::vector<Answer>{{1, nanoseconds(72) + kWalk, S::kInvalidKey, none},
+                                 {0, kLookup + 2 * kWalk, S::kOk, where(host, a)},
+                                 {2, nanoseconds(312), S::kInvalidKey, none}}));
+  EXPECT_FALSE(cached_at_150.has_value());
+  EXPECT_FALSE(host.unit.mtt_cache().peek(first_mtt).has_value());
+  const MemoryTranslationStats& s = host.unit.stats();
+  EXPECT_EQ(s.mpt_walks, 2u);
+  EXPECT_EQ(s.mtt_walks, 1u);
+  EXPECT_EQ(s.mpt_merges, 0u);
+  EXPECT_EQ(s.stale_walks, 2u);  // a's MPT walk, and its MTT walk on the old entry
+}
+
+TEST(TranslationPort, RestartRefusesWhileATranslationIsInFlight) {
+  Host host(port_config(1, 4));
+  Region region(host, 1);
+  Recorder recorder;
+  bool refused = false;
+  bool restarted = false;
+  sc_core::sc_spawn([&] {
+    host.unit.nic2mtt->submit(recorder, region.on_page(0, 0));  // walks until 212 ns
+    sc_core::wait(nanoseconds(100));
+    try {
+      host.unit.restart({64, 4, Replacement::kLru});
+    } catch (const std::logic_error&) {
+      refused = true;
+    }
+    sc_core::wait(nanoseconds(200));
+    host.unit.restart({64, 4, Replacement::kLru});
+    restarted = true;
+  });
+  sc_core::sc_start();
+  EXPECT_TRUE(refused);
+  EXPECT_TRUE(restarted);
+  ASSERT_EQ(recorder.answers.size(), 1u);
+  EXPECT_EQ(recorder.answers[0].at, kLookup + 2 * kWalk);
+  EXPECT_FALSE(host.unit.mtt_cache().peek(region.mr->first_mtt).has_value());  // emptied
 }
 
 }  // namespace

@@ -57,5 +57,43 @@ TEST(Simulate, AStopRequestEndsTheRunAtTheNextItemAndThrowsInterrupted) {
   EXPECT_EQ(to_ps(sc_core::sc_time_stamp()), 3000u);
 }
 
+// A workload's end ends the run, even with a timer pending far later (an RC
+// retransmission timer): the run never waits for starvation.
+TEST(SimulateWorkload, EndsWhenEveryPartHasFinishedWithTimersStillPending) {
+  bool timer_fired = false;
+  sc_core::sc_spawn([&timer_fired] {
+    sc_core::wait(picoseconds(1000000));
+    timer_fired = true;
+  });
+  sc_core::sc_spawn([] {
+    sc_core::wait(picoseconds(300));
+    finish_workload();
+  });
+  sc_core::sc_spawn([] {
+    sc_core::wait(picoseconds(500));
+    finish_workload();
+  });
+  simulate_workload(2);
+  EXPECT_EQ(to_ps(sc_core::sc_time_stamp()), 500u);
+  EXPECT_FALSE(timer_fired);
+}
+
+TEST(SimulateWorkload, AModelThatRunsOutOfEventsFirstIsAnError) {
+  sc_core::sc_spawn([] {
+    sc_core::wait(picoseconds(300));
+    finish_workload();
+  });
+  sc_core::sc_spawn([] { sc_core::wait(picoseconds(700)); });  // the other part never finishes
+  try {
+    simulate_workload(2);
+    FAIL() << "simulate_workload() returned";
+  } catch (const WorkloadStalled& e) {
+    EXPECT_STREQ(e.what(),
+                 "the model ran out of events with its workload unfinished (1 of 2 parts done): "
+                 "a deadlock or a lost message, a model bug");
+  }
+  EXPECT_EQ(to_ps(sc_core::sc_time_stamp()), 700u);
+}
+
 }  // namespace
 }  // namespace rnicsim

@@ -16,7 +16,7 @@ const std::string kPreset = std::string(RNICSIM_SOURCE_DIR) + "/configs/pcie_gen
 
 DmaTestResult run(std::vector<std::string> overrides) {
   overrides.push_back("output.plot=false");
-  const config::Json doc = config::load(kPreset, overrides, rnicsim_schema());
+  config::RunConfig doc(config::load_config(kPreset, overrides, rnicsim_schema()));
   RunProgress quiet;
   return run_dma_test(dma_test_config(doc), quiet);
 }

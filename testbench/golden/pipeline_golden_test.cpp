@@ -31,7 +31,7 @@ struct SeedRun {
 };
 
 SeedRun run_seed(const std::vector<std::string>& overrides = {}) {
-  const config::Json doc = config::load(kSeedConfig, overrides, rnicsim_schema());
+  config::RunConfig doc(config::load_config(kSeedConfig, overrides, rnicsim_schema()));
   SeedRun run;
   RunProgress quiet;
   run.result = run_pipeline(pipeline_config(doc), quiet, &run.timelines);

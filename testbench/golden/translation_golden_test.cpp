@@ -17,7 +17,7 @@ TranslationTestResult run(std::vector<std::string> overrides) {
   overrides.insert(overrides.end(), {"translation.mrs=4", "translation.pages_per_mr=64",
                                      "translation.accesses=4000",
                                      "translation.warmup_accesses=8000"});
-  const config::Json doc = config::load(kSweep, overrides, rnicsim_schema());
+  config::RunConfig doc(config::load_config(kSweep, overrides, rnicsim_schema()));
   RunProgress quiet;
   return run_translation_test(translation_test_config(doc), quiet);
 }
@@ -56,6 +56,47 @@ TEST(TranslationSweep, SequentialAccessesThrashAnLruCacheSmallerThanTheWorkingSe
       run({"translation.pattern=sequential", "translation.cache_entries=[128,256]"});
   EXPECT_DOUBLE_EQ(r.points[0].hit_rate, 0.0);
   EXPECT_DOUBLE_EQ(r.points[1].hit_rate, 1.0);
+}
+
+TEST(TranslationSweep, OneTranslationInFlightTakesTheSumOfItsLatencies) {
+  // Each request waits for the one before: the measured time is the sum of
+  // the latencies, so the rate is their mean's inverse (to rounding).
+  const TranslationTestResult r = run({"translation.cache_entries=[64,512]"});
+  for (const TranslationPoint& p : r.points) {
+    EXPECT_NEAR(p.translations_per_us * p.mean_translate_ns / 1000.0, 1.0, 1e-9);
+    EXPECT_EQ(p.merges, 0u);
+  }
+}
+
+// Sequential accesses through a cache half the working set all miss their
+// MTT entry, and 16 requests in flight keep every walk slot busy: throughput
+// is the slots over a walk's time (Little's law), and each request waits 16
+// requests' worth of it. The 0.5 % covers the measured window's two edges
+// (the first lookups, the last walks draining), about 600 ns of 140 us or more.
+TranslationPoint all_miss_with_walk_slots(int slots) {
+  const TranslationTestResult r =
+      run({"translation.pattern=sequential", "translation.cache_entries=[128]",
+           "translation.in_flight=16", "mtt.walker_outstanding=" + std::to_string(slots)});
+  return r.points.at(0);
+}
+
+TEST(TranslationSweep, OneWalkSlotServesOneMissPerWalk) {
+  const TranslationPoint p = all_miss_with_walk_slots(1);
+  EXPECT_DOUBLE_EQ(p.hit_rate, 0.0);
+  EXPECT_EQ(p.walks, 4000u);
+  EXPECT_NEAR(p.translations_per_us * p.mean_walk_ns / 1000.0, 1.0, 0.005);
+  EXPECT_NEAR(p.translations_per_us * p.mean_translate_ns / 1000.0, 16.0, 16 * 0.005);
+}
+
+TEST(TranslationSweep, FourWalkSlotsServeFourMissesPerWalk) {
+  const TranslationPoint p = all_miss_with_walk_slots(4);
+  EXPECT_DOUBLE_EQ(p.hit_rate, 0.0);
+  EXPECT_EQ(p.walks, 4000u);
+  EXPECT_NEAR(p.translations_per_us * p.mean_walk_ns / 1000.0, 4.0, 4 * 0.005);
+  EXPECT_NEAR(p.translations_per_us * p.mean_translate_ns / 1000.0, 16.0, 16 * 0.005);
+  // The walks overlap on the link without slowing each other much: four
+  // slots give close to four times one slot's 1 / 559 ns.
+  EXPECT_GT(p.translations_per_us, 3.9 * 1000.0 / 559.055);
 }
 
 }  // namespace

@@ -171,6 +171,8 @@ TEST(RnicsimSchema, EveryExperimentChecksEveryKey) {
       {{{"pcie", {{"mps_bytes", 128}, {"completion_bytes", 256}}}}, "pcie.completion_bytes"},
       {{{"mtt", {{"mtt_cache_entries", 4096}, {"mtt_cache_ways", 3}}}}, "mtt.mtt_cache_ways"},
       {{{"translation", {{"access_bytes", 96}}}}, "translation.access_bytes"},
+      {{{"nodes", {{"b", {{"pcie", {{"lanes", 3}}}}}}}}, "nodes.b.pcie.lanes"},
+      {{{"nodes", {{"b", {{"pcie", {{"rcb_bytes", 128}}}}}}}}, "nodes.b.pcie.completion_bytes"},
   };
   for (const auto& experiment : schema.find("experiment")->choices) {
     for (const auto& [doc, key] : bad) {

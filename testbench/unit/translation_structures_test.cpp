@@ -87,6 +87,19 @@ TEST(TranslationCache, RandomReplacementIsFixedByTheSeed) {
   EXPECT_THROW(TranslationCache<int>({6, 4, Replacement::kLru}, 1), std::invalid_argument);
 }
 
+TEST(TranslationCache, PeekNeitherCountsNorChangesTheVictim) {
+  TranslationCache<int> cache({2, 2, Replacement::kLru}, 1);  // one set of 2
+  cache.insert(0, 10);
+  cache.insert(1, 11);                // 0 is the least recently used
+  EXPECT_EQ(cache.peek(0), 10);       // a lookup here would save 0 from eviction
+  EXPECT_FALSE(cache.peek(2));
+  EXPECT_EQ(cache.hits(), 0u);
+  EXPECT_EQ(cache.misses(), 0u);
+  cache.insert(2, 12);                // evicts 0 all the same
+  EXPECT_FALSE(cache.peek(0));
+  EXPECT_EQ(cache.peek(1), 11);
+}
+
 TEST(PageAllocator, WithoutFragmentationPagesComeInAddressOrder) {
   PageAllocator allocator(0x1000, 16 * 4096, 4096, 0.0, 1);
   EXPECT_EQ(allocator.allocate(3), (std::vector<std::uint64_t>{0x1000, 0x2000, 0x3000}));

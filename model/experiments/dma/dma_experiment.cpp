@@ -13,7 +13,6 @@
 #include "dma/dma_config.hpp"
 #include "host_memory/host_memory_config.hpp"
 #include "host_memory/memory_initiator.hpp"
-#include "system/host_dma_path.hpp"
 
 namespace rnicsim {
 namespace {
@@ -79,6 +78,7 @@ class DmaLoad : public sc_core::sc_module {
       result.write_bw_gbps = measure_bandwidth(size, true);
       results_.push_back(result);
     }
+    finish_workload();
   }
 
   // Single reads one after another, each at a random size-aligned offset of
@@ -259,36 +259,32 @@ void declare_dma_test_keys(config::Schema& schema) {
                    memory_budget);
 }
 
-DmaTestConfig dma_test_config(const config::Json& doc) {
+DmaTestConfig dma_test_config(config::RunConfig& run) {
+  const config::Section test = run.section("dma_test");
   DmaTestConfig c;
-  c.sizes_bytes = config::at_path(doc, "dma_test.sizes_bytes").get<std::vector<std::uint64_t>>();
-  c.latency_samples = config::at_path(doc, "dma_test.latency_samples").get<std::uint32_t>();
-  c.window_bytes = config::at_path(doc, "dma_test.window_bytes").get<std::uint64_t>();
-  c.in_flight = config::at_path(doc, "dma_test.in_flight").get<std::uint32_t>();
-  c.bandwidth_bytes = config::at_path(doc, "dma_test.bandwidth_bytes").get<std::uint64_t>();
-  c.seed = config::at_path(doc, "seed").get<std::uint64_t>();
-  c.memory = host_memory_config(doc);
-  c.pcie = pcie::pcie_config(doc);
-  c.splitter = request_splitter_config(doc, c.pcie);
-  c.engine = dma_engine_config(doc);
-  config::require_checked(window_holds_transfers(doc), "dma_test_config");
-  config::require_checked(window_fits_memory(doc), "dma_test_config");
-  config::require_checked(memory_budget(doc), "dma_test_config");
+  c.sizes_bytes = test.integers("sizes_bytes");
+  c.latency_samples = static_cast<std::uint32_t>(test.integer("latency_samples"));
+  c.window_bytes = test.integer("window_bytes");
+  c.in_flight = static_cast<std::uint32_t>(test.integer("in_flight"));
+  c.bandwidth_bytes = test.integer("bandwidth_bytes");
+  c.seed = test.stream_seed();
+  c.node = node_config(run, kDmaTestNode);
   return c;
 }
 
 DmaTestResult run_dma_test(const DmaTestConfig& config, RunProgress& progress) {
   require_picosecond_resolution();
-  HostDmaPath host("host", config.memory, config.pcie, config.splitter, config.engine);
+  Node node(kDmaTestNode, config.node);
+  // The load stands for the NIC's DMA clients (WQE fetch, payload, CQE).
   DmaLoad load("load", config, progress);
-  load.load2dma.socket.bind(host.dma_engine.nic2dma);
+  load.load2dma.socket.bind(node.nic.dma_engine.nic2dma);
   progress.start("transfers", DmaLoad::total_transfers(config));
-  simulate();
+  simulate_workload(1);
   progress.finish();
-  const pcie::PcieLink& link = host.pcie;
+  const pcie::PcieLink& link = node.host.pcie;
 
   DmaTestResult result;
-  result.link_gbps = config.pcie.link_gbps();
+  result.link_gbps = config.node.host.pcie.link_gbps();
   result.sizes = load.results();
   result.upstream = link.upstream_stats();
   result.downstream = link.downstream_stats();
@@ -296,7 +292,7 @@ DmaTestResult run_dma_test(const DmaTestConfig& config, RunProgress& progress) {
   result.iotlb_hits = link.iotlb().hits();
   result.iotlb_misses = link.iotlb().misses();
   result.dma_requests =
-      host.dma_engine.stats().read_requests + host.dma_engine.stats().write_requests;
+      node.nic.dma_engine.stats().read_requests + node.nic.dma_engine.stats().write_requests;
   return result;
 }
 

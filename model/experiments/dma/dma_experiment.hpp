@@ -9,11 +9,12 @@
 
 #include "common/run_progress.hpp"
 #include "config/config.hpp"
+#include "config/run_config.hpp"
 #include "dma/dma_engine.hpp"
-#include "dma/request_splitter.hpp"
 #include "host_memory/host_memory.hpp"
 #include "pcie/pcie_config.hpp"
 #include "pcie/pcie_link.hpp"
+#include "system/node.hpp"
 
 namespace rnicsim {
 
@@ -24,10 +25,7 @@ struct DmaTestConfig {
   std::uint32_t in_flight = 0;        // concurrent transfers in the bandwidth runs
   std::uint64_t bandwidth_bytes = 0;  // bytes moved per size and direction
   std::uint64_t seed = 0;             // latency samples' random offsets
-  HostMemoryConfig memory;
-  pcie::PcieConfig pcie;
-  RequestSplitterConfig splitter;
-  DmaEngineConfig engine;
+  NodeConfig node;  // the host and NIC under test
 };
 
 struct DmaSizeResult {
@@ -53,7 +51,10 @@ struct DmaTestResult {
 void declare_dma_test_keys(config::Schema& schema);
 // Reads a configuration config::load has checked (declare_dma_test_keys adds
 // the rules that the window holds every transfer and fits in host memory).
-DmaTestConfig dma_test_config(const config::Json& doc);
+// The node whose host, PCIe link and DMA engine the dma experiment measures.
+inline constexpr const char* kDmaTestNode = "a";
+
+DmaTestConfig dma_test_config(config::RunConfig& run);
 
 // Elaborates and simulates; call once per process. Throws
 // SimulatedTimeExceeded or Interrupted (simulation.hpp).

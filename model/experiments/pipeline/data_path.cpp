@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <memory>
 
+#include "common/simulation.hpp"
 #include "common/time_units.hpp"
 #include "experiments/pipeline/data_pattern.hpp"
 
@@ -18,7 +19,6 @@ DataPath::DataPath(const sc_core::sc_module_name& name, const PipelineConfig& co
       source_("source", config.workload),
       app2next_(with_kernel_copy ? "app2kernel" : "app2dma", config.queue_items),
       dma2wire_("dma2wire", config.queue_items),
-      wire2peer_("wire2peer", Channel<Transfer>::kUnbounded),
       app_write_("app_write", config.cpu.app_write, 0, config.buffer_slots),
       dma_("dma", config.dma),
       wire_("wire", config.link, WireFraming(config.framing, encapsulation)) {
@@ -39,7 +39,6 @@ DataPath::DataPath(const sc_core::sc_module_name& name, const PipelineConfig& co
   dma_.out(dma2wire_);
   dma_.dma2host.socket.bind(memory_.socket);
   wire_.in(dma2wire_);
-  wire_.out(wire2peer_);
   SC_THREAD(receive);
 }
 
@@ -54,7 +53,7 @@ std::vector<const PipelineStage<Transfer>*> DataPath::stages() const {
 void DataPath::receive() {
   DataTimeline& data = arriving_;
   for (;;) {
-    const Transfer transfer = wire2peer_.pop();
+    const Transfer transfer = wire_.rx.pop();
     data.index = transfer.index();
     data.produced_ns = to_ns(transfer.produced_at());
     data.stage_start_ns.clear();
@@ -67,10 +66,11 @@ void DataPath::receive() {
     data.latency_ns = data.arrival_ns - data.produced_ns;
     data.bytes_match = transfer.bytes() &&
                        *transfer.bytes() ==
-                           data_pattern(workload_.seed, transfer.index(), workload_.data_bits);
+                           data_pattern(workload_.pattern_seed, transfer.index(), workload_.data_bits);
     count(data);
     if (observer_) observer_(data);
     progress_.advance();
+    if (totals_.arrived == workload_.count) finish_workload();
   }
 }
 

@@ -84,7 +84,6 @@ class DataPath : public sc_core::sc_module {
   Channel<Transfer> app2next_;
   std::unique_ptr<Channel<Transfer>> kernel2dma_;
   Channel<Transfer> dma2wire_;
-  Channel<Transfer> wire2peer_;
   ApplicationWriter app_write_;
   std::unique_ptr<KernelCopy> kernel_copy_;
   DmaStage dma_;

@@ -22,7 +22,7 @@ Transfer DataSource::pop() {
   if (due > sc_core::sc_time_stamp()) sc_core::wait(due - sc_core::sc_time_stamp());
   return Transfer(index, workload_.data_bits, due,
                   std::make_shared<const Bytes>(
-                      data_pattern(workload_.seed, index, workload_.data_bits)));
+                      data_pattern(workload_.pattern_seed, index, workload_.data_bits)));
 }
 
 }  // namespace rnicsim

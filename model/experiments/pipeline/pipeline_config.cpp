@@ -52,7 +52,9 @@ std::optional<config::Violation> memory_budget_violation(const config::Json& doc
   const std::uint64_t bytes = data_bytes(doc);
   const std::uint64_t ring_bytes = round_up(buffer_slots(doc) * bytes, 4096);
   const std::uint64_t queue = config::integer_at(doc, "pipeline.queue_items");
-  const WireLinkConfig link = wire_link_config(doc);
+  WireLinkConfig link;
+  link.gbps = config::at_path(doc, "link.gbps").get<double>();
+  link.propagation = nanoseconds(config::at_path(doc, "link.propagation_ns").get<double>());
   const std::uint64_t wire_spacing_ps = std::max<std::uint64_t>(
       1, to_ps(serialization_time(config::integer_at(doc, "workload.data_bits"), link.gbps)));
   const std::uint64_t on_wire = std::min<std::uint64_t>(
@@ -114,25 +116,25 @@ void declare_pipeline_keys(config::Schema& schema) {
                    rings_violation);
 }
 
-PipelineConfig pipeline_config(const config::Json& doc) {
-  const auto at = [&doc](const char* key) -> const config::Json& {
-    return config::at_path(doc, key);
-  };
+PipelineConfig pipeline_config(config::RunConfig& run) {
+  const config::Section workload = run.section("workload");
+  const config::Section host = run.node_section(kPipelineNode, "host");
+  const config::Section link = run.section("link");
   PipelineConfig c{};
-  c.workload.data_bits = at("workload.data_bits").get<std::uint64_t>();
-  c.workload.interval = nanoseconds(at("workload.interval_ns").get<double>());
-  c.workload.count = at("workload.count").get<std::uint64_t>();
-  c.workload.seed = at("seed").get<std::uint64_t>();
-  c.queue_items = at("pipeline.queue_items").get<std::size_t>();
-  c.memory = host_memory_config(doc);
-  c.cpu = host_cpu_config(doc);
-  c.dma = dma_timing(doc);
-  c.link = wire_link_config(doc);
-  c.framing = framing_kind(doc);
-
-  c.buffer_slots = buffer_slots(doc);
-  config::require_checked(rings_violation(doc), "pipeline_config");
-  config::require_checked(memory_budget_violation(doc), "pipeline_config");
+  c.workload.data_bits = workload.integer("data_bits");
+  c.workload.interval = nanoseconds(workload.number("interval_ns"));
+  c.workload.count = workload.integer("count");
+  c.workload.seed = run.at("seed").get<std::uint64_t>();
+  c.workload.pattern_seed = workload.stream_seed();
+  c.queue_items = run.section("pipeline").integer("queue_items");
+  c.memory = host_memory_config(host);
+  c.cpu = host_cpu_config(host);
+  c.dma = dma_timing(run.node_section(kPipelineNode, "dma"));
+  c.link = wire_link_config(link);
+  c.framing = framing_kind(link);
+  // A writer can be at most queue_items Data ahead of the stage that reads
+  // its buffer; see buffer_slots.
+  c.buffer_slots = c.queue_items + 1;
   return c;
 }
 

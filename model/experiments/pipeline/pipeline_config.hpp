@@ -7,6 +7,7 @@
 
 #include "common/stage_timing.hpp"
 #include "config/config.hpp"
+#include "config/run_config.hpp"
 #include "host_cpu/host_cpu_config.hpp"
 #include "host_memory/host_memory.hpp"
 #include "link/wire_framing.hpp"
@@ -18,7 +19,8 @@ struct PipelineWorkload {
   std::uint64_t data_bits = 0;
   sc_core::sc_time interval;
   std::uint64_t count = 0;
-  std::uint64_t seed = 0;  // selects the data pattern
+  std::uint64_t seed = 0;          // the configuration's seed, as reported
+  std::uint64_t pattern_seed = 0;  // selects the data pattern: seed's stream for "workload"
 };
 
 struct PipelineConfig {
@@ -41,6 +43,9 @@ void declare_pipeline_keys(config::Schema& schema);
 // Reads a configuration config::load has checked (declare_pipeline_keys adds
 // the rules that the buffer rings fit in host memory and that the Data in
 // flight fit in the memory budget).
-PipelineConfig pipeline_config(const config::Json& doc);
+// The node the seed pipeline's host and NIC blocks read their sections as.
+inline constexpr const char* kPipelineNode = "a";
+
+PipelineConfig pipeline_config(config::RunConfig& run);
 
 }  // namespace rnicsim

@@ -80,7 +80,7 @@ PipelineResult run_pipeline(const PipelineConfig& config, RunProgress& progress,
     rdma.set_observer([observer](const DataTimeline& data) { observer->arrived(1, data); });
   }
   progress.start("Data", 2 * config.workload.count);
-  simulate();
+  simulate_workload(2);  // both paths
   progress.finish();
 
   PipelineResult result;
@@ -88,7 +88,7 @@ PipelineResult run_pipeline(const PipelineConfig& config, RunProgress& progress,
   result.interval_ns = to_ns(config.workload.interval);
   result.count = config.workload.count;
   result.seed = config.workload.seed;
-  result.framing = config.framing == WireFraming::Kind::kNone ? "none" : "ethernet";
+  result.framing = framing_name(config.framing);
   result.paths.push_back(collect(ethernet, config.workload, tcp_ipv4().name));
   result.paths.push_back(collect(rdma, config.workload, roce_v2_write_only_ipv4().name));
   return result;

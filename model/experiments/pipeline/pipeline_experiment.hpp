@@ -37,7 +37,7 @@ struct PipelineResult {
   double interval_ns = 0;
   std::uint64_t count = 0;
   std::uint64_t seed = 0;
-  std::string framing;  // "none" or "ethernet"
+  std::string framing;  // "none", "ethernet" or "roce"
   std::vector<PathResult> paths;  // "ethernet", then "rdma"
 };
 

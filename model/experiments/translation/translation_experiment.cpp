@@ -20,19 +20,20 @@
 #include "host_memory/host_memory_config.hpp"
 #include "host_memory/page_allocator.hpp"
 #include "mtt/mtt_config.hpp"
-#include "system/host_dma_path.hpp"
+#include "system/node.hpp"
 
 namespace rnicsim {
 namespace {
 
-constexpr std::uint64_t kIcmBase = 16ULL << 20;     // the NIC's tables
-constexpr std::uint64_t kVirtualBase = 1ULL << 40;  // the application's buffers
 
 constexpr double kP99 = 0.99;
 // Per registered page, what the run holds: the address space's page-table
 // node, the driver's MTT entry in host memory and the frame lists of
 // registration.
 constexpr std::uint64_t kBytesPerRegisteredPage = 128;
+// Per walk slot of the unit: its thread (about 5.5 KiB measured at 2048 slots)
+// besides its read buffer.
+constexpr std::uint64_t kBytesPerWalkerThread = 8192;
 
 struct Access {
   std::uint32_t mr;
@@ -66,48 +67,72 @@ class AccessStream {
   std::uint64_t drawn_ = 0;
 };
 
-// Runs the points one after another.
-class TranslationLoad : public sc_core::sc_module {
+// Runs the points one after another, keeping `in_flight` translations
+// outstanding through the unit's request port (1: each waits for the one
+// before, as a single blocking caller would).
+class TranslationLoad : public sc_core::sc_module, public TranslationRequester {
  public:
   RNICSIM_PROCESS_MODULE(TranslationLoad);
 
   TranslationLoad(const sc_core::sc_module_name& name, const TranslationTestConfig& config,
-                  std::vector<MemoryTranslation*> units, std::vector<ibv_mr*> mrs,
-                  std::uint32_t pd, RunProgress& progress)
+                  MemoryTranslation& unit, std::vector<ibv_mr*> mrs, std::uint32_t pd,
+                  RunProgress& progress)
       : sc_core::sc_module(name),
         config_(config),
-        units_(std::move(units)),
+        unit_(unit),
         mrs_(std::move(mrs)),
         pd_(pd),
-        progress_(progress) {
+        progress_(progress),
+        started_(config.in_flight) {
+    for (std::uint32_t tag = config.in_flight; tag > 0; --tag) free_tags_.push_back(tag - 1);
     SC_THREAD(run);
   }
 
   const std::vector<TranslationPoint>& points() const { return points_; }
 
- private:
-  void translate(MemoryTranslation& unit, const Access& a) {
-    const ibv_mr& mr = *mrs_[a.mr];
-    const TranslationResult r =
-        unit.translate(mr.lkey, mr.addr + a.offset, config_.access_bytes, 0, pd_);
-    if (r.status != TranslationStatus::kOk) {
-      SC_REPORT_ERROR(name(), ("translation failed: " + to_string(r.status)).c_str());
+  void translation_done(const TranslationResponse& response) override {
+    if (response.result.status != TranslationStatus::kOk) {
+      SC_REPORT_ERROR(name(), ("translation failed: " + to_string(response.result.status)).c_str());
     }
+    if (took_ns_ != nullptr) {
+      const double took = to_ns(sc_core::sc_time_stamp() - started_[response.tag]);
+      took_ns_->add(took);
+      took_sum_ns_ += took;
+    }
+    free_tags_.push_back(static_cast<std::uint32_t>(response.tag));
+    answered_.notify();
+  }
+
+ private:
+  // Submits `count` accesses, at most in_flight at once, and waits for all.
+  void translate(MemoryTranslation& unit, AccessStream& stream, std::uint64_t count) {
+    for (std::uint64_t i = 0; i < count; ++i) {
+      while (free_tags_.empty()) sc_core::wait(answered_);
+      const std::uint32_t tag = free_tags_.back();
+      free_tags_.pop_back();
+      started_[tag] = sc_core::sc_time_stamp();
+      const Access a = stream.next();
+      const ibv_mr& mr = *mrs_[a.mr];
+      unit.nic2mtt->submit(*this, TranslationRequest{tag, mr.lkey, mr.addr + a.offset,
+                                                     config_.access_bytes, 0, pd_});
+      progress_.advance();
+    }
+    while (free_tags_.size() < config_.in_flight) sc_core::wait(answered_);
   }
 
   void run() {
-    for (std::size_t k = 0; k < units_.size(); ++k) {
-      MemoryTranslation& unit = *units_[k];
+    for (std::size_t k = 0; k < config_.cache_entries.size(); ++k) {
+      MemoryTranslation& unit = unit_;
+      CacheGeometry point = config_.node.nic.translation.mtt_cache;
+      point.entries = static_cast<std::uint32_t>(config_.cache_entries[k]);
+      unit.restart(point);
       AccessStream stream(config_);
-      for (std::uint64_t i = 0; i < config_.warmup_accesses; ++i) {
-        translate(unit, stream.next());
-        progress_.advance();
-      }
+      translate(unit, stream, config_.warmup_accesses);
       const std::uint64_t hits = unit.mtt_cache().hits();
       const std::uint64_t misses = unit.mtt_cache().misses();
       const std::uint64_t mpt_hits = unit.mpt_cache().hits();
       const std::uint64_t mpt_misses = unit.mpt_cache().misses();
-      const std::uint64_t walks = unit.stats().mpt_walks + unit.stats().mtt_walks;
+      const MemoryTranslationStats before = unit.stats();
       // An access walks at most twice (its MPT and its MTT entry).
       TopValues walk_ns(TopValues::capacity_for(kP99, 2 * config_.accesses));
       double walk_sum_ns = 0;
@@ -116,15 +141,12 @@ class TranslationLoad : public sc_core::sc_module {
         walk_sum_ns += to_ns(took);
       });
       TopValues took_ns(TopValues::capacity_for(kP99, config_.accesses));
-      double took_sum_ns = 0;
-      for (std::uint64_t i = 0; i < config_.accesses; ++i) {
-        const sc_core::sc_time start = sc_core::sc_time_stamp();
-        translate(unit, stream.next());
-        const double took = to_ns(sc_core::sc_time_stamp() - start);
-        took_ns.add(took);
-        took_sum_ns += took;
-        progress_.advance();
-      }
+      took_ns_ = &took_ns;
+      took_sum_ns_ = 0;
+      const sc_core::sc_time start = sc_core::sc_time_stamp();
+      translate(unit, stream, config_.accesses);
+      const sc_core::sc_time took = sc_core::sc_time_stamp() - start;
+      took_ns_ = nullptr;
       unit.set_walk_observer(nullptr);
       TranslationPoint p;
       p.cache_entries = config_.cache_entries[k];
@@ -135,22 +157,31 @@ class TranslationLoad : public sc_core::sc_module {
       const double mpt_lookups = static_cast<double>(unit.mpt_cache().hits() - mpt_hits +
                                                      unit.mpt_cache().misses() - mpt_misses);
       p.mpt_hit_rate = static_cast<double>(unit.mpt_cache().hits() - mpt_hits) / mpt_lookups;
-      p.mean_translate_ns = took_sum_ns / static_cast<double>(took_ns.count());
+      p.mean_translate_ns = took_sum_ns_ / static_cast<double>(took_ns.count());
       p.p99_translate_ns = took_ns.percentile(kP99);
-      p.walks = unit.stats().mpt_walks + unit.stats().mtt_walks - walks;
+      p.translations_per_us = static_cast<double>(config_.accesses) / (to_ns(took) / 1000.0);
+      const MemoryTranslationStats& after = unit.stats();
+      p.walks = after.mpt_walks + after.mtt_walks - before.mpt_walks - before.mtt_walks;
+      p.merges = after.mpt_merges + after.mtt_merges - before.mpt_merges - before.mtt_merges;
       if (walk_ns.count() > 0) {
         p.mean_walk_ns = walk_sum_ns / static_cast<double>(walk_ns.count());
         p.p99_walk_ns = walk_ns.percentile(kP99);
       }
       points_.push_back(p);
     }
+    finish_workload();
   }
 
   const TranslationTestConfig& config_;
-  std::vector<MemoryTranslation*> units_;
+  MemoryTranslation& unit_;
   std::vector<ibv_mr*> mrs_;
   std::uint32_t pd_;
   RunProgress& progress_;
+  std::vector<sc_core::sc_time> started_;  // by tag
+  std::vector<std::uint32_t> free_tags_;
+  sc_core::sc_event answered_;
+  TopValues* took_ns_ = nullptr;  // while measuring
+  double took_sum_ns_ = 0;
   std::vector<TranslationPoint> points_;
 };
 
@@ -199,7 +230,9 @@ std::optional<config::Violation> pages_violation(const config::Json& doc) {
 // The application's pages start at the first page boundary after the tables.
 std::uint64_t pool_base(const config::Json& doc) {
   const std::uint64_t page = config::integer_at(doc, "host.page_bytes");
-  return (icm_layout(doc, kIcmBase).end() + page - 1) / page * page;
+  const IcmLayout icm = icm_layout(config::integer_at(doc, "mtt.mpt_entries"),
+                                   config::integer_at(doc, "mtt.mtt_entries"), kIcmBase);
+  return (icm.end() + page - 1) / page * page;
 }
 
 // Only the translation experiment places its tables and pages in host memory.
@@ -223,27 +256,32 @@ std::optional<config::Violation> memory_violation(const config::Json& doc) {
                                ")"};
 }
 
-// Only the translation experiment builds a unit per point and registers pages.
+// Only the translation experiment registers pages; its one translation unit
+// holds the caches of one point at a time.
 std::optional<config::Violation> memory_budget_violation(const config::Json& doc) {
   if (config::at_path(doc, "experiment") != "translation") return std::nullopt;
   const std::uint64_t pages = config::integer_at(doc, "translation.mrs") * config::integer_at(doc, "translation.pages_per_mr");
-  long double bytes = static_cast<long double>(pages) * kBytesPerRegisteredPage +
-                      kSimulatorBaselineBytes;
   const std::uint64_t mpt_entries = config::integer_at(doc, "mtt.mpt_cache_entries");
-  for (const std::uint64_t entries :
-       config::at_path(doc, "translation.cache_entries").get<std::vector<std::uint64_t>>()) {
-    bytes += static_cast<long double>(entries) * TranslationCache<std::uint64_t>::kLineBytes +
-             static_cast<long double>(mpt_entries) * TranslationCache<MptEntry>::kLineBytes;
-  }
+  const auto sizes = config::at_path(doc, "translation.cache_entries").get<std::vector<std::uint64_t>>();
+  const std::uint64_t largest = *std::max_element(sizes.begin(), sizes.end());
+  const std::uint64_t walk_bytes = std::max<std::uint64_t>(
+      kMptEntryBytes, (1 + config::integer_at(doc, "mtt.prefetch_entries")) * kMttEntryBytes);
+  const long double bytes =
+      static_cast<long double>(pages) * kBytesPerRegisteredPage + kSimulatorBaselineBytes +
+      static_cast<long double>(largest) * TranslationCache<std::uint64_t>::kLineBytes +
+      static_cast<long double>(mpt_entries) * TranslationCache<MptEntry>::kLineBytes +
+      static_cast<long double>(config::integer_at(doc, "mtt.walker_outstanding")) *
+          static_cast<long double>(walk_bytes + kBytesPerWalkerThread);
   if (bytes <= kRunMemoryBudgetBytes) return std::nullopt;
   return config::Violation{
       "translation.cache_entries",
-      "the translation units' caches (one unit per point, each with its MTT cache of that size "
-      "and an MPT cache of mtt.mpt_cache_entries) and the " + std::to_string(pages) +
+      "the translation unit's caches and walker (the largest MTT cache of the points, an MPT "
+      "cache of mtt.mpt_cache_entries and mtt.walker_outstanding walk slots) and the " +
+          std::to_string(pages) +
           " registered pages need about " + std::to_string(static_cast<std::uint64_t>(bytes / kMiB)) +
           " MiB with the simulator's own; a run holds at most " +
           std::to_string(kRunMemoryBudgetBytes / kMiB) +
-          " MiB: fewer or smaller points, a smaller MPT cache or fewer pages"};
+          " MiB: smaller points, a smaller MPT cache, fewer walk slots or fewer pages"};
 }
 
 }  // namespace
@@ -276,6 +314,11 @@ void declare_translation_test_keys(config::Schema& schema) {
                                  "bytes of each access (inside one page)")
                  .at_least(1)
                  .at_most(1 << 30));
+  schema.add(config::integer_key("translation.in_flight", 1, "requests",
+                                 "translations kept in flight through the unit's request port "
+                                 "(1: each waits for the one before)")
+                 .at_least(1)
+                 .at_most(4096));
   schema.add_check({"translation.access_bytes", "host.page_bytes"}, access_violation);
   schema.add_check({"translation.cache_entries", "mtt.mtt_cache_ways"}, cache_sizes_violation);
   schema.add_check({"translation.mrs", "mtt.mpt_entries"}, mrs_violation);
@@ -285,70 +328,49 @@ void declare_translation_test_keys(config::Schema& schema) {
                     "translation.pages_per_mr", "mtt.mpt_entries", "mtt.mtt_entries"},
                    memory_violation);
   schema.add_check({"translation.cache_entries", "mtt.mpt_cache_entries", "translation.mrs",
-                    "translation.pages_per_mr"},
+                    "translation.pages_per_mr", "mtt.walker_outstanding",
+                    "mtt.prefetch_entries"},
                    memory_budget_violation);
 }
 
-TranslationTestConfig translation_test_config(const config::Json& doc) {
-  const auto integer = [&doc](const char* key) { return config::integer_at(doc, key); };
+TranslationTestConfig translation_test_config(config::RunConfig& run) {
+  const config::Section test = run.section("translation");
+  const auto integer = [&test](const char* key) { return test.integer(key); };
   TranslationTestConfig c;
-  c.cache_entries = config::at_path(doc, "translation.cache_entries").get<std::vector<std::uint64_t>>();
-  c.mrs = static_cast<std::uint32_t>(integer("translation.mrs"));
-  c.pages_per_mr = static_cast<std::uint32_t>(integer("translation.pages_per_mr"));
-  c.sequential = config::at_path(doc, "translation.pattern").get<std::string>() == "sequential";
-  c.accesses = integer("translation.accesses");
-  c.warmup_accesses = integer("translation.warmup_accesses");
-  c.access_bytes = static_cast<std::uint32_t>(integer("translation.access_bytes"));
-  c.page_bytes = host_page_bytes(doc);
-  c.fragmentation = config::at_path(doc, "host.fragmentation").get<double>();
-  c.seed = integer("seed");
-  c.memory = host_memory_config(doc);
-  c.pcie = pcie::pcie_config(doc);
-  c.splitter = request_splitter_config(doc, c.pcie);
-  c.engine = dma_engine_config(doc);
-  c.translation = memory_translation_config(doc, kIcmBase);
-
-  for (const auto& violation : {access_violation(doc), cache_sizes_violation(doc), mrs_violation(doc),
-                                 pages_violation(doc), memory_violation(doc),
-                                 memory_budget_violation(doc)}) {
-    config::require_checked(violation, "translation_test_config");
-  }
+  c.cache_entries = test.integers("cache_entries");
+  c.mrs = static_cast<std::uint32_t>(integer("mrs"));
+  c.pages_per_mr = static_cast<std::uint32_t>(integer("pages_per_mr"));
+  c.sequential = test.text("pattern") == "sequential";
+  c.accesses = integer("accesses");
+  c.warmup_accesses = integer("warmup_accesses");
+  c.access_bytes = static_cast<std::uint32_t>(integer("access_bytes"));
+  c.in_flight = static_cast<std::uint32_t>(integer("in_flight"));
+  c.seed = test.stream_seed();
+  // The sweep sets the MTT cache size point by point (translation.cache_entries).
+  c.node = node_config(run, kTranslationTestNode,
+                       static_cast<std::uint32_t>(c.cache_entries.front()));
+  read_host_software_config(run, kTranslationTestNode, c.node.host);
+  c.page_bytes = c.node.host.page_bytes;
   return c;
 }
 
 TranslationTestResult run_translation_test(const TranslationTestConfig& config,
                                            RunProgress& progress) {
   require_picosecond_resolution();
-  HostDmaPath host("host", config.memory, config.pcie, config.splitter, config.engine);
-
-  const IcmLayout& icm = config.translation.icm;
-  const std::uint64_t pool_base = (icm.end() + config.page_bytes - 1) / config.page_bytes * config.page_bytes;
-  PageAllocator allocator(pool_base, config.memory.size_bytes - pool_base, config.page_bytes,
-                          config.fragmentation, config.seed);
-  AddressSpace space(allocator, kVirtualBase);
-  VerbsDriver driver(host.memory, space, icm);
-  ibv_pd* pd = driver.ibv_alloc_pd();
+  Node node(kTranslationTestNode, config.node);
+  HostSoftware& software = node.software();
+  ibv_pd* pd = software.driver.ibv_alloc_pd();
   std::vector<ibv_mr*> mrs;
   for (std::uint32_t i = 0; i < config.mrs; ++i) {
     const std::uint64_t bytes = std::uint64_t{config.pages_per_mr} * config.page_bytes;
-    mrs.push_back(driver.ibv_reg_mr(pd, space.allocate(bytes), bytes, IBV_ACCESS_LOCAL_WRITE));
+    mrs.push_back(software.driver.ibv_reg_mr(pd, software.process.allocate(bytes), bytes,
+                                             IBV_ACCESS_LOCAL_WRITE));
   }
-
-  std::vector<std::unique_ptr<MemoryTranslation>> units;
-  std::vector<MemoryTranslation*> unit_pointers;
-  for (std::size_t k = 0; k < config.cache_entries.size(); ++k) {
-    MemoryTranslationConfig point = config.translation;
-    point.mtt_cache.entries = static_cast<std::uint32_t>(config.cache_entries[k]);
-    // Named by point, as a size may be measured twice.
-    units.push_back(std::make_unique<MemoryTranslation>(
-        ("translation_point" + std::to_string(k)).c_str(), point));
-    units.back()->walker2dma.socket.bind(host.dma_engine.nic2dma);
-    unit_pointers.push_back(units.back().get());
-  }
-  TranslationLoad load("load", config, unit_pointers, mrs, pd->handle, progress);
+  // The load stands for the NIC's requester, one design point after another.
+  TranslationLoad load("load", config, node.nic.translation, mrs, pd->handle, progress);
   progress.start("translations",
                  config.cache_entries.size() * (config.warmup_accesses + config.accesses));
-  simulate();
+  simulate_workload(1);
   progress.finish();
   return TranslationTestResult{load.points()};
 }

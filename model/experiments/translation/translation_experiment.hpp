@@ -2,19 +2,24 @@
 // The translation experiment: the NIC's MTT cache against a working set.
 // The driver registers `mrs` buffers of `pages_per_mr` scattered pages; a
 // stream of accesses (random or sequential over the pages) is translated by
-// one MemoryTranslation per cache size, one point after the other on the
-// same DMA engine and PCIe link, so a miss costs a real DMA read.
+// the node's translation unit, restarted with each cache size, one point
+// after the other on the same DMA engine and PCIe link, so a miss costs a
+// real DMA read. The load
+// keeps `in_flight` translations outstanding through the unit's request
+// port: with more than one, misses overlap (up to mtt.walker_outstanding
+// walks) and hits pass them.
 #include <cstdint>
 #include <string>
 #include <vector>
 
 #include "common/run_progress.hpp"
 #include "config/config.hpp"
+#include "config/run_config.hpp"
 #include "dma/dma_engine.hpp"
-#include "dma/request_splitter.hpp"
 #include "host_memory/host_memory.hpp"
 #include "mtt/memory_translation.hpp"
 #include "pcie/pcie_config.hpp"
+#include "system/node.hpp"
 
 namespace rnicsim {
 
@@ -26,14 +31,11 @@ struct TranslationTestConfig {
   std::uint64_t accesses = 0;         // measured per point
   std::uint64_t warmup_accesses = 0;  // translated first, not measured
   std::uint32_t access_bytes = 0;
-  std::uint64_t page_bytes = 0;
-  double fragmentation = 0;
-  std::uint64_t seed = 0;
-  HostMemoryConfig memory;
-  pcie::PcieConfig pcie;
-  RequestSplitterConfig splitter;
-  DmaEngineConfig engine;
-  MemoryTranslationConfig translation;  // its MTT cache size is replaced per point
+  std::uint32_t in_flight = 1;  // translations outstanding at once
+  std::uint64_t page_bytes = 0;  // node.host.page_bytes
+  std::uint64_t seed = 0;        // the access stream
+  // The host and NIC under test; the NIC's MTT cache is resized per point.
+  NodeConfig node;
 };
 
 struct TranslationPoint {
@@ -41,9 +43,11 @@ struct TranslationPoint {
   std::uint64_t working_set_pages = 0;
   double hit_rate = 0;      // MTT lookups that hit, measured accesses only
   double mpt_hit_rate = 0;
-  double mean_translate_ns = 0;
+  double mean_translate_ns = 0;  // from submitting the request to its response
   double p99_translate_ns = 0;
-  std::uint64_t walks = 0;  // MPT + MTT walks during the measured accesses
+  double translations_per_us = 0;  // measured accesses over the time they took
+  std::uint64_t walks = 0;   // MPT + MTT walks during the measured accesses
+  std::uint64_t merges = 0;  // misses of the measured accesses that joined a pending walk
   double mean_walk_ns = 0;  // DMA time of those walks (0 when there were none)
   double p99_walk_ns = 0;
 };
@@ -55,7 +59,10 @@ struct TranslationTestResult {
 void declare_translation_test_keys(config::Schema& schema);
 // Reads a configuration config::load has checked (declare_translation_test_keys
 // adds the rules that tie the working set to the tables, caches and memory).
-TranslationTestConfig translation_test_config(const config::Json& doc);
+// The node whose translation unit the sweep measures.
+inline constexpr const char* kTranslationTestNode = "a";
+
+TranslationTestConfig translation_test_config(config::RunConfig& run);
 
 // Elaborates and simulates; call once per process. Throws
 // SimulatedTimeExceeded or Interrupted (simulation.hpp).

@@ -1,0 +1,136 @@
+#pragma once
+// ReceiveBuffer: the receiving end of a wire, the peer's buffer for frames
+// that have arrived and that its receiver has not taken yet.
+//
+// The wire pushes each frame with the time it still needs to arrive (its
+// propagation); the push never blocks, because a wire cannot be held back by
+// its receiver. A frame that arrives when the buffer lacks room for its bytes
+// is dropped and counted, and handed to the drop handler (a composed NIC
+// fails the run naming the QP and PSN until retransmission exists). Room is
+// counted in the items' bytes (frames without preamble, FCS and gap), only
+// for frames that have arrived: frames still on the cable take none.
+//
+// The reader has both sides of Channel's reader: pop (blocking) and nb_pop,
+// peek and data_event(). Arrivals are settled lazily, in order of arrival,
+// whenever the buffer is used or its statistics read, so the buffer needs no
+// process of its own and costs no event per frame beyond the reader's; an
+// arrival at the same instant as a pop counts as before it. The drop handler
+// gets the frame and the time it arrived.
+#include <algorithm>
+#include <cstdint>
+#include <functional>
+#include <systemc>
+#include <utility>
+
+#include "common/activity.hpp"
+#include "common/channel.hpp"
+#include "common/ring_queue.hpp"
+#include "common/transfer.hpp"
+
+namespace rnicsim {
+
+struct ReceiveBufferStats {
+  std::uint64_t frames = 0;         // arrived and kept
+  std::uint64_t dropped = 0;        // arrived to a full buffer
+  std::uint64_t dropped_bytes = 0;
+  std::uint64_t peak_bytes = 0;     // most bytes held at once
+};
+
+class ReceiveBuffer : public sc_core::sc_prim_channel,
+                      public PushIf<Transfer>,
+                      public PopIf<Transfer>,
+                      public NbPopIf<Transfer> {
+ public:
+  using DropHandler = std::function<void(const Transfer& frame, const sc_core::sc_time& arrived)>;
+
+  ReceiveBuffer(const char* name, std::uint64_t capacity_bytes)
+      : sc_core::sc_prim_channel(name), capacity_bytes_(capacity_bytes) {}
+
+  // The wire's side: never waits.
+  void push(Transfer frame, const sc_core::sc_time& latency) override {
+    settle();
+    if (buffer_.empty() && in_flight_.empty()) data_event_.notify(latency);
+    in_flight_.push_back(Entry{sc_core::sc_time_stamp() + latency, std::move(frame)});
+  }
+  void wait_for_space() override {}
+
+  // The receiver's side.
+  Transfer pop() override {
+    while (!ready()) {
+      sc_core::wait(data_event_);
+      ++activity().channel_wakes;
+    }
+    return take();
+  }
+
+  bool nb_pop(Transfer& frame) override {
+    if (!ready()) return false;
+    frame = take();
+    return true;
+  }
+
+  const Transfer* peek() const override { return ready() ? &buffer_.front().item : nullptr; }
+  const sc_core::sc_event& data_event() const override { return data_event_; }
+
+  void set_drop_handler(DropHandler handler) { drop_handler_ = std::move(handler); }
+  std::uint64_t capacity_bytes() const { return capacity_bytes_; }
+  const ReceiveBufferStats& stats() const {
+    settle();
+    return stats_;
+  }
+  const char* kind() const override { return "rnicsim_receive_buffer"; }
+
+ private:
+  struct Entry {
+    sc_core::sc_time arrives_at;
+    Transfer item;
+  };
+
+  // Keeps or drops, in order, every frame that has arrived by now.
+  void settle() const {
+    const sc_core::sc_time now = sc_core::sc_time_stamp();
+    while (!in_flight_.empty() && in_flight_.front().arrives_at <= now) {
+      Entry entry = std::move(in_flight_.front());
+      in_flight_.pop_front();
+      const std::uint64_t bytes = entry.item.size_bytes();
+      if (bytes > capacity_bytes_ - held_bytes_) {
+        ++stats_.dropped;
+        stats_.dropped_bytes += bytes;
+        if (drop_handler_) drop_handler_(entry.item, entry.arrives_at);
+        continue;
+      }
+      held_bytes_ += bytes;
+      stats_.peak_bytes = std::max(stats_.peak_bytes, held_bytes_);
+      ++stats_.frames;
+      buffer_.push_back(std::move(entry));
+    }
+  }
+
+  // Whether a frame is held; if not, notifies the next arrival.
+  bool ready() const {
+    settle();
+    if (!buffer_.empty()) return true;
+    if (!in_flight_.empty()) {
+      data_event_.notify(in_flight_.front().arrives_at - sc_core::sc_time_stamp());
+    }
+    return false;
+  }
+
+  Transfer take() {
+    Transfer frame = std::move(buffer_.front().item);
+    buffer_.pop_front();
+    held_bytes_ -= frame.size_bytes();
+    return frame;
+  }
+
+  std::uint64_t capacity_bytes_;
+  DropHandler drop_handler_;
+  // Mutable: queries and statistics settle arrivals.
+  mutable RingQueue<Entry> in_flight_;  // pushed, still on the cable
+  mutable RingQueue<Entry> buffer_;     // arrived and kept
+  mutable std::uint64_t held_bytes_ = 0;
+  mutable ReceiveBufferStats stats_;
+  mutable sc_core::sc_event data_event_;
+};
+
+}  // namespace rnicsim

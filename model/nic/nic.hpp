@@ -1,0 +1,44 @@
+#pragma once
+// Nic: the NIC's blocks and their wiring, nothing else.
+//
+//   translation.walker2dma   --> dma_engine.nic2dma        (table walks are DMA reads)
+//   dma_engine.dma2split     --> request_split.dma2split   (requests cut into TLPs)
+//   request_split.split2pcie --> the host's PCIe link      (bound by Node)
+//
+// Blocks keep their own timing, config keys and statistics; see their READMEs.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <systemc>
+
+#include "config/run_config.hpp"
+#include "dma/dma_engine.hpp"
+#include "dma/request_splitter.hpp"
+#include "mtt/memory_translation.hpp"
+#include "pcie/pcie_config.hpp"
+
+namespace rnicsim {
+
+struct NicConfig {
+  DmaEngineConfig dma;
+  RequestSplitterConfig request_split;
+  MemoryTranslationConfig translation;
+};
+
+// Node `node`'s NIC: its "dma", "request_split" and "mtt" sections; `pcie` gives the request
+// sizes, `icm_base` where the host keeps its tables. An experiment that sets
+// the MTT cache size itself passes it as `mtt_cache_entries`.
+NicConfig nic_config(config::RunConfig& run, const std::string& node,
+                     const pcie::PcieConfig& pcie, std::uint64_t icm_base,
+                     std::optional<std::uint32_t> mtt_cache_entries = std::nullopt);
+
+class Nic : public sc_core::sc_module {
+ public:
+  Nic(const sc_core::sc_module_name& name, const NicConfig& config);
+
+  DmaEngine dma_engine;
+  RequestSplitter request_split;
+  MemoryTranslation translation;
+};
+
+}  // namespace rnicsim

@@ -1,0 +1,33 @@
+#include "system/node.hpp"
+
+#include "mtt/mtt_config.hpp"
+
+namespace rnicsim {
+
+NodeConfig node_config(config::RunConfig& run, const std::string& node,
+                       std::optional<std::uint32_t> mtt_cache_entries) {
+  NodeConfig c;
+  const IcmLayout icm = icm_layout(run.node_section(node, "mtt"), kIcmBase);
+  c.host = host_config(run, node, icm);
+  c.nic = nic_config(run, node, c.host.pcie, kIcmBase, mtt_cache_entries);
+  return c;
+}
+
+Node::Node(const sc_core::sc_module_name& name, const NodeConfig& config)
+    : sc_core::sc_module(name), host("host", config.host), nic("nic", config.nic) {
+  nic.request_split.split2pcie.bind(host.pcie.nic2pcie);
+}
+
+HostSoftware& Node::software() {
+  HostSoftware& software = host.software();
+  if (!software_connected_) {
+    software.driver.on_invalidate(
+        [this](std::uint32_t mpt_index, std::uint64_t first_mtt, std::uint32_t pages) {
+          nic.translation.invalidate(mpt_index, first_mtt, pages);
+        });
+    software_connected_ = true;
+  }
+  return software;
+}
+
+}  // namespace rnicsim
