@@ -39,7 +39,8 @@ DmaEngineConfig dma_engine_config(const config::Section& dma) {
 
 RequestSplitterConfig request_splitter_config(const config::Section& request_split,
                                               const pcie::PcieConfig& pcie) {
-  return RequestSplitterConfig{request_split.text("impl"), pcie.mrrs_bytes, pcie.mps_bytes};
+  return RequestSplitterConfig{parse_block_impl(request_split.text("impl")), pcie.mrrs_bytes,
+                               pcie.mps_bytes};
 }
 
 }  // namespace rnicsim

@@ -119,7 +119,8 @@ BookedTlps DmaEngine::book_window(DmaPort& port, DmaPort::Slot& slot, std::uint3
   Window& window = *free_windows_.back();
   free_windows_.pop_back();
   const DmaRequest& request = slot.request;
-  window.kind = request.op == DmaOp::kRead ? pcie::TlpKind::kMemoryRead : pcie::TlpKind::kMemoryWrite;
+  window.kind =
+      request.op == DmaOp::kRead ? pcie::TlpKind::kMemoryRead : pcie::TlpKind::kMemoryWrite;
   window.listener = this;
   window.port = &port;
   window.slot = static_cast<std::uint32_t>(&slot - port.slots_.data());

@@ -49,7 +49,8 @@ enum class DmaStatus : std::uint8_t {
 struct DmaCompletion {
   std::uint32_t tag = 0;
   DmaStatus status = DmaStatus::kOk;
-  sc_core::sc_time time;  // when the data was complete: in the buffer (read), in host memory (write)
+  // When the data was complete: in the buffer (read), in host memory (write).
+  sc_core::sc_time time;
   bool ok() const { return status == DmaStatus::kOk; }
 };
 

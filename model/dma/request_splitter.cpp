@@ -26,7 +26,8 @@ BookedTlps RequestSplitter::split(pcie::TlpWindow& window, std::uint32_t max_tlp
     // Requests end on multiples of max_bytes (a power of two <= 4 KiB), so
     // none crosses 4 KiB and after a short first one all are aligned.
     while (address < end && tlps_.size() < max_tlps) {
-      const std::uint64_t length = std::min<std::uint64_t>(end - address, max_bytes - address % max_bytes);
+      const std::uint64_t length =
+          std::min<std::uint64_t>(end - address, max_bytes - address % max_bytes);
       pcie::Tlp tlp;
       tlp.address = address;
       tlp.length = static_cast<std::uint32_t>(length);

@@ -6,16 +6,16 @@
 // when each may leave; the splitter trims the window to the bytes those TLPs
 // cover. Its RTL twin (issue 11) takes the same place: `request_split.impl`.
 #include <cstdint>
-#include <string>
 #include <systemc>
 #include <vector>
 
+#include "common/block_impl.hpp"
 #include "pcie/tlp_list.hpp"
 
 namespace rnicsim {
 
 struct RequestSplitterConfig {
-  std::string impl = "model";   // "model"; "rtl" comes with issue 11
+  BlockImpl impl = BlockImpl::kModel;  // its RTL twin comes with issue 11
   std::uint32_t mrrs_bytes = 0;  // max read request size
   std::uint32_t mps_bytes = 0;   // max payload size
 };

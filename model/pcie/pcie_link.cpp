@@ -143,7 +143,8 @@ void PcieLink::book_reads(TlpWindow& window, Tlp* tlps, std::uint32_t count,
                      static_cast<double>(sizes.full);
       if (sizes.tail > 0) duration += downstream_.wire_time(completion_wire_bytes(sizes.tail));
     }
-    const LinkDirection::Slot down = downstream_.send_tlps(completions, bytes, duration, ready, now);
+    const LinkDirection::Slot down =
+        downstream_.send_tlps(completions, bytes, duration, ready, now);
     acknowledge(upstream_, downstream_ack_bytes_, downstream_fc_bytes_, bytes, down.start, now);
     stats_.completions += completions;
 

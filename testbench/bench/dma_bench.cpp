@@ -36,7 +36,8 @@ class Load : public sc_core::sc_module {
   bool write = false;
   std::uint64_t transfers = 0;
 
-  explicit Load(const sc_core::sc_module_name& name) : sc_core::sc_module(name), load2dma("load2dma") {
+  explicit Load(const sc_core::sc_module_name& name)
+      : sc_core::sc_module(name), load2dma("load2dma") {
     for (std::uint32_t w = 0; w < kInFlight; ++w) {
       sc_core::sc_spawn([this] {
         std::vector<std::uint8_t> buffer(kTransferBytes, 0x5A);

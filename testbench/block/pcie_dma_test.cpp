@@ -80,7 +80,8 @@ struct Bench {
                  std::uint32_t write_window = 16)
       : memory("memory", HostMemoryConfig{16ULL << 30, sc_core::SC_ZERO_TIME}),
         link("pcie", config),
-        splitter("request_split", RequestSplitterConfig{"model", config.mrrs_bytes, config.mps_bytes}),
+        splitter("request_split",
+                 RequestSplitterConfig{BlockImpl::kModel, config.mrrs_bytes, config.mps_bytes}),
         engine("dma_engine", DmaEngineConfig{tags, write_window}),
         registers("registers"),
         initiators("initiators") {
@@ -651,10 +652,12 @@ TEST(DmaTags, PostedWritesReachMemoryInOrderEvenWhenAnEarlierOneWaitsForAWalk) {
   const auto data = pattern(64, 1);
   const auto cqe = pattern(64, 2);
   std::vector<std::uint8_t> warm(64);
-  completer.request_at(sc_core::SC_ZERO_TIME, DmaRequest::read(1, kHigh + 0x100000, 64, warm.data()));
+  completer.request_at(sc_core::SC_ZERO_TIME,
+                       DmaRequest::read(1, kHigh + 0x100000, 64, warm.data()));
   const sc_time later = nanoseconds(2000);
   payload.request_at(later, DmaRequest::write(2, kHigh, 64, data.data()));
-  completer.request_at(later + nanoseconds(1), DmaRequest::write(3, kHigh + 0x100000, 64, cqe.data()));
+  completer.request_at(later + nanoseconds(1),
+                       DmaRequest::write(3, kHigh + 0x100000, 64, cqe.data()));
   std::vector<std::uint8_t> seen_cqe(64);
   std::vector<std::uint8_t> seen_data(64);
   bool checked = false;

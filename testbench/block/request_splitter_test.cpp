@@ -30,7 +30,8 @@ struct RecordingLink : sc_core::sc_module, pcie::TlpListIf {
 
 struct Bench {
   explicit Bench(std::uint32_t mrrs = 512, std::uint32_t mps = 256)
-      : splitter("request_split", RequestSplitterConfig{"model", mrrs, mps}), link("pcie") {
+      : splitter("request_split", RequestSplitterConfig{BlockImpl::kModel, mrrs, mps}),
+        link("pcie") {
     splitter.split2pcie.bind(link.nic2pcie);
     sc_core::sc_start(sc_core::SC_ZERO_TIME);
   }
