@@ -23,7 +23,7 @@ sc_core::sc_time LinkDirection::wire_time(std::uint32_t wire_bytes) const {
   return serialization_time(8ULL * wire_bytes, gbps_);
 }
 
-void LinkDirection::forget_before(const sc_core::sc_time& now) {
+void LinkDirection::forget_before(std::uint64_t now) {
   while (first_ < busy_.size() && busy_[first_].end <= now) ++first_;
   // Compact once the stale half dominates: amortized constant, and the
   // vector's capacity is reused, so steady state allocates nothing.
@@ -33,15 +33,15 @@ void LinkDirection::forget_before(const sc_core::sc_time& now) {
   }
 }
 
-std::size_t LinkDirection::first_busy_after(const sc_core::sc_time& t) const {
+std::size_t LinkDirection::first_busy_after(std::uint64_t t) const {
   const auto it =
       std::upper_bound(busy_.begin() + static_cast<std::ptrdiff_t>(first_), busy_.end(), t,
-                       [](const sc_core::sc_time& time, const Busy& b) { return time < b.end; });
+                       [](std::uint64_t time, const Busy& b) { return time < b.end; });
   return static_cast<std::size_t>(it - busy_.begin());
 }
 
-void LinkDirection::place(std::size_t from, std::size_t to, const sc_core::sc_time& start,
-                          const sc_core::sc_time& end, bool dllps_only) {
+void LinkDirection::place(std::size_t from, std::size_t to, std::uint64_t start,
+                          std::uint64_t end, bool dllps_only) {
   Busy merged{start, end, dllps_only};
   if (from > first_ && busy_[from - 1].end == start) {
     --from;
@@ -66,8 +66,9 @@ LinkDirection::Slot LinkDirection::send_tlps(std::uint32_t tlps, std::uint64_t w
                                              const sc_core::sc_time& duration,
                                              const sc_core::sc_time& earliest,
                                              const sc_core::sc_time& now) {
-  forget_before(now);
-  sc_core::sc_time start = std::max(earliest, now);
+  forget_before(now.value());
+  const std::uint64_t length = duration.value();
+  std::uint64_t start = std::max(earliest, now).value();
   std::size_t i = first_busy_after(start);
   for (;;) {
     if (i < busy_.size() && busy_[i].start <= start) {  // the wire is busy at `start`
@@ -76,7 +77,7 @@ LinkDirection::Slot LinkDirection::send_tlps(std::uint32_t tlps, std::uint64_t w
     }
     // From `start` the TLPs run until a booked TLP is in their way; booked
     // DLLPs among them go between them, and they end that much later.
-    sc_core::sc_time end = start + duration;
+    std::uint64_t end = start + length;
     std::size_t j = i;
     while (j < busy_.size() && busy_[j].start < end && busy_[j].dllps_only) {
       end += busy_[j].end - busy_[j].start;
@@ -87,7 +88,8 @@ LinkDirection::Slot LinkDirection::send_tlps(std::uint32_t tlps, std::uint64_t w
       stats_.busy += duration;
       stats_.tlps += tlps;
       stats_.tlp_bytes += wire_bytes;
-      return Slot{start, end, end + latency_};
+      const sc_core::sc_time last = sc_core::sc_time::from_value(end);
+      return Slot{sc_core::sc_time::from_value(start), last, last + latency_};
     }
     start = busy_[j].end;
     i = j + 1;
@@ -97,14 +99,15 @@ LinkDirection::Slot LinkDirection::send_tlps(std::uint32_t tlps, std::uint64_t w
 void LinkDirection::send_dllps(std::uint32_t count, std::uint32_t wire_bytes,
                                const sc_core::sc_time& at, const sc_core::sc_time& now) {
   if (count == 0) return;
-  forget_before(now);
+  forget_before(now.value());
   const sc_core::sc_time duration = wire_time(wire_bytes) * static_cast<double>(count);
-  sc_core::sc_time start = std::max(at, now);
+  const std::uint64_t length = duration.value();
+  std::uint64_t start = std::max(at, now).value();
   std::size_t i = first_busy_after(start);
-  for (; i < busy_.size() && busy_[i].start < start + duration; ++i) {
+  for (; i < busy_.size() && busy_[i].start < start + length; ++i) {
     start = std::max(start, busy_[i].end);
   }
-  place(i, i, start, start + duration, true);
+  place(i, i, start, start + length, true);
   stats_.busy += duration;
   stats_.dllps += count;
 }

@@ -51,17 +51,19 @@ class LinkDirection {
   std::size_t booked_stretches() const { return busy_.size() - first_; }
 
  private:
+  // In picoseconds: plain integers, so the vector moves its stretches with
+  // memmove when one is placed between others.
   struct Busy {
-    sc_core::sc_time start;
-    sc_core::sc_time end;
+    std::uint64_t start;
+    std::uint64_t end;
     bool dllps_only;  // TLPs may flow around it
   };
   // The first stretch (index) still busy after `t`.
-  std::size_t first_busy_after(const sc_core::sc_time& t) const;
+  std::size_t first_busy_after(std::uint64_t t) const;
   // Replaces busy_[from, to) by [start, end), merging with the neighbours it touches.
-  void place(std::size_t from, std::size_t to, const sc_core::sc_time& start,
-             const sc_core::sc_time& end, bool dllps_only);
-  void forget_before(const sc_core::sc_time& now);
+  void place(std::size_t from, std::size_t to, std::uint64_t start, std::uint64_t end,
+             bool dllps_only);
+  void forget_before(std::uint64_t now);
 
   double gbps_;
   sc_core::sc_time latency_;
