@@ -288,6 +288,12 @@ int run_command(const RunArguments& run, std::ostream& out) {
     fs::remove_all(staging, ignored);
     created.remove_all();
     throw config::ConfigError(run.config, "", e.what());
+  } catch (const RunFailed& e) {
+    // The simulated system hit a fault the model cannot yet recover from.
+    std::error_code ignored;
+    fs::remove_all(staging, ignored);
+    created.remove_all();
+    throw RunFailure{run.config + ": the run failed: " + e.what()};
   } catch (const OutputError& e) {
     std::error_code ignored;
     fs::remove_all(staging, ignored);

@@ -19,6 +19,10 @@ volatile std::sig_atomic_t g_stop_signal = 0;
 std::size_t g_parts_running = 0;
 std::size_t g_parts = 0;
 
+// Why the run failed, if it did (fail_run); the first reason wins.
+std::string g_failure;
+
+
 // libsystemc 2.3.4 tells AddressSanitizer about its coroutine switches, but
 // when it switches back to the main thread it announces the main coroutine's
 // stack as empty (it never knew its bounds). ASan then believes the main
@@ -75,6 +79,15 @@ void unwind_every_thread() {
   restore_main_stack_for_sanitizer();
 }
 
+// A failed run is unwound and reported as RunFailed.
+void throw_if_failed() {
+  if (g_failure.empty()) return;
+  const std::string reason = g_failure;
+  g_failure.clear();
+  unwind_every_thread();
+  throw RunFailed(reason);
+}
+
 }  // namespace
 
 SimulatedTimeExceeded::SimulatedTimeExceeded()
@@ -101,6 +114,11 @@ void throw_if_stop_requested() {
   if (const int signal_number = stop_requested()) throw Interrupted(signal_number);
 }
 
+void fail_run(const std::string& reason) {
+  if (g_failure.empty()) g_failure = reason.empty() ? "the run failed" : reason;
+  sc_core::sc_pause();
+}
+
 void finish_workload() {
   if (g_parts_running == 0) return;  // not in simulate_workload(): nothing waits for it
   if (--g_parts_running == 0) sc_core::sc_pause();
@@ -115,6 +133,7 @@ void simulate_workload(std::size_t parts) {
   restore_main_stack_for_sanitizer();
   const std::size_t unfinished = g_parts_running;
   g_parts_running = 0;
+  throw_if_failed();
   if (stop_requested() != 0) {
     unwind_every_thread();
     throw_if_stop_requested();
@@ -137,6 +156,7 @@ void simulate() {
   sc_core::sc_start(now < kMaxSimulatedTime ? kMaxSimulatedTime - now : sc_core::SC_ZERO_TIME,
                     sc_core::SC_EXIT_ON_STARVATION);
   restore_main_stack_for_sanitizer();
+  throw_if_failed();
   const bool interrupted = stop_requested() != 0;
   if (!interrupted && !sc_core::sc_pending_activity()) return;
   unwind_every_thread();

@@ -19,6 +19,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <stdexcept>
+#include <string>
 #include <systemc>
 
 namespace rnicsim {
@@ -55,6 +56,18 @@ class WorkloadStalled : public std::runtime_error {
  public:
   WorkloadStalled(std::size_t finished, std::size_t parts);
 };
+
+// The simulated system met a condition the model cannot yet recover from
+// (a frame dropped before retransmission exists, say): the run stops loudly
+// rather than hang or report wrong numbers.
+class RunFailed : public std::runtime_error {
+ public:
+  explicit RunFailed(const std::string& reason) : std::runtime_error(reason) {}
+};
+
+// Called from a process: stops the run; simulate() and simulate_workload()
+// then throw RunFailed with the first reason given.
+void fail_run(const std::string& reason);
 
 // sc_start()s the elaborated model until nothing is left to do. Throws
 // Interrupted when a stop was requested, SimulatedTimeExceeded when work is

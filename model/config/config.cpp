@@ -264,6 +264,15 @@ std::string suggestion(std::string_view path, const std::vector<std::string>& ca
   return best ? " (did you mean '" + *best + "'?)" : "";
 }
 
+// " (did you mean 'pcie.lanes'?)" inside a node: " (did you mean 'nodes.b.pcie.lanes'?)".
+std::string with_prefix(const std::string& prefix, const std::string& suggestion_text) {
+  const std::string opening = " (did you mean '";
+  if (prefix.empty() || suggestion_text.compare(0, opening.size(), opening) != 0) {
+    return suggestion_text;
+  }
+  return opening + prefix + suggestion_text.substr(opening.size());
+}
+
 std::vector<std::string> key_paths(const Schema& schema) {
   std::vector<std::string> paths;
   for (const auto& spec : schema.keys()) {
@@ -414,7 +423,7 @@ void check_members(const Json& object, const std::string& prefix, const Schema& 
       check_members(member.value(), path, schema, source, display);
     } else {
       throw ConfigError(source, shown,
-                        "unknown key" + suggestion(path, key_and_section_paths(schema)));
+                        "unknown key" + with_prefix(display, suggestion(path, key_and_section_paths(schema))));
     }
   }
 }
@@ -451,7 +460,8 @@ void run_checks(const Json& effective, const Schema& schema, Blame&& blame) {
         throw std::logic_error("a rule between keys reports '" + violation->key +
                                "', which it does not list");
       }
-      if (!node.empty()) {
+      const std::string section = violation->key.substr(0, violation->key.find('.'));
+      if (!node.empty() && schema.is_node_section(section)) {
         violation->key = std::string(kNodesSection) + "." + node + "." + violation->key;
       }
       throw blame(check, *violation, node);
@@ -912,7 +922,8 @@ void apply_override(Json& doc, const std::string& assignment, const Schema& sche
                           example.path + "=" + compact(example.default_value));
   }
   if (!spec) {
-    throw ConfigError(source, path, "unknown key" + suggestion(key, key_paths(schema)));
+    throw ConfigError(source, path,
+                      "unknown key" + with_prefix(node_prefix, suggestion(key, key_paths(schema))));
   }
   // Bare words are strings so that "--set link.framing=ethernet" needs no
   // shell-escaped quotes; but a number that does not fit is an error, not
@@ -988,8 +999,9 @@ LoadedConfig load_config(const std::string& path, const std::vector<std::string>
       }
     };
     for (const auto& key : check.keys) {
-      consider(key);
-      if (!node.empty()) consider(std::string(kNodesSection) + "." + node + "." + key);
+      // The node sees its own value where it gives one, else the shared one.
+      const std::string own = std::string(kNodesSection) + "." + node + "." + key;
+      consider(!node.empty() && set_by.count(own) != 0 ? own : key);
     }
     return ConfigError(last ? "--set " + overrides[*last] : path, violation.key,
                        violation.reason);

@@ -1,5 +1,9 @@
 #include "config/run_config.hpp"
 
+#include <algorithm>
+#include <functional>
+#include <iterator>
+#include <map>
 #include <utility>
 
 namespace rnicsim::config {
@@ -39,6 +43,14 @@ std::uint64_t stream_seed(std::uint64_t seed, std::string_view name) {
   z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
   z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
   return z ^ (z >> 31);
+}
+
+std::string RunConfig::unbuilt_node_reason(std::string_view experiment,
+                                           const std::string& node) const {
+  std::string names;
+  for (const auto& n : nodes_) names += (names.empty() ? "" : ", ") + n;
+  return "the " + std::string(experiment) + " experiment has no node " + node +
+         (names.empty() ? " (it builds no nodes)" : " (its nodes: " + names + ")");
 }
 
 Section::Section(RunConfig& run, std::string node, std::string name)
@@ -101,6 +113,42 @@ const Json& RunConfig::read(const std::string& node, const std::string& name,
   return *value;
 }
 
+Json RunConfig::used() const {
+  Json out = used_;
+  const auto nodes = out.find(kNodesSection);
+  if (nodes == out.end()) return out;
+  // Every (section, key) some node read, with the values the nodes used.
+  std::map<std::pair<std::string, std::string>, std::vector<Json>> values;
+  for (const auto& node : nodes->items()) {
+    for (const auto& section : node.value().items()) {
+      for (const auto& key : section.value().items()) {
+        values[{section.key(), key.key()}].push_back(key.value());
+      }
+    }
+  }
+  for (const auto& [where, seen] : values) {
+    if (std::adjacent_find(seen.begin(), seen.end(), std::not_equal_to<>()) != seen.end()) {
+      continue;  // the nodes differ: each keeps its own
+    }
+    out[where.first][where.second] = seen.front();
+    for (auto& node : nodes->items()) {
+      const auto section = node.value().find(where.first);
+      if (section != node.value().end()) section->erase(where.second);
+    }
+  }
+  // Drop what the move emptied.
+  for (auto& node : nodes->items()) {
+    for (auto it = node.value().begin(); it != node.value().end();) {
+      it = it->empty() ? node.value().erase(it) : std::next(it);
+    }
+  }
+  for (auto it = nodes->begin(); it != nodes->end();) {
+    it = it->empty() ? nodes->erase(it) : std::next(it);
+  }
+  if (nodes->empty()) out.erase(std::string(kNodesSection));
+  return out;
+}
+
 void RunConfig::require_all_read(std::string_view experiment) const {
   std::vector<std::string> given;
   leaf_paths(loaded_.given, "", given);
@@ -111,14 +159,18 @@ void RunConfig::require_all_read(std::string_view experiment) const {
     if (path.compare(0, nodes_prefix.size(), nodes_prefix) == 0) {
       const std::string rest = path.substr(nodes_prefix.size());
       const std::string node = rest.substr(0, rest.find('.'));
-      if (nodes_.count(node) == 0) {
-        std::string names;
-        for (const auto& n : nodes_) names += (names.empty() ? "" : ", ") + n;
-        reason = "the " + std::string(experiment) + " experiment has no node " + node +
-                 (names.empty() ? " (it builds no nodes)" : " (its nodes: " + names + ")");
-      }
+      if (nodes_.count(node) == 0) reason = unbuilt_node_reason(experiment, node);
     }
     throw ConfigError(loaded_.source_of(path), path, reason);
+  }
+  // A node the experiment does not build, with no key in it.
+  if (const auto nodes = loaded_.given.find(kNodesSection); nodes != loaded_.given.end()) {
+    for (const auto& node : nodes->items()) {
+      if (nodes_.count(node.key()) != 0) continue;
+      throw ConfigError(loaded_.source_of(std::string(kNodesSection) + "." + node.key()),
+                        std::string(kNodesSection) + "." + node.key(),
+                        unbuilt_node_reason(experiment, node.key()));
+    }
   }
 }
 

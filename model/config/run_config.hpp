@@ -65,14 +65,18 @@ class RunConfig {
   // Throws ConfigError naming the first key the file or a --set gave that no
   // block read, and who gave it.
   void require_all_read(std::string_view experiment) const;
-  // The values read, each at the path it was read from, nodes under "nodes".
-  const Json& used() const { return used_; }
+  // The values read. A node section's value every node that read it agrees
+  // on is given once, in the shared section; where nodes differ, each node's
+  // value sits under nodes.<node>. Loaded again, it gives every block the
+  // same values, and the rules between keys hold on it.
+  Json used() const;
   const LoadedConfig& loaded() const { return loaded_; }
 
  private:
   friend class Section;
   const Json& read(const std::string& node, const std::string& name, std::string_view key);
   void record(const std::string& path, const Json& value);
+  std::string unbuilt_node_reason(std::string_view experiment, const std::string& node) const;
 
   LoadedConfig loaded_;
   std::set<std::string> read_;   // every path read, given or defaulted

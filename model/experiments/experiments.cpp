@@ -23,6 +23,7 @@
 #include "host_memory/host_memory_config.hpp"
 #include "link/link_config.hpp"
 #include "mtt/mtt_config.hpp"
+#include "nic/nic.hpp"
 #include "packet/packet_blocks.hpp"
 #include "pcie/pcie_config.hpp"
 
@@ -48,9 +49,11 @@ config::Schema build_schema() {
                  .at_most(10000000));
   // The blocks inside a node (a host and its NIC) read these sections, each
   // node its own copy: nodes.<node>.<section>.<key> overrides one node's.
-  for (const char* section : {"host", "pcie", "dma", "request_split", "mtt", "packet", "icrc"}) {
+  for (const char* section :
+       {"host", "pcie", "dma", "request_split", "mtt", "packet", "icrc", "nic"}) {
     schema.add_node_section(section);
   }
+  declare_nic_keys(schema);
   declare_pipeline_keys(schema);
   declare_host_memory_keys(schema);
   declare_host_cpu_keys(schema);

@@ -5,6 +5,14 @@
 
 namespace rnicsim {
 
+void declare_nic_keys(config::Schema& schema) {
+  schema.add(config::integer_key("nic.queue_items", 64, "items",
+                                 "capacity of each channel between two of the NIC's blocks, "
+                                 "counting items still in the previous block's latency")
+                 .at_least(1)
+                 .at_most(65536));
+}
+
 NicConfig nic_config(config::RunConfig& run, const std::string& node,
                      const pcie::PcieConfig& pcie, std::uint64_t icm_base,
                      std::optional<std::uint32_t> mtt_cache_entries) {
@@ -13,6 +21,9 @@ NicConfig nic_config(config::RunConfig& run, const std::string& node,
   c.request_split = request_splitter_config(run.node_section(node, "request_split"), pcie);
   c.translation =
       memory_translation_config(run.node_section(node, "mtt"), icm_base, mtt_cache_entries);
+  c.packet = packet::packet_block_config(run.node_section(node, "packet"));
+  c.icrc = packet::icrc_block_config(run.node_section(node, "icrc"));
+  c.queue_items = run.node_section(node, "nic").integer("queue_items");
   return c;
 }
 
@@ -20,9 +31,25 @@ Nic::Nic(const sc_core::sc_module_name& name, const NicConfig& config)
     : sc_core::sc_module(name),
       dma_engine("dma_engine", config.dma),
       request_split("request_split", config.request_split),
-      translation("translation", config.translation) {
+      translation("translation", config.translation),
+      transmit("transmit", config.queue_items),
+      builder("builder", config.packet.builder),
+      builder2icrc("builder2icrc", config.queue_items),
+      icrc_tx("icrc_tx", config.icrc.timing),
+      mac_tx("mac_tx", config.queue_items),
+      icrc_rx("icrc_rx", config.icrc.timing),
+      icrc2parser("icrc2parser", config.queue_items),
+      parser("parser", config.packet.parser),
+      received("received", config.queue_items) {
   dma_engine.dma2split.bind(request_split.dma2split);
   translation.walker2dma.socket.bind(dma_engine.nic2dma);
+  builder.in(transmit);
+  builder.out(builder2icrc);
+  icrc_tx.in(builder2icrc);
+  icrc_tx.out(mac_tx);
+  icrc_rx.out(icrc2parser);
+  parser.in(icrc2parser);
+  parser.out(received);
 }
 
 }  // namespace rnicsim

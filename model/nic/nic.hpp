@@ -5,16 +5,25 @@
 //   dma_engine.dma2split     --> request_split.dma2split   (requests cut into TLPs)
 //   request_split.split2pcie --> the host's PCIe link      (bound by Node)
 //
+//   transmit --> builder --> icrc_tx --> mac_tx ......... the wire (bound by Testbed)
+//   the wire's receive buffer ..> icrc_rx --> parser --> received
+//
+// `transmit` takes the transport's packet descriptors; `received` holds the
+// packets that passed the ICRC and header checks, for the transport.
 // Blocks keep their own timing, config keys and statistics; see their READMEs.
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <systemc>
 
+#include "common/channel.hpp"
+#include "config/config.hpp"
 #include "config/run_config.hpp"
 #include "dma/dma_engine.hpp"
 #include "dma/request_splitter.hpp"
 #include "mtt/memory_translation.hpp"
+#include "packet/icrc_blocks.hpp"
+#include "packet/packet_blocks.hpp"
 #include "pcie/pcie_config.hpp"
 
 namespace rnicsim {
@@ -23,11 +32,16 @@ struct NicConfig {
   DmaEngineConfig dma;
   RequestSplitterConfig request_split;
   MemoryTranslationConfig translation;
+  packet::PacketBlockConfig packet;
+  packet::IcrcBlockConfig icrc;
+  std::size_t queue_items = 0;  // capacity of each channel between two blocks
 };
 
-// Node `node`'s NIC: its "dma", "request_split" and "mtt" sections; `pcie` gives the request
-// sizes, `icm_base` where the host keeps its tables. An experiment that sets
-// the MTT cache size itself passes it as `mtt_cache_entries`.
+void declare_nic_keys(config::Schema& schema);
+
+// Node `node`'s NIC: its "nic", "dma", "request_split", "mtt", "packet" and "icrc" sections;
+// `pcie` gives the request sizes, `icm_base` where the host keeps its tables.
+// An experiment that sets the MTT cache size itself passes it as `mtt_cache_entries`.
 NicConfig nic_config(config::RunConfig& run, const std::string& node,
                      const pcie::PcieConfig& pcie, std::uint64_t icm_base,
                      std::optional<std::uint32_t> mtt_cache_entries = std::nullopt);
@@ -39,6 +53,17 @@ class Nic : public sc_core::sc_module {
   DmaEngine dma_engine;
   RequestSplitter request_split;
   MemoryTranslation translation;
+
+  Channel<packet::TransmitRequest> transmit;
+  packet::PacketBuilder builder;
+  Channel<packet::OutgoingFrame> builder2icrc;
+  packet::IcrcInserter icrc_tx;
+  Channel<Transfer> mac_tx;  // frames for the wire
+
+  packet::IcrcChecker icrc_rx;  // `in` bound to the wire's receive buffer
+  Channel<Transfer> icrc2parser;
+  packet::PacketParser parser;
+  Channel<packet::ReceivedPacket> received;
 };
 
 }  // namespace rnicsim

@@ -17,7 +17,7 @@
 #include "experiments/dma/dma_experiment.hpp"
 #include "experiments/experiments.hpp"
 #include "host_memory/memory_initiator.hpp"
-#include "system/node.hpp"
+#include "system/testbed.hpp"
 
 namespace rnicsim {
 namespace {
@@ -59,28 +59,30 @@ class Load : public sc_core::sc_module {
   std::uint64_t next_ = 0;
 };
 
-struct Testbed {
-  explicit Testbed(const DmaTestConfig& config) : node(kDmaTestNode, config.node), load("load") {
+struct Bed {
+  explicit Bed(const DmaTestConfig& config)
+      : testbed("testbed", config.testbed), node(testbed.node(0)), load("load") {
     load.load2dma.socket.bind(node.nic.dma_engine.nic2dma);
     sc_core::sc_start(sc_core::SC_ZERO_TIME);
   }
-  Node node;
+  Testbed testbed;
+  Node& node;
   Load load;
 };
 
-Testbed& testbed() {
-  static std::unique_ptr<Testbed> bed;
+Bed& shared_bed() {
+  static std::unique_ptr<Bed> bed;
   if (!bed) {
     const std::string preset = std::string(RNICSIM_SOURCE_DIR) + "/configs/pcie_gen3x16.json";
     config::RunConfig run(config::load_config(preset, {}, rnicsim_schema()));
     require_picosecond_resolution();
-    bed = std::make_unique<Testbed>(dma_test_config(run));
+    bed = std::make_unique<Bed>(dma_test_config(run));
   }
   return *bed;
 }
 
 void BM_Dma4KiB(benchmark::State& state, bool write) {
-  Testbed& bed = testbed();
+  Bed& bed = shared_bed();
   bed.load.write = write;
   const std::uint64_t transfers_before = bed.load.transfers;
   const std::uint64_t deltas_before = sc_core::sc_delta_count();

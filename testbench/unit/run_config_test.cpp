@@ -55,9 +55,24 @@ TEST(RunConfig, NodesShareTheSectionAndDifferWhereTheyOverrideIt) {
   EXPECT_EQ(a.instance(), "nodes.a.pcie");
   EXPECT_EQ(b.path("lanes"), "nodes.b.pcie.lanes");
   EXPECT_NO_THROW(run.require_all_read("test"));
-  // The effective configuration holds what each node used, nothing else.
-  EXPECT_EQ(run.used(), Json::parse(R"({"nodes": {"a": {"pcie": {"lanes": 16}},
-                                                 "b": {"pcie": {"lanes": 4, "mps_bytes": 256}}}})"));
+  // The effective configuration holds what each node used, nothing else:
+  // where the nodes agree once, where they differ node by node.
+  EXPECT_EQ(run.used(), Json::parse(R"({"pcie": {"mps_bytes": 256},
+                                       "nodes": {"a": {"pcie": {"lanes": 16}},
+                                                 "b": {"pcie": {"lanes": 4}}}})"));
+}
+
+TEST(RunConfig, WhatEveryNodeAgreesOnIsRecordedOnceInTheSharedSection) {
+  RunConfig run(loaded_from(R"({"nodes": {"a": {"pcie": {"lanes": 4}}}})"));
+  EXPECT_EQ(run.node_section("a", "pcie").integer("lanes"), 4U);
+  EXPECT_EQ(run.used(), Json::parse(R"({"pcie": {"lanes": 4}})"));
+}
+
+TEST(RunConfig, AnEmptyNodeTheExperimentDoesNotBuildIsNamed) {
+  RunConfig run(loaded_from(R"({"nodes": {"z": {}}})"));
+  run.node_section("a", "pcie").integer("lanes");
+  EXPECT_EQ(config_error_of([&] { run.require_all_read("dma"); }),
+            "t.json: nodes.z: the dma experiment has no node z (its nodes: a)");
 }
 
 TEST(RunConfig, SharedSectionsAreRecordedWhereTheyAre) {
@@ -143,7 +158,7 @@ TEST(NodeConfig, NodeKeysAreCheckedLikeTheirSectionsKeys) {
             "t.json: nodes.b: is a node, not a value: expected an object holding node sections "
             "(pcie), got 1");
   EXPECT_EQ(error(R"({"nodes": {"b": {"pcie": {"lane": 2}}}})"),
-            "t.json: nodes.b.pcie.lane: unknown key (did you mean 'pcie.lanes'?)");
+            "t.json: nodes.b.pcie.lane: unknown key (did you mean 'nodes.b.pcie.lanes'?)");
 }
 
 TEST(NodeConfig, SetGivesOneNodesKey) {

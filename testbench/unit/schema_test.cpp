@@ -182,7 +182,11 @@ TEST(RnicsimSchema, EveryExperimentChecksEveryKey) {
         config::validate(with_experiment, schema, "t");
         ADD_FAILURE() << experiment << " accepts " << doc.dump();
       } catch (const config::ConfigError& error) {
-        EXPECT_EQ(error.key(), key) << experiment << ": " << error.what();
+        // The sweep sets the MTT cache size itself and checks its sizes against the ways.
+        const std::string expected = experiment == "translation" && key == "mtt.mtt_cache_ways"
+                                         ? "translation.cache_entries"
+                                         : key;
+        EXPECT_EQ(error.key(), expected) << experiment << ": " << error.what();
       }
     }
   }

@@ -268,13 +268,14 @@ DmaTestConfig dma_test_config(config::RunConfig& run) {
   c.in_flight = static_cast<std::uint32_t>(test.integer("in_flight"));
   c.bandwidth_bytes = test.integer("bandwidth_bytes");
   c.seed = test.stream_seed();
-  c.node = node_config(run, kDmaTestNode);
+  c.testbed = testbed_config(run, {kDmaTestNode});
   return c;
 }
 
 DmaTestResult run_dma_test(const DmaTestConfig& config, RunProgress& progress) {
   require_picosecond_resolution();
-  Node node(kDmaTestNode, config.node);
+  Testbed testbed("testbed", config.testbed);
+  Node& node = testbed.node(0);
   // The load stands for the NIC's DMA clients (WQE fetch, payload, CQE).
   DmaLoad load("load", config, progress);
   load.load2dma.socket.bind(node.nic.dma_engine.nic2dma);
@@ -284,7 +285,7 @@ DmaTestResult run_dma_test(const DmaTestConfig& config, RunProgress& progress) {
   const pcie::PcieLink& link = node.host.pcie;
 
   DmaTestResult result;
-  result.link_gbps = config.node.host.pcie.link_gbps();
+  result.link_gbps = config.testbed.nodes[0].host.pcie.link_gbps();
   result.sizes = load.results();
   result.upstream = link.upstream_stats();
   result.downstream = link.downstream_stats();

@@ -14,7 +14,7 @@
 #include "host_memory/host_memory.hpp"
 #include "pcie/pcie_config.hpp"
 #include "pcie/pcie_link.hpp"
-#include "system/node.hpp"
+#include "system/testbed.hpp"
 
 namespace rnicsim {
 
@@ -25,7 +25,7 @@ struct DmaTestConfig {
   std::uint32_t in_flight = 0;        // concurrent transfers in the bandwidth runs
   std::uint64_t bandwidth_bytes = 0;  // bytes moved per size and direction
   std::uint64_t seed = 0;             // latency samples' random offsets
-  NodeConfig node;  // the host and NIC under test
+  TestbedConfig testbed;  // node a, the host and NIC under test, on a loopback cable
 };
 
 struct DmaSizeResult {

@@ -22,7 +22,7 @@ Json summary_json(const DmaTestConfig& config, const DmaTestResult& result) {
     read_bw[size] = r.read_bw_gbps;
     write_bw[size] = r.write_bw_gbps;
   }
-  const pcie::PcieConfig& p = config.node.host.pcie;
+  const pcie::PcieConfig& p = config.testbed.nodes[0].host.pcie;
   return {{"schema", "rnicsim.dma.summary/1"},
           {"experiment", "dma"},
           {"pcie",
@@ -32,7 +32,7 @@ Json summary_json(const DmaTestConfig& config, const DmaTestResult& result) {
             {"mps_bytes", p.mps_bytes},
             {"mrrs_bytes", p.mrrs_bytes},
             {"completion_bytes", p.completion_bytes},
-            {"read_tags", config.node.nic.dma.read_tags},
+            {"read_tags", config.testbed.nodes[0].nic.dma.read_tags},
             {"iommu", p.iommu},
             {"memory_remote", p.memory_remote}}},
           {"read_latency_ns", latency},

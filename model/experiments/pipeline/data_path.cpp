@@ -39,6 +39,14 @@ DataPath::DataPath(const sc_core::sc_module_name& name, const PipelineConfig& co
   dma_.out(dma2wire_);
   dma_.dma2host.socket.bind(memory_.socket);
   wire_.in(dma2wire_);
+  // The receiver takes every Data as it arrives, so only a Data larger than
+  // the whole receive buffer is dropped; nothing would resend it.
+  wire_.set_drop_handler([this](const Transfer& data, const sc_core::sc_time& arrived) {
+    fail_run(std::string(this->name()) + ": Data " + std::to_string(data.index()) + " (" +
+             std::to_string(data.size_bytes()) + " bytes) was dropped at " +
+             std::to_string(to_ns(arrived)) +
+             " ns: it does not fit the receive buffer (link.rx_buffer_bytes)");
+  });
   SC_THREAD(receive);
 }
 

@@ -20,8 +20,10 @@ std::uint64_t round_up(std::uint64_t value, std::uint64_t multiple) {
 // A writer can be at most queue_items Data ahead of the stage that reads its
 // buffer (the queue between them holds them), so with one more slot than that
 // no slot is rewritten before it has been read.
+std::uint64_t buffer_slots(std::uint64_t queue_items) { return queue_items + 1; }
+
 std::uint64_t buffer_slots(const config::Json& doc) {
-  return config::integer_at(doc, "pipeline.queue_items") + 1;
+  return buffer_slots(config::integer_at(doc, "pipeline.queue_items"));
 }
 
 std::uint64_t data_bytes(const config::Json& doc) {
@@ -112,6 +114,15 @@ void declare_pipeline_keys(config::Schema& schema) {
   schema.add_check({"pipeline.queue_items", "workload.data_bits", "workload.count", "link.gbps",
                     "link.propagation_ns"},
                    memory_budget_violation);  // before the rings: no host.memory_bytes lifts it
+  schema.add_check({"link.framing"}, [](const config::Json& doc) -> std::optional<config::Violation> {
+    if (config::at_path(doc, "experiment") != "pipeline" ||
+        config::at_path(doc, "link.framing") != "roce") {
+      return std::nullopt;
+    }
+    return config::Violation{"link.framing",
+                             "roce is for wires carrying the NIC's real RoCEv2 frames; the "
+                             "pipeline's Data are bare payload: none or ethernet"};
+  });
   schema.add_check({"pipeline.queue_items", "workload.data_bits", "host.memory_bytes"},
                    rings_violation);
 }
@@ -132,9 +143,7 @@ PipelineConfig pipeline_config(config::RunConfig& run) {
   c.dma = dma_timing(run.node_section(kPipelineNode, "dma"));
   c.link = wire_link_config(link);
   c.framing = framing_kind(link);
-  // A writer can be at most queue_items Data ahead of the stage that reads
-  // its buffer; see buffer_slots.
-  c.buffer_slots = c.queue_items + 1;
+  c.buffer_slots = buffer_slots(c.queue_items);
   return c;
 }
 

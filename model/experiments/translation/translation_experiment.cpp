@@ -20,7 +20,7 @@
 #include "host_memory/host_memory_config.hpp"
 #include "host_memory/page_allocator.hpp"
 #include "mtt/mtt_config.hpp"
-#include "system/node.hpp"
+#include "system/testbed.hpp"
 
 namespace rnicsim {
 namespace {
@@ -123,7 +123,7 @@ class TranslationLoad : public sc_core::sc_module, public TranslationRequester {
   void run() {
     for (std::size_t k = 0; k < config_.cache_entries.size(); ++k) {
       MemoryTranslation& unit = unit_;
-      CacheGeometry point = config_.node.nic.translation.mtt_cache;
+      CacheGeometry point = config_.testbed.nodes[0].nic.translation.mtt_cache;
       point.entries = static_cast<std::uint32_t>(config_.cache_entries[k]);
       unit.restart(point);
       AccessStream stream(config_);
@@ -347,17 +347,18 @@ TranslationTestConfig translation_test_config(config::RunConfig& run) {
   c.in_flight = static_cast<std::uint32_t>(integer("in_flight"));
   c.seed = test.stream_seed();
   // The sweep sets the MTT cache size point by point (translation.cache_entries).
-  c.node = node_config(run, kTranslationTestNode,
+  c.testbed = testbed_config(run, {kTranslationTestNode},
                        static_cast<std::uint32_t>(c.cache_entries.front()));
-  read_host_software_config(run, kTranslationTestNode, c.node.host);
-  c.page_bytes = c.node.host.page_bytes;
+  read_host_software_config(run, kTranslationTestNode, c.testbed.nodes[0].host);
+  c.page_bytes = c.testbed.nodes[0].host.page_bytes;
   return c;
 }
 
 TranslationTestResult run_translation_test(const TranslationTestConfig& config,
                                            RunProgress& progress) {
   require_picosecond_resolution();
-  Node node(kTranslationTestNode, config.node);
+  Testbed testbed("testbed", config.testbed);
+  Node& node = testbed.node(0);
   HostSoftware& software = node.software();
   ibv_pd* pd = software.driver.ibv_alloc_pd();
   std::vector<ibv_mr*> mrs;

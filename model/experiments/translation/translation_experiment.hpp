@@ -19,7 +19,7 @@
 #include "host_memory/host_memory.hpp"
 #include "mtt/memory_translation.hpp"
 #include "pcie/pcie_config.hpp"
-#include "system/node.hpp"
+#include "system/testbed.hpp"
 
 namespace rnicsim {
 
@@ -35,7 +35,7 @@ struct TranslationTestConfig {
   std::uint64_t page_bytes = 0;  // node.host.page_bytes
   std::uint64_t seed = 0;        // the access stream
   // The host and NIC under test; the NIC's MTT cache is resized per point.
-  NodeConfig node;
+  TestbedConfig testbed;
 };
 
 struct TranslationPoint {

@@ -1,0 +1,71 @@
+#include "system/testbed.hpp"
+
+#include <sstream>
+#include <stdexcept>
+
+#include "common/simulation.hpp"
+#include "common/time_units.hpp"
+#include "link/link_config.hpp"
+#include "packet/frame.hpp"
+
+namespace rnicsim {
+
+TestbedConfig testbed_config(config::RunConfig& run, const std::vector<std::string>& node_names,
+                             std::optional<std::uint32_t> mtt_cache_entries) {
+  if (node_names.empty() || node_names.size() > 2) {
+    throw std::logic_error("a testbed has one or two nodes");
+  }
+  TestbedConfig c;
+  c.node_names = node_names;
+  for (const std::string& name : node_names) {
+    c.nodes.push_back(node_config(run, name, mtt_cache_entries));
+  }
+  c.link = wire_link_config(run.section("link"));
+  return c;
+}
+
+std::string dropped_frame_reason(const std::string& wire, const Transfer& frame,
+                                 const sc_core::sc_time& arrived) {
+  std::ostringstream reason;
+  reason << wire << ": the receive buffer (link.rx_buffer_bytes) was full at " << to_ns(arrived)
+         << " ns and dropped a frame";
+  if (frame.bytes()) {
+    const packet::ParseResult parsed =
+        packet::parse_frame(frame.bytes()->data(), frame.bytes()->size(), packet::IcrcHandling::kSkip);
+    if (parsed.ok()) {
+      reason << " to QP 0x" << std::hex << parsed.packet.bth.dest_qp << std::dec << ", PSN "
+             << parsed.packet.bth.psn;
+    }
+  }
+  reason << "; nothing retransmits it yet (issue 12): give the receiver more buffer";
+  return reason.str();
+}
+
+Testbed::Testbed(const sc_core::sc_module_name& name, const TestbedConfig& config)
+    : sc_core::sc_module(name) {
+  const std::size_t count = config.nodes.size();
+  for (std::size_t i = 0; i < count; ++i) {
+    nodes_.push_back(std::make_unique<Node>(config.node_names[i].c_str(), config.nodes[i]));
+  }
+  for (std::size_t i = 0; i < count; ++i) {
+    // wires_[i] ends at node i and starts at the other node (itself when alone).
+    const std::size_t from = count == 1 ? i : 1 - i;
+    const std::string wire_name =
+        count == 1 ? "loopback" : config.node_names[from] + "_to_" + config.node_names[i];
+    wires_.push_back(std::make_unique<WireLink>(
+        wire_name.c_str(), config.link,
+        WireFraming(WireFraming::Kind::kFrame, roce_v2_write_only_ipv4())));
+  }
+  for (std::size_t i = 0; i < count; ++i) {
+    const std::size_t from = count == 1 ? i : 1 - i;
+    WireLink& wire = *wires_[i];
+    wire.in(nodes_[from]->nic.mac_tx);
+    nodes_[i]->nic.icrc_rx.in(wire.rx);
+    const std::string wire_name = wire.name();
+    wire.set_drop_handler([wire_name](const Transfer& frame, const sc_core::sc_time& arrived) {
+      fail_run(dropped_frame_reason(wire_name, frame, arrived));
+    });
+  }
+}
+
+}  // namespace rnicsim

@@ -1,0 +1,54 @@
+#pragma once
+// Testbed: the nodes of an experiment and the cables between them, built
+// from config (structure only).
+//
+//   two nodes:  a.nic.mac_tx --wire a_to_b--> b.nic.icrc_rx
+//               b.nic.mac_tx --wire b_to_a--> a.nic.icrc_rx
+//   one node:   a.nic.mac_tx --wire loopback--> a.nic.icrc_rx (a loopback cable)
+//
+// The wires carry the NIC's real RoCEv2 frames ("roce" framing: FCS, padding,
+// preamble and gap added) and never wait for the receiver: a frame that finds
+// the receive buffer (link.rx_buffer_bytes) full is dropped. Until RC
+// retransmission exists (issue 12) a drop would lose data silently, so it
+// fails the run (RunFailed) naming the destination QP and the PSN.
+#include <memory>
+#include <optional>
+#include <string>
+#include <systemc>
+#include <vector>
+
+#include "config/run_config.hpp"
+#include "link/wire_link.hpp"
+#include "system/node.hpp"
+
+namespace rnicsim {
+
+struct TestbedConfig {
+  std::vector<std::string> node_names;  // one or two
+  std::vector<NodeConfig> nodes;
+  WireLinkConfig link;
+};
+
+// The nodes' sections (nodes.<name>.<section>, else <section>) and the link section.
+TestbedConfig testbed_config(config::RunConfig& run, const std::vector<std::string>& node_names,
+                             std::optional<std::uint32_t> mtt_cache_entries = std::nullopt);
+
+class Testbed : public sc_core::sc_module {
+ public:
+  Testbed(const sc_core::sc_module_name& name, const TestbedConfig& config);
+
+  Node& node(std::size_t index) { return *nodes_.at(index); }
+  std::size_t node_count() const { return nodes_.size(); }
+  // The wire into node `index`'s NIC.
+  WireLink& wire_to(std::size_t index) { return *wires_.at(index); }
+
+ private:
+  std::vector<std::unique_ptr<Node>> nodes_;
+  std::vector<std::unique_ptr<WireLink>> wires_;  // wires_[i] ends at node i
+};
+
+// What fail_run reports for a frame the receive buffer dropped.
+std::string dropped_frame_reason(const std::string& wire, const Transfer& frame,
+                                 const sc_core::sc_time& arrived);
+
+}  // namespace rnicsim

@@ -1,0 +1,136 @@
+// The two-node testbed: frames built by one NIC cross the wire and reach the
+// other NIC's transport byte for byte; a drop fails the run loudly.
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string>
+#include <systemc>
+#include <vector>
+
+#include "common/simulation.hpp"
+#include "config/run_config.hpp"
+#include "experiments/experiments.hpp"
+#include "system/testbed.hpp"
+
+namespace rnicsim {
+namespace {
+
+config::LoadedConfig loaded(const config::Json& given) {
+  config::LoadedConfig c;
+  c.file = "test";
+  c.given = given;
+  c.effective = config::validate(given, rnicsim_schema(), "test");
+  return c;
+}
+
+packet::RocePacket template_to(std::uint32_t qp) {
+  packet::RocePacket t;
+  t.ethernet.destination = {0x02, 0, 0, 0, 0, 2};
+  t.ethernet.source = {0x02, 0, 0, 0, 0, 1};
+  packet::Ipv4Header ip;
+  ip.source = 0xC0A80001;
+  ip.destination = 0xC0A80002;
+  t.ip = ip;
+  t.udp.source_port = 0xC011;
+  t.bth.dest_qp = qp;
+  return t;
+}
+
+Bytes message(std::size_t n, std::uint8_t salt) {
+  Bytes b(n);
+  for (std::size_t i = 0; i < n; ++i) b[i] = static_cast<std::uint8_t>(i * 7 + salt);
+  return b;
+}
+
+// Node a sends `messages` RDMA WRITEs of `length` bytes to QP 0x11 of node b.
+struct WriteTraffic : sc_core::sc_module {
+  RNICSIM_PROCESS_MODULE(WriteTraffic);
+  WriteTraffic(const sc_core::sc_module_name& name, Testbed& testbed, int messages,
+               std::size_t length)
+      : sc_core::sc_module(name), testbed_(testbed), messages_(messages), length_(length) {
+    SC_THREAD(send);
+    SC_THREAD(receive);
+  }
+
+  void send() {
+    for (int m = 0; m < messages_; ++m) {
+      packet::TransmitRequest r;
+      r.kind = packet::MessageKind::kRdmaWrite;
+      r.pmtu = 1024;
+      r.first_psn = static_cast<std::uint32_t>(m) * packets_per_message();
+      r.header_template = template_to(0x11);
+      r.reth.virtual_address = 0x1000;
+      r.reth.rkey = 0x1234;
+      r.payload = std::make_shared<const Bytes>(message(length_, static_cast<std::uint8_t>(m)));
+      testbed_.node(0).nic.transmit.push(std::move(r), sc_core::SC_ZERO_TIME);
+    }
+  }
+
+  void receive() {
+    const std::uint32_t expected = static_cast<std::uint32_t>(messages_) * packets_per_message();
+    while (psns.size() < expected) {
+      packet::ReceivedPacket p = testbed_.node(1).nic.received.pop();
+      psns.push_back(p.packet.bth.psn);
+      const std::uint8_t* payload = p.frame->data() + p.packet.payload_offset;
+      received.insert(received.end(), payload, payload + p.packet.payload_length);
+    }
+    finish_workload();
+  }
+
+  std::uint32_t packets_per_message() const {
+    return static_cast<std::uint32_t>((length_ + 1023) / 1024);
+  }
+
+  Testbed& testbed_;
+  int messages_;
+  std::size_t length_;
+  std::vector<std::uint32_t> psns;
+  Bytes received;
+};
+
+TEST(Testbed, WritesFromNodeACrossTheWireReachNodeBByteForByte) {
+  config::RunConfig run(loaded({{"link", {{"propagation_ns", 100}}}}));
+  Testbed testbed("testbed", testbed_config(run, {"a", "b"}));
+  WriteTraffic traffic("traffic", testbed, 3, 3000);
+  simulate_workload(1);
+
+  std::vector<std::uint32_t> expected_psns{0, 1, 2, 3, 4, 5, 6, 7, 8};
+  EXPECT_EQ(traffic.psns, expected_psns);
+  Bytes expected;
+  for (int m = 0; m < 3; ++m) {
+    const Bytes part = message(3000, static_cast<std::uint8_t>(m));
+    expected.insert(expected.end(), part.begin(), part.end());
+  }
+  EXPECT_EQ(traffic.received, expected);
+  EXPECT_EQ(testbed.node(1).nic.icrc_rx.check_stats().good, 9U);
+  EXPECT_EQ(testbed.node(1).nic.icrc_rx.check_stats().bad, 0U);
+  EXPECT_EQ(testbed.wire_to(1).rx.stats().dropped, 0U);
+  EXPECT_EQ(testbed.wire_to(0).rx.stats().frames, 0U);  // nothing came back
+  EXPECT_STREQ(testbed.wire_to(1).name(), "testbed.a_to_b");
+}
+
+TEST(Testbed, AFrameTheReceiveBufferDropsFailsTheRunNamingItsQpAndPsn) {
+  // 1 KiB of payload per frame does not fit a 512 B receive buffer.
+  config::RunConfig run(loaded({{"link", {{"rx_buffer_bytes", 512}}}}));
+  Testbed testbed("testbed", testbed_config(run, {"a", "b"}));
+  WriteTraffic traffic("traffic", testbed, 1, 3000);
+  try {
+    simulate_workload(1);
+    FAIL() << "the run did not fail";
+  } catch (const RunFailed& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("testbed.a_to_b: the receive buffer (link.rx_buffer_bytes) was full at "),
+              std::string::npos) << what;
+    EXPECT_NE(what.find("dropped a frame to QP 0x11, PSN 0;"), std::string::npos) << what;
+  }
+}
+
+TEST(Testbed, ASingleNodeIsCabledToItself) {
+  config::RunConfig run(loaded(config::Json::object()));
+  Testbed testbed("testbed", testbed_config(run, {"a"}));
+  EXPECT_EQ(testbed.node_count(), 1U);
+  EXPECT_STREQ(testbed.wire_to(0).name(), "testbed.loopback");
+}
+
+}  // namespace
+}  // namespace rnicsim
