@@ -5,13 +5,15 @@
 namespace rnicsim {
 namespace {
 
-// The application's pages start at the first page boundary after the tables.
 std::uint64_t page_pool_base(const HostConfig& config) {
-  const std::uint64_t page = config.page_bytes;
-  return (config.icm.end() + page - 1) / page * page;
+  return page_pool_base(config.icm, config.page_bytes);
 }
 
 }  // namespace
+
+std::uint64_t page_pool_base(const IcmLayout& icm, std::uint64_t page_bytes) {
+  return (icm.end() + page_bytes - 1) / page_bytes * page_bytes;
+}
 
 HostConfig host_config(config::RunConfig& run, const std::string& node, const IcmLayout& icm) {
   const config::Section host = run.node_section(node, "host");

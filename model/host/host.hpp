@@ -30,6 +30,10 @@ inline constexpr std::uint64_t kIcmBase = 16ULL << 20;
 // Where an application's buffers start in its virtual address space.
 inline constexpr std::uint64_t kApplicationVirtualBase = 1ULL << 40;
 
+// Where the application's pages start: the first page boundary after the
+// NIC's tables. The translation experiment's memory rule uses it too.
+std::uint64_t page_pool_base(const IcmLayout& icm, std::uint64_t page_bytes);
+
 struct HostConfig {
   HostMemoryConfig memory;
   pcie::PcieConfig pcie;

@@ -14,6 +14,8 @@
 #include <utility>
 #include <vector>
 
+#include "unit/config_error_of.hpp"
+
 namespace rnicsim::config {
 namespace {
 
@@ -35,18 +37,6 @@ Schema test_schema() {
   framing.choices = {"none", "ethernet"};
   schema.add(framing);
   return schema;
-}
-
-// Runs `action` and returns the ConfigError's what(); any other exception
-// escapes and fails the test on its own.
-template <typename Action>
-std::string config_error_of(Action&& action) {
-  try {
-    action();
-  } catch (const ConfigError& error) {
-    return error.what();
-  }
-  return "no ConfigError thrown";
 }
 
 template <typename Action>

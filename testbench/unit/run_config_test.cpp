@@ -6,6 +6,8 @@
 
 #include <string>
 
+#include "unit/config_error_of.hpp"
+
 namespace rnicsim::config {
 namespace {
 
@@ -33,16 +35,6 @@ LoadedConfig loaded_from(const std::string& text) {
   loaded.given = Json::parse(text);
   loaded.effective = validate(loaded.given, node_schema(), loaded.file);
   return loaded;
-}
-
-template <typename Action>
-std::string config_error_of(Action&& action) {
-  try {
-    action();
-  } catch (const ConfigError& error) {
-    return error.what();
-  }
-  return "no ConfigError thrown";
 }
 
 TEST(RunConfig, NodesShareTheSectionAndDifferWhereTheyOverrideIt) {

@@ -227,12 +227,11 @@ std::optional<config::Violation> pages_violation(const config::Json& doc) {
                                std::to_string(mtt_entries) + ")"};
 }
 
-// The application's pages start at the first page boundary after the tables.
+// Where the host places the application's pages (Host does the same).
 std::uint64_t pool_base(const config::Json& doc) {
-  const std::uint64_t page = config::integer_at(doc, "host.page_bytes");
-  const IcmLayout icm = icm_layout(config::integer_at(doc, "mtt.mpt_entries"),
-                                   config::integer_at(doc, "mtt.mtt_entries"), kIcmBase);
-  return (icm.end() + page - 1) / page * page;
+  return page_pool_base(icm_layout(config::integer_at(doc, "mtt.mpt_entries"),
+                                   config::integer_at(doc, "mtt.mtt_entries"), kIcmBase),
+                        config::integer_at(doc, "host.page_bytes"));
 }
 
 // Only the translation experiment places its tables and pages in host memory.
