@@ -1,5 +1,15 @@
 #pragma once
-// The host driver's memory-registration verbs, named after libibverbs.
+// The host driver's verbs, named after libibverbs.
+//
+// Queue verbs (queue_verbs.cpp): ibv_create_cq and ibv_create_qp allocate
+// their rings in host pages and send the NIC a command (a mailbox in host
+// memory, its address written to the command doorbell by MMIO; the driver
+// waits for the NIC's status word). ibv_modify_qp checks the transition
+// (transport/qp_state.hpp) and sends it as a command. ibv_post_send writes
+// WQEs into the send ring and rings the doorbell by MMIO (a small single WQE
+// goes with the doorbell: BlueFlame); ibv_post_recv likewise. ibv_poll_cq
+// reads CQEs from the ring. Each verb charges its CPU time (verbs.*) to the
+// calling SC_THREAD; the layouts are transport/queue_formats.hpp's.
 //
 // ibv_reg_mr pins a buffer of the process's address space, takes a free MPT
 // index, gives it a new key variant, and writes the MPT entry and the MR's
@@ -12,12 +22,19 @@
 // yet.
 #include <cstdint>
 #include <functional>
+#include <string>
+#include <systemc>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "driver/address_space.hpp"
+#include "driver/verbs_config.hpp"
+#include "host_memory/page_allocator.hpp"
 #include "host_memory/host_memory.hpp"
 #include "mtt/mpt_format.hpp"
+#include "transport/queue_formats.hpp"
+#include "transport/rc_contexts.hpp"
 
 namespace rnicsim {
 
@@ -36,9 +53,69 @@ struct ibv_mr {
   std::uint32_t pages;
 };
 
+struct ibv_cq {
+  std::uint32_t handle = 0;  // the CQ number
+  int cqe = 0;               // entries
+  RingLayout ring;
+  std::uint64_t consumer = 0;  // CQEs taken
+};
+
+struct ibv_qp_init_attr {
+  ibv_cq* send_cq = nullptr;
+  ibv_cq* recv_cq = nullptr;
+  ibv_qp_cap cap;
+};
+
+struct ibv_qp {
+  std::uint32_t qp_num = 0;
+  ibv_qp_state state = IBV_QPS_RESET;
+  ibv_pd* pd = nullptr;
+  ibv_cq* send_cq = nullptr;
+  ibv_cq* recv_cq = nullptr;
+  ibv_qp_cap cap;
+  RingLayout send_ring;  // 64 B blocks
+  RingLayout recv_ring;
+  std::uint32_t send_producer = 0;  // blocks
+  std::uint32_t send_consumer = 0;  // blocks the NIC is done with (from CQEs)
+  std::uint32_t recv_producer = 0;
+  std::uint32_t recv_consumer = 0;
+};
+
+// What the driver needs of its host to drive a NIC.
+struct DriverPlatform {
+  // A posted MMIO write to the NIC's registers; call from an SC_THREAD.
+  std::function<void(std::uint64_t offset, const std::uint8_t* data, std::uint32_t length)>
+      mmio_write;
+  PageAllocator* pages = nullptr;
+  VerbsConfig verbs;
+};
+
 class VerbsDriver {
  public:
   VerbsDriver(HostMemory& memory, const AddressSpace& space, const IcmLayout& icm);
+
+  // Gives the queue verbs their host; they throw std::logic_error without it.
+  void attach(const DriverPlatform& platform) { platform_ = platform; }
+
+  // Queue verbs. They return nullptr or an errno value and set last_error().
+  // Call them from an SC_THREAD: they take CPU time and talk to the NIC.
+  ibv_cq* ibv_create_cq(int cqe);
+  ibv_qp* ibv_create_qp(ibv_pd* pd, const ibv_qp_init_attr& init);
+  int ibv_modify_qp(ibv_qp* qp, const ibv_qp_attr& attr, std::uint32_t attr_mask);
+  int ibv_destroy_qp(ibv_qp* qp);
+  // 0, or ENOMEM (send queue full), EINVAL (a malformed request, a QP not in
+  // RTS or SQD... as libibverbs) with *bad_wr pointing at the first refused.
+  int ibv_post_send(ibv_qp* qp, const ibv_send_wr* wr, const ibv_send_wr** bad_wr);
+  int ibv_post_recv(ibv_qp* qp, const ibv_recv_wr* wr, const ibv_recv_wr** bad_wr);
+  // Up to `entries` completions; 0 when none is there. Never waits.
+  int ibv_poll_cq(ibv_cq* cq, int entries, ibv_wc* wc);
+  // A spinning poller's wait: returns once the CQ holds a new completion,
+  // the time the CPU takes to notice it included. (Not a verb: perftest
+  // spins on ibv_poll_cq; this spares the simulation the spinning.)
+  void wait_cq(ibv_cq* cq);
+  // The same for memory a process spins on (perftest's write_lat polls the
+  // last byte of its buffer): returns when the NIC next writes [va, va+length).
+  void wait_write(std::uint64_t va, std::uint64_t length);
 
   ibv_pd* ibv_alloc_pd();
   // Returns nullptr and sets last_error(): EINVAL for remote write or atomic
@@ -49,6 +126,7 @@ class VerbsDriver {
   int ibv_dereg_mr(ibv_mr* mr);
 
   int last_error() const { return last_error_; }
+  std::string last_error_reason() const { return last_reason_; }
 
   // Called on deregistration with the MPT index and the MR's MTT range.
   using InvalidateListener =
@@ -57,6 +135,13 @@ class VerbsDriver {
 
  private:
   void write_mpt(std::uint32_t index, const MptEntry& entry);
+  const DriverPlatform& platform() const;
+  // Sends a command and waits for its status.
+  CommandStatus run_command(const Command& command);
+  std::vector<std::uint64_t> allocate_ring(std::uint64_t bytes);
+  std::uint64_t allocate_context();
+  void mmio(std::uint64_t offset, const std::vector<std::uint8_t>& bytes);
+  int fail(int error, std::string reason);
 
   HostMemory& memory_;
   const AddressSpace& space_;
@@ -68,6 +153,15 @@ class VerbsDriver {
   std::vector<std::pair<std::uint64_t, std::uint64_t>> free_mtt_;  // (first, count) ranges
   std::vector<InvalidateListener> listeners_;
   int last_error_ = 0;
+  std::string last_reason_;
+
+  std::optional<DriverPlatform> platform_;
+  std::vector<std::unique_ptr<ibv_cq>> cqs_;
+  std::vector<std::unique_ptr<ibv_qp>> qps_;
+  std::uint64_t mailbox_ = 0;          // the command mailbox's page
+  std::uint64_t context_page_ = 0;     // contexts handed out from this page
+  std::uint32_t contexts_left_ = 0;
+  std::uint32_t next_qpn_ = 0x100;     // QP numbers, never reused
 };
 
 }  // namespace rnicsim

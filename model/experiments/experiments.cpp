@@ -26,6 +26,8 @@
 #include "nic/nic.hpp"
 #include "packet/packet_blocks.hpp"
 #include "pcie/pcie_config.hpp"
+#include "driver/verbs_config.hpp"
+#include "transport/transport_config.hpp"
 
 namespace rnicsim {
 namespace {
@@ -50,7 +52,8 @@ config::Schema build_schema() {
   // The blocks inside a node (a host and its NIC) read these sections, each
   // node its own copy: nodes.<node>.<section>.<key> overrides one node's.
   for (const char* section :
-       {"host", "pcie", "dma", "request_split", "mtt", "packet", "icrc", "nic"}) {
+       {"host", "pcie", "dma", "request_split", "mtt", "packet", "icrc", "nic", "transport",
+        "verbs"}) {
     schema.add_node_section(section);
   }
   declare_nic_keys(schema);
@@ -64,6 +67,8 @@ config::Schema build_schema() {
   declare_mtt_keys(schema);
   declare_translation_test_keys(schema);
   packet::declare_packet_keys(schema);
+  declare_transport_keys(schema);
+  declare_verbs_keys(schema);
   return schema;
 }
 

@@ -24,6 +24,10 @@ HostConfig host_config(config::RunConfig& run, const std::string& node, const Ic
   return c;
 }
 
+void read_verbs_config(config::RunConfig& run, const std::string& node, HostConfig& c) {
+  c.verbs = verbs_config(run.node_section(node, "verbs"));
+}
+
 void read_host_software_config(config::RunConfig& run, const std::string& node, HostConfig& c) {
   const config::Section host = run.node_section(node, "host");
   c.page_bytes = host_page_bytes(host);
@@ -41,13 +45,40 @@ HostSoftware::HostSoftware(HostMemory& memory, const HostConfig& config)
       driver(memory, process, config.icm) {}
 
 Host::Host(const sc_core::sc_module_name& name, const HostConfig& config)
-    : sc_core::sc_module(name), memory("memory", config.memory), pcie("pcie", config.pcie),
+    : sc_core::sc_module(name),
+      memory("memory", config.memory),
+      pcie("pcie", config.pcie),
+      cpu2pcie("cpu2pcie"),
       config_(config) {
   pcie.pcie2mem.bind(memory.socket);
+  cpu2pcie.bind(pcie.host2pcie);
+}
+
+void Host::mmio_write(std::uint64_t offset, const std::uint8_t* data, std::uint32_t length) {
+  mmio_.set_command(tlm::TLM_WRITE_COMMAND);
+  mmio_.set_address(offset);
+  mmio_.set_data_ptr(const_cast<std::uint8_t*>(data));
+  mmio_.set_data_length(length);
+  mmio_.set_streaming_width(length);
+  mmio_.set_byte_enable_ptr(nullptr);
+  mmio_.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+  sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
+  cpu2pcie->b_transport(mmio_, delay);
+  if (!mmio_.is_response_ok()) SC_REPORT_ERROR(name(), "an MMIO write was refused");
 }
 
 HostSoftware& Host::software() {
-  if (!software_) software_ = std::make_unique<HostSoftware>(memory, config_);
+  if (!software_) {
+    software_ = std::make_unique<HostSoftware>(memory, config_);
+    if (config_.verbs) {
+      DriverPlatform platform;
+      platform.mmio_write = [this](std::uint64_t offset, const std::uint8_t* data,
+                                   std::uint32_t length) { mmio_write(offset, data, length); };
+      platform.pages = &software_->pages;
+      platform.verbs = *config_.verbs;
+      software_->driver.attach(platform);
+    }
+  }
   return *software_;
 }
 

@@ -11,11 +11,14 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <optional>
 #include <systemc>
+#include <tlm_utils/simple_initiator_socket.h>
 
 #include "config/run_config.hpp"
 #include "driver/address_space.hpp"
 #include "driver/verbs.hpp"
+#include "driver/verbs_config.hpp"
 #include "host_memory/host_memory.hpp"
 #include "host_memory/page_allocator.hpp"
 #include "mtt/mpt_format.hpp"
@@ -41,6 +44,7 @@ struct HostConfig {
   double fragmentation = 0;      // how scattered free frames are (PageAllocator)
   std::uint64_t page_seed = 0;   // the page allocator's random stream
   IcmLayout icm;                 // the NIC's tables, from kIcmBase
+  std::optional<VerbsConfig> verbs;  // set when the experiment uses the queue verbs
 };
 
 // Node `node`'s host hardware: its "host" and "pcie" sections; `icm` comes
@@ -49,6 +53,8 @@ HostConfig host_config(config::RunConfig& run, const std::string& node, const Ic
 // Adds what the host's software needs (host.page_bytes, host.fragmentation),
 // read only by experiments that register memory.
 void read_host_software_config(config::RunConfig& run, const std::string& node, HostConfig& c);
+// Adds the driver's CPU costs (verbs.*), read only by experiments that post work.
+void read_verbs_config(config::RunConfig& run, const std::string& node, HostConfig& c);
 
 // The host's software: an application's memory and the driver.
 struct HostSoftware {
@@ -64,6 +70,11 @@ class Host : public sc_core::sc_module {
 
   HostMemory memory;
   pcie::PcieLink pcie;
+  // The CPU's MMIO writes to the NIC's registers.
+  tlm_utils::simple_initiator_socket<Host> cpu2pcie;
+
+  // A posted MMIO write to the NIC's register window; call from an SC_THREAD.
+  void mmio_write(std::uint64_t offset, const std::uint8_t* data, std::uint32_t length);
 
   // Made on first use: a host that only serves DMA (the dma experiment) needs
   // no page pool. Throws std::invalid_argument when host memory holds no page
@@ -74,6 +85,7 @@ class Host : public sc_core::sc_module {
  private:
   HostConfig config_;
   std::unique_ptr<HostSoftware> software_;
+  tlm::tlm_generic_payload mmio_;
 };
 
 }  // namespace rnicsim

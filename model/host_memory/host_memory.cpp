@@ -52,6 +52,14 @@ void HostMemory::read_bytes(std::uint64_t address, std::uint8_t* data, std::size
   }
 }
 
+const sc_core::sc_event& HostMemory::watch(std::uint64_t address, std::uint64_t length) {
+  for (const Watch& w : watches_) {
+    if (w.address == address && w.length == length) return *w.written;
+  }
+  watches_.push_back(Watch{address, length, std::make_unique<sc_core::sc_event>()});
+  return *watches_.back().written;
+}
+
 void HostMemory::b_transport(int /*initiator*/, tlm::tlm_generic_payload& payload,
                              sc_core::sc_time& delay) {
   const std::uint64_t address = payload.get_address();
@@ -81,6 +89,10 @@ void HostMemory::b_transport(int /*initiator*/, tlm::tlm_generic_payload& payloa
       write_bytes(address, payload.get_data_ptr(), length);
       ++stats_.writes;
       stats_.bytes_written += length;
+      for (const Watch& w : watches_) {
+        if (address < w.address + w.length && w.address < address + length)
+          w.written->notify(delay + config_.access_latency);
+      }
       break;
     case tlm::TLM_IGNORE_COMMAND:
       break;

@@ -13,6 +13,7 @@
 #include <tlm>
 #include <tlm_utils/multi_passthrough_target_socket.h>
 #include <unordered_map>
+#include <vector>
 
 namespace rnicsim {
 
@@ -43,6 +44,11 @@ class HostMemory : public sc_core::sc_module {
   void write_bytes(std::uint64_t address, const std::uint8_t* data, std::size_t length);
   void read_bytes(std::uint64_t address, std::uint8_t* data, std::size_t length) const;
 
+  // Notified (with the write's own delay) whenever a write through `socket`
+  // touches [address, address + length): what a CPU spinning on that memory
+  // (a completion queue, the last byte of a buffer) would notice.
+  const sc_core::sc_event& watch(std::uint64_t address, std::uint64_t length);
+
   const HostMemoryStats& stats() const { return stats_; }
   std::size_t allocated_chunks() const { return chunks_.size(); }
   const HostMemoryConfig& config() const { return config_; }
@@ -57,6 +63,12 @@ class HostMemory : public sc_core::sc_module {
   HostMemoryConfig config_;
   HostMemoryStats stats_;
   std::unordered_map<std::uint64_t, std::unique_ptr<Chunk>> chunks_;
+  struct Watch {
+    std::uint64_t address;
+    std::uint64_t length;
+    std::unique_ptr<sc_core::sc_event> written;
+  };
+  std::vector<Watch> watches_;
 };
 
 }  // namespace rnicsim

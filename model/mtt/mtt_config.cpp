@@ -3,7 +3,6 @@
 #include <optional>
 
 namespace rnicsim {
-namespace {
 
 // A set-associative cache has entries / ways sets.
 std::optional<config::Violation> ways_violation(const config::Json& doc, const char* ways_key,
@@ -15,8 +14,6 @@ std::optional<config::Violation> ways_violation(const config::Json& doc, const c
                                          std::to_string(ways) + ", " + entries_key + " is " +
                                          std::to_string(entries) + ")"};
 }
-
-}  // namespace
 
 void declare_mtt_keys(config::Schema& schema) {
   using config::integer_key;

@@ -23,4 +23,9 @@ MemoryTranslationConfig memory_translation_config(
     const config::Section& mtt, std::uint64_t icm_base,
     std::optional<std::uint32_t> mtt_cache_entries = std::nullopt);
 
+// The rule that a set-associative cache's ways divide its entries, for
+// Schema::add_check (the transport's context caches use it too).
+std::optional<config::Violation> ways_violation(const config::Json& doc, const char* ways_key,
+                                                const char* entries_key);
+
 }  // namespace rnicsim

@@ -23,6 +23,7 @@ NicConfig nic_config(config::RunConfig& run, const std::string& node,
       memory_translation_config(run.node_section(node, "mtt"), icm_base, mtt_cache_entries);
   c.packet = packet::packet_block_config(run.node_section(node, "packet"));
   c.icrc = packet::icrc_block_config(run.node_section(node, "icrc"));
+  c.transport = transport_config(run.node_section(node, "transport"));
   c.queue_items = run.node_section(node, "nic").integer("queue_items");
   return c;
 }
@@ -40,7 +41,17 @@ Nic::Nic(const sc_core::sc_module_name& name, const NicConfig& config)
       icrc_rx("icrc_rx", config.icrc.timing),
       icrc2parser("icrc2parser", config.queue_items),
       parser("parser", config.packet.parser),
-      received("received", config.queue_items) {
+      received("received", config.queue_items),
+      transport(config.transport, config.address),
+      commands("commands", transport, dma_engine.attach("commands", 2)),
+      requester("requester", transport, dma_engine.attach("requester", config.transport.payload_reads),
+                translation),
+      demux("demux", config.queue_items),
+      responder("responder", transport,
+                dma_engine.attach("responder", config.transport.responder_dma), translation,
+                demux.requests),
+      completer("completer", transport,
+                dma_engine.attach("completer", config.transport.completer_dma)) {
   dma_engine.dma2split.bind(request_split.dma2split);
   translation.walker2dma.socket.bind(dma_engine.nic2dma);
   builder.in(transmit);
@@ -50,6 +61,11 @@ Nic::Nic(const sc_core::sc_module_name& name, const NicConfig& config)
   icrc_rx.out(icrc2parser);
   parser.in(icrc2parser);
   parser.out(received);
+  requester.sender.out(transmit);
+  responder.sender.out(transmit);
+  demux.in(received);
+  responder.in(demux.requests);
+  completer.in(demux.responses);
 }
 
 }  // namespace rnicsim

@@ -8,8 +8,15 @@
 //   transmit --> builder --> icrc_tx --> mac_tx ......... the wire (bound by Testbed)
 //   the wire's receive buffer ..> icrc_rx --> parser --> received
 //
-// `transmit` takes the transport's packet descriptors; `received` holds the
-// packets that passed the ICRC and header checks, for the transport.
+//   host MMIO --> commands (doorbells, BlueFlame, driver commands)
+//   requester ------------------------------------------> transmit
+//   received --> demux --> responder (requests) ---------> transmit
+//                      --> completer (responses)
+//
+// The transport units (transport/rc_units.hpp) share the QP and CQ contexts
+// and each has its own DMA port; the requester and responder translate
+// through `translation`. `transmit` takes their packet descriptors;
+// `received` holds the packets that passed the ICRC and header checks.
 // Blocks keep their own timing, config keys and statistics; see their READMEs.
 #include <cstdint>
 #include <optional>
@@ -25,6 +32,8 @@
 #include "packet/icrc_blocks.hpp"
 #include "packet/packet_blocks.hpp"
 #include "pcie/pcie_config.hpp"
+#include "transport/rc_units.hpp"
+#include "transport/transport_config.hpp"
 
 namespace rnicsim {
 
@@ -34,6 +43,8 @@ struct NicConfig {
   MemoryTranslationConfig translation;
   packet::PacketBlockConfig packet;
   packet::IcrcBlockConfig icrc;
+  TransportConfig transport;
+  NicAddress address;           // set by the testbed, per node
   std::size_t queue_items = 0;  // capacity of each channel between two blocks
 };
 
@@ -64,6 +75,13 @@ class Nic : public sc_core::sc_module {
   Channel<Transfer> icrc2parser;
   packet::PacketParser parser;
   Channel<packet::ReceivedPacket> received;
+
+  TransportShared transport;
+  CommandUnit commands;
+  Requester requester;
+  ReceiveDemux demux;
+  Responder responder;
+  Completer completer;
 };
 
 }  // namespace rnicsim

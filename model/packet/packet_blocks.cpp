@@ -14,6 +14,12 @@ PacketBuilder::PacketBuilder(const sc_core::sc_module_name& name, const StageTim
 void PacketBuilder::serve(TransmitRequest& request, Emitter& emitter) {
   const std::size_t length = request.payload ? request.payload->size() : 0;
   const std::uint8_t* payload = request.payload ? request.payload->data() : nullptr;
+  if (request.single_packet) {
+    auto bytes = std::make_shared<Bytes>(
+        build_frame(request.header_template, payload, length, IcrcHandling::kSkip));
+    emitter.emit(OutgoingFrame{stats().items_out, std::move(bytes), sc_core::sc_time_stamp(), {}});
+    return;
+  }
   for (const SegmentedPacket& segment :
        segment_message(request.kind, request.transport, request.pmtu, request.first_psn, length)) {
     RocePacket headers = request.header_template;

@@ -43,6 +43,11 @@ struct TransmitRequest {
   Aeth aeth;            // READ RESPONSE
   Deth deth;            // UD
   SharedBytes payload;  // may be null for an empty message
+  // The transport made one packet itself: header_template holds its opcode,
+  // PSN and extended headers, `payload` its payload. The builder builds just
+  // that packet (the RC units send packet by packet; kind, pmtu and
+  // first_psn are then unused).
+  bool single_packet = false;
 };
 
 // A frame on its way from the builder to the transmit ICRC block: its ICRC

@@ -17,11 +17,27 @@ TestbedConfig testbed_config(config::RunConfig& run, const std::vector<std::stri
   }
   TestbedConfig c;
   c.node_names = node_names;
-  for (const std::string& name : node_names) {
-    c.nodes.push_back(node_config(run, name, mtt_cache_entries));
+  for (std::size_t i = 0; i < node_names.size(); ++i) {
+    c.nodes.push_back(node_config(run, node_names[i], mtt_cache_entries));
+    c.nodes.back().nic.address = node_address(i);
   }
   c.link = wire_link_config(run.section("link"));
   return c;
+}
+
+NicAddress node_address(std::size_t index) {
+  NicAddress a;
+  a.mac = {0x02, 0, 0, 0, 0, static_cast<std::uint8_t>(index + 1)};
+  a.ipv4 = 0xC0A80000u | static_cast<std::uint32_t>(index + 1);  // 192.168.0.<index + 1>
+  return a;
+}
+
+std::array<std::uint8_t, 16> node_gid(std::size_t index) {
+  const NicAddress a = node_address(index);
+  std::array<std::uint8_t, 16> gid{};
+  gid[10] = gid[11] = 0xFF;  // IPv4-mapped (::ffff:a.b.c.d), as RoCEv2 GIDs of IPv4 ports are
+  for (int i = 0; i < 4; ++i) gid[12 + i] = static_cast<std::uint8_t>(a.ipv4 >> (24 - 8 * i));
+  return gid;
 }
 
 std::string dropped_frame_reason(const std::string& wire, const Transfer& frame,

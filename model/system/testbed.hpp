@@ -11,6 +11,7 @@
 // the receive buffer (link.rx_buffer_bytes) full is dropped. Until RC
 // retransmission exists (issue 12) a drop would lose data silently, so it
 // fails the run (RunFailed) naming the destination QP and the PSN.
+#include <array>
 #include <memory>
 #include <optional>
 #include <string>
@@ -46,6 +47,11 @@ class Testbed : public sc_core::sc_module {
   std::vector<std::unique_ptr<Node>> nodes_;
   std::vector<std::unique_ptr<WireLink>> wires_;  // wires_[i] ends at node i
 };
+
+// Node `index`'s addresses: MAC 02:00:00:00:00:<index+1>, IPv4 192.168.0.<index+1>,
+// and its GID (the IPv4-mapped address).
+NicAddress node_address(std::size_t index);
+std::array<std::uint8_t, 16> node_gid(std::size_t index);
 
 // What fail_run reports for a frame the receive buffer dropped.
 std::string dropped_frame_reason(const std::string& wire, const Transfer& frame,

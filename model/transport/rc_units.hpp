@@ -1,0 +1,241 @@
+#pragma once
+// The RC transport's units, split as Linux rxe splits them:
+//
+//   pcie2nic (MMIO) --> CommandUnit: doorbells, BlueFlame, driver commands
+//   Requester: QP scheduler (round robin), WQE fetch, local translation,
+//              payload DMA, one request packet at a time per QP --> transmit
+//   received --> ReceiveDemux --> requests  --> Responder: PSN checks, remote
+//                                               translation, DMA writes, RECV
+//                                               WQEs, READ responses, atomics,
+//                                               ACKs and NAKs --> transmit
+//                             --> responses --> Completer: ACKs, NAKs, READ
+//                                               data, atomic results, CQEs
+//
+// They share the NIC's contexts (RcContexts) and context caches; each has
+// its own DMA port and charges its cycles in the transport's clock domain.
+// Loss, timeouts and retransmission are issue 12: a lost packet would stall
+// its QP, so the testbed fails the run at a drop instead.
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <string>
+#include <systemc>
+#include <tlm>
+#include <tlm_utils/simple_target_socket.h>
+
+#include "common/channel.hpp"
+#include "common/clock_domain.hpp"
+#include "common/module_macros.hpp"
+#include "dma/dma_engine.hpp"
+#include "mtt/memory_translation.hpp"
+#include "mtt/translation_cache.hpp"
+#include "packet/packet_blocks.hpp"
+#include "transport/dma_client.hpp"
+#include "transport/rc_contexts.hpp"
+#include "transport/transport_config.hpp"
+
+namespace rnicsim {
+
+// The NIC's own addresses on the wire.
+struct NicAddress {
+  std::array<std::uint8_t, 6> mac{};
+  std::uint32_t ipv4 = 0;
+};
+
+// Counters of the transport, per NIC (statistics, and the figures issue 12's
+// counters will join).
+struct TransportStats {
+  std::uint64_t doorbells = 0;
+  std::uint64_t blueflame_writes = 0;
+  std::uint64_t commands = 0;
+  std::uint64_t wqe_fetches = 0;
+  std::uint64_t wqes_started = 0;
+  std::uint64_t request_packets = 0;
+  std::uint64_t response_packets = 0;  // ACKs, NAKs, READ responses, atomic ACKs sent
+  std::uint64_t acks_sent = 0;
+  std::uint64_t naks_sent = 0;
+  std::uint64_t rnr_naks_sent = 0;
+  std::uint64_t duplicate_requests = 0;
+  std::uint64_t out_of_sequence = 0;
+  std::uint64_t cqes = 0;
+  std::uint64_t qp_cache_misses = 0;
+  std::uint64_t cq_cache_misses = 0;
+  std::uint64_t dropped_no_qp = 0;  // packets for a QP that does not exist or is not ready
+  std::uint64_t activations = 0;
+};
+
+// What the units share: contexts, caches, clock, counters.
+class TransportShared {
+ public:
+  TransportShared(const TransportConfig& config, const NicAddress& address);
+
+  const TransportConfig& config() const { return config_; }
+  const NicAddress& address() const { return address_; }
+  RcContexts& contexts() { return contexts_; }
+  TransportStats& stats() { return stats_; }
+  sc_core::sc_time cycles(std::uint64_t n) const { return clock_.cycles(n); }
+
+  // Charges a QP (CQ) context fetch by DMA when the cache misses it.
+  void touch_qp(const QpContext& qp, DmaClient& dma);
+  void touch_cq(const CqContext& cq, DmaClient& dma);
+  // Writes a CQE for `wc` into CQ `cqn` by DMA through `dma` (after every
+  // earlier write of that client: posted writes stay in order).
+  void write_cqe(std::uint32_t cqn, const ibv_wc& wc, DmaClient& dma,
+                 std::uint32_t wqe_counter = 0);
+  // The packet headers every packet to the QP's peer shares.
+  packet::RocePacket header_template(const QpContext& qp) const;
+
+  // Moves the QP to ERR: the requester and responder then flush its WQEs.
+  void set_error(QpContext& qp);
+
+ private:
+  TransportConfig config_;
+  NicAddress address_;
+  ClockDomain clock_;
+  RcContexts contexts_;
+  TransportStats stats_;
+  TranslationCache<bool> qp_cache_;
+  TranslationCache<bool> cq_cache_;
+};
+
+// Doorbells, BlueFlame writes and the command mailbox.
+class CommandUnit : public sc_core::sc_module {
+ public:
+  tlm_utils::simple_target_socket<CommandUnit> pcie2nic;
+
+  RNICSIM_PROCESS_MODULE(CommandUnit);
+  CommandUnit(const sc_core::sc_module_name& name, TransportShared& shared, DmaPort& port);
+
+ private:
+  void b_transport(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);
+  void run_commands();
+  CommandStatus execute(const Command& command);
+
+  TransportShared& shared_;
+  DmaClient dma_;
+  std::deque<std::uint64_t> mailboxes_;
+  sc_core::sc_event command_rung_;
+};
+
+// Sends request packets in the order they were made, each once its payload
+// is read (READ requests and atomics carry none): packets of different QPs
+// interleave, and a long message's first packet leaves before its last is read.
+class OrderedSender : public sc_core::sc_module {
+ public:
+  sc_core::sc_port<PushIf<packet::TransmitRequest>> out;
+
+  RNICSIM_PROCESS_MODULE(OrderedSender);
+  OrderedSender(const sc_core::sc_module_name& name, DmaClient& dma);
+
+  // Queues a packet; `payload_from` (may be null) are the segments to read
+  // its payload from, starting `offset` bytes in. It also waits for the DMA
+  // requests `after` (an ACK waits for the writes it acknowledges).
+  void send(packet::TransmitRequest request, const std::vector<PhysicalSegment>* payload_from,
+            std::uint64_t offset, std::uint32_t length, std::vector<std::uint32_t> after = {});
+
+ private:
+  struct Pending {
+    packet::TransmitRequest request;
+    std::vector<std::uint32_t> tickets;
+  };
+  void run();
+
+  DmaClient& dma_;
+  std::deque<Pending> pending_;
+  sc_core::sc_event queued_;
+};
+
+class Requester : public sc_core::sc_module {
+ public:
+  RNICSIM_PROCESS_MODULE(Requester);
+  Requester(const sc_core::sc_module_name& name, TransportShared& shared, DmaPort& port,
+            MemoryTranslation& translation);
+
+  OrderedSender sender;
+
+ private:
+  void run();
+  QpContext* pick();
+  bool has_work(const QpContext& qp) const;
+  void fetch_wqes(QpContext& qp);
+  void take_fetched(QpContext& qp);
+  bool start_wqe(QpContext& qp);
+  void send_packet(QpContext& qp, SendWork& work);
+  void flush(QpContext& qp);
+
+  TransportShared& shared_;
+  DmaClient dma_;
+  MemoryTranslation& translation_;
+  std::uint32_t last_qpn_ = 0;
+  sc_core::sc_event hold_over_;  // an RNR hold ends
+};
+
+// Splits the parser's packets: requests to the responder, responses to the completer.
+class ReceiveDemux : public sc_core::sc_module {
+ public:
+  sc_core::sc_port<PopIf<packet::ReceivedPacket>> in;
+  Channel<packet::ReceivedPacket> requests;
+  Channel<packet::ReceivedPacket> responses;
+
+  RNICSIM_PROCESS_MODULE(ReceiveDemux);
+  ReceiveDemux(const sc_core::sc_module_name& name, std::size_t queue_items);
+
+ private:
+  void run();
+};
+
+class Responder : public sc_core::sc_module {
+ public:
+  sc_core::sc_port<PopIf<packet::ReceivedPacket>> in;
+
+  RNICSIM_PROCESS_MODULE(Responder);
+  Responder(const sc_core::sc_module_name& name, TransportShared& shared, DmaPort& port,
+            MemoryTranslation& translation, Channel<packet::ReceivedPacket>& queue);
+
+  OrderedSender sender;
+
+ private:
+  void run();
+  void run_recv_flush();
+  void handle(const packet::ReceivedPacket& packet);
+  void handle_write_or_send(QpContext& qp, const packet::ReceivedPacket& packet);
+  void handle_read(QpContext& qp, const packet::ReceivedPacket& packet);
+  void handle_atomic(QpContext& qp, const packet::ReceivedPacket& packet);
+  bool fetch_recv(QpContext& qp);
+  void send_ack(QpContext& qp, std::uint8_t syndrome, std::uint32_t psn);
+  void maybe_ack(QpContext& qp, std::uint32_t psn, bool requested);
+  void fail_message(QpContext& qp, std::uint8_t nak, ibv_wc_status recv_status, std::uint32_t psn);
+  void recv_completion(QpContext& qp, const RecvWork& recv, ibv_wc_status status,
+                       std::uint32_t byte_len, bool with_imm, std::uint32_t imm, bool rdma_imm);
+
+  TransportShared& shared_;
+  DmaClient dma_;
+  MemoryTranslation& translation_;
+  Channel<packet::ReceivedPacket>& queue_;
+  std::vector<std::uint32_t> owing_acks_;  // QPs with ACKs held back for coalescing
+};
+
+class Completer : public sc_core::sc_module {
+ public:
+  sc_core::sc_port<PopIf<packet::ReceivedPacket>> in;
+
+  RNICSIM_PROCESS_MODULE(Completer);
+  Completer(const sc_core::sc_module_name& name, TransportShared& shared, DmaPort& port);
+
+ private:
+  void run();
+  void handle(const packet::ReceivedPacket& packet);
+  void retire_through(QpContext& qp, std::uint32_t psn);
+  void retire_front(QpContext& qp, ibv_wc_status status);
+  void on_nak(QpContext& qp, std::uint8_t syndrome, std::uint32_t psn);
+
+  TransportShared& shared_;
+  DmaClient dma_;
+};
+
+// Work completion opcode of a send WQE's opcode.
+ibv_wc_opcode wc_opcode_of(ibv_wr_opcode opcode);
+// The RNR NAK timer code's delay (REFERENCE section 5), in microseconds.
+double rnr_timer_us(std::uint8_t code);
+
+}  // namespace rnicsim

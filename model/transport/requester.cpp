@@ -1,0 +1,332 @@
+// Requester: picks a QP with work (round robin), fetches its WQEs, starts
+// them (PSNs, local translation) and makes one request packet per turn, so
+// QPs interleave packet by packet and a long message's first packet leaves
+// while later ones are still being read. A QP in ERR has its WQEs flushed.
+#include "packet/segmentation.hpp"
+#include "transport/rc_units.hpp"
+
+namespace rnicsim {
+namespace {
+
+// RC opcodes (REFERENCE section 4).
+constexpr std::uint8_t kSendFirst = 0x00, kSendMiddle = 0x01, kSendLast = 0x02,
+                       kSendLastImm = 0x03, kSendOnly = 0x04, kSendOnlyImm = 0x05;
+constexpr std::uint8_t kWriteFirst = 0x06, kWriteMiddle = 0x07, kWriteLast = 0x08,
+                       kWriteLastImm = 0x09, kWriteOnly = 0x0A, kWriteOnlyImm = 0x0B;
+constexpr std::uint8_t kReadRequest = 0x0C, kCompareSwap = 0x13, kFetchAdd = 0x14;
+
+std::uint8_t request_opcode(ibv_wr_opcode op, std::uint32_t index, std::uint32_t count) {
+  const bool only = count == 1, first = index == 0, last = index + 1 == count;
+  switch (op) {
+    case IBV_WR_SEND:
+      return only ? kSendOnly : first ? kSendFirst : last ? kSendLast : kSendMiddle;
+    case IBV_WR_SEND_WITH_IMM:
+      return only ? kSendOnlyImm : first ? kSendFirst : last ? kSendLastImm : kSendMiddle;
+    case IBV_WR_RDMA_WRITE:
+      return only ? kWriteOnly : first ? kWriteFirst : last ? kWriteLast : kWriteMiddle;
+    case IBV_WR_RDMA_WRITE_WITH_IMM:
+      return only ? kWriteOnlyImm : first ? kWriteFirst : last ? kWriteLastImm : kWriteMiddle;
+    case IBV_WR_RDMA_READ: return kReadRequest;
+    case IBV_WR_ATOMIC_CMP_AND_SWP: return kCompareSwap;
+    case IBV_WR_ATOMIC_FETCH_AND_ADD: return kFetchAdd;
+  }
+  return kSendOnly;
+}
+
+bool is_read_or_atomic(ibv_wr_opcode op) {
+  return op == IBV_WR_RDMA_READ || op == IBV_WR_ATOMIC_CMP_AND_SWP ||
+         op == IBV_WR_ATOMIC_FETCH_AND_ADD;
+}
+
+// The first started WQE with request packets still to send.
+SendWork* unsent(QpContext& qp) {
+  for (SendWork& work : qp.outstanding)
+    if (work.sent < work.request_packets()) return &work;
+  return nullptr;
+}
+
+// Whether the QP may send a packet with PSN `psn` (its window of unacknowledged packets).
+bool window_open(const QpContext& qp, std::uint32_t psn, std::uint32_t window) {
+  if (qp.outstanding.empty()) return true;
+  return psn_diff(psn, qp.outstanding.front().first_psn) < static_cast<std::int32_t>(window);
+}
+
+}  // namespace
+
+Requester::Requester(const sc_core::sc_module_name& name, TransportShared& shared, DmaPort& port,
+                     MemoryTranslation& translation)
+    : sc_core::sc_module(name),
+      sender("sender", dma_),
+      shared_(shared),
+      dma_(port),
+      translation_(translation) {
+  SC_THREAD(run);
+}
+
+bool Requester::has_work(const QpContext& qp) const {
+  if (qp.destroyed) return false;
+  if (qp.state == IBV_QPS_ERR) {
+    return !qp.outstanding.empty() || !qp.fetched.empty() ||
+           (qp.send_fetched != qp.send_producer && !qp.fetch_pending) ||
+           (qp.fetch_pending && dma_.done(qp.fetch_ticket));
+  }
+  if (!qp.requester_ready()) return false;
+  if (qp.fetch_pending && dma_.done(qp.fetch_ticket)) return true;
+  if (sc_core::sc_time_stamp() < qp.resume_at) return false;
+  const std::uint32_t window = shared_.config().max_unacked_packets;
+  for (const SendWork& work : qp.outstanding) {
+    if (work.sent < work.request_packets())
+      return window_open(qp, psn_add(work.first_psn, work.sent), window);
+  }
+  if (!qp.fetched.empty()) {
+    const SendWqe& next = qp.fetched.front();
+    if (is_read_or_atomic(next.opcode) && qp.rd_atomic_outstanding >= qp.max_rd_atomic)
+      return false;
+    if (next.fence && qp.rd_atomic_outstanding > 0) return false;
+    return window_open(qp, qp.next_psn, window);
+  }
+  return qp.send_fetched != qp.send_producer && !qp.fetch_pending;
+}
+
+QpContext* Requester::pick() {
+  const auto& qps = shared_.contexts().qps();
+  if (qps.empty()) return nullptr;
+  auto start = qps.upper_bound(last_qpn_);
+  for (std::size_t n = 0; n < qps.size(); ++n, ++start) {
+    if (start == qps.end()) start = qps.begin();
+    if (has_work(*start->second)) {
+      last_qpn_ = start->first;
+      return start->second.get();
+    }
+  }
+  return nullptr;
+}
+
+void Requester::run() {
+  for (;;) {
+    ++shared_.stats().activations;
+    dma_.pump();
+    QpContext* qp = pick();
+    if (qp == nullptr) {
+      // The earliest RNR hold to end also wakes the requester.
+      sc_core::sc_time wake = sc_core::SC_ZERO_TIME;
+      for (const auto& [qpn, context] : shared_.contexts().qps()) {
+        const sc_core::sc_time& at = context->resume_at;
+        if (at > sc_core::sc_time_stamp() && (wake == sc_core::SC_ZERO_TIME || at < wake))
+          wake = at;
+      }
+      if (wake != sc_core::SC_ZERO_TIME) hold_over_.notify(wake - sc_core::sc_time_stamp());
+      sc_core::wait(shared_.contexts().send_work | dma_.progress_event() | hold_over_);
+      continue;
+    }
+    if (qp->fetch_pending && dma_.done(qp->fetch_ticket)) {
+      take_fetched(*qp);
+      continue;
+    }
+    if (qp->state == IBV_QPS_ERR) {
+      flush(*qp);
+      continue;
+    }
+    if (SendWork* work = unsent(*qp)) {
+      send_packet(*qp, *work);
+    } else if (!qp->fetched.empty()) {
+      if (start_wqe(*qp)) send_packet(*qp, qp->outstanding.back());
+    } else {
+      fetch_wqes(*qp);
+    }
+  }
+}
+
+void Requester::fetch_wqes(QpContext& qp) {
+  shared_.touch_qp(qp, dma_);
+  // BlueFlame: the driver wrote the WQE with its doorbell; nothing to fetch.
+  auto blue = qp.blueflame.find(qp.send_fetched);
+  if (blue != qp.blueflame.end()) {
+    std::uint32_t blocks = 0;
+    std::optional<SendWqe> wqe =
+        decode_send_wqe(blue->second.data(), blue->second.size(), &blocks, nullptr);
+    qp.blueflame.erase(blue);
+    if (wqe) {
+      qp.send_fetched += blocks;
+      wqe->ring_end = qp.send_fetched;
+      qp.fetched.push_back(std::move(*wqe));
+      return;
+    }
+  }
+  const std::uint32_t ready = qp.send_producer - qp.send_fetched;
+  const std::uint32_t blocks =
+      std::min({ready, shared_.config().wqe_fetch_blocks, qp.send_ring.contiguous(qp.send_fetched)});
+  ++shared_.stats().wqe_fetches;
+  qp.fetch_buffer = std::make_shared<Bytes>(std::size_t{blocks} * kSendBlockBytes);
+  qp.fetch_blocks = blocks;
+  qp.fetch_ticket = dma_.issue(
+      DmaRequest::read(0, qp.send_ring.address(qp.send_fetched),
+                       blocks * kSendBlockBytes, qp.fetch_buffer->data()),
+      qp.fetch_buffer);
+  qp.fetch_pending = true;
+}
+
+void Requester::take_fetched(QpContext& qp) {
+  qp.fetch_pending = false;
+  const bool ok = dma_.wait(qp.fetch_ticket);
+  std::uint32_t at = 0;
+  while (ok && at < qp.fetch_blocks) {
+    std::uint32_t blocks = 0;
+    std::optional<SendWqe> wqe =
+        decode_send_wqe(qp.fetch_buffer->data() + std::size_t{at} * kSendBlockBytes,
+                        std::size_t{qp.fetch_blocks - at} * kSendBlockBytes, &blocks, nullptr);
+    if (!wqe) break;  // cut by the fetch limit: fetched again from its first block
+    at += blocks;
+    wqe->ring_end = qp.send_fetched + at;
+    qp.fetched.push_back(std::move(*wqe));
+  }
+  qp.send_fetched += at;
+  if (at == 0) {
+    // A WQE that does not decode even with all its blocks is a local QP
+    // operation error (a driver bug): the QP goes to ERR.
+    const std::uint32_t ring_left = qp.send_producer - qp.send_fetched;
+    if (!ok || ring_left <= qp.fetch_blocks) {
+      ibv_wc wc;
+      wc.status = IBV_WC_LOC_QP_OP_ERR;
+      wc.qp_num = qp.qpn;
+      qp.send_fetched = qp.send_producer;
+      shared_.write_cqe(qp.send_cqn, wc, dma_, qp.send_fetched);
+      shared_.set_error(qp);
+    }
+  }
+  qp.fetch_buffer.reset();
+}
+
+bool Requester::start_wqe(QpContext& qp) {
+  SendWqe wqe = std::move(qp.fetched.front());
+  qp.fetched.pop_front();
+  shared_.touch_qp(qp, dma_);
+  sc_core::wait(shared_.cycles(shared_.config().wqe_cycles));
+  ++shared_.stats().wqes_started;
+  SendWork work;
+  work.read_or_atomic = is_read_or_atomic(wqe.opcode);
+  work.first_psn = qp.next_psn;
+  const bool atomic = work.read_or_atomic && wqe.opcode != IBV_WR_RDMA_READ;
+  work.packets = atomic ? 1 : packet::packet_count(wqe.length, qp.pmtu);
+  qp.next_psn = psn_add(qp.next_psn, work.packets);
+  // The local buffer: read for WRITE and SEND, written for READ and atomics.
+  bool ok = true;
+  if (!wqe.is_inline) {
+    const std::uint32_t access =
+        work.read_or_atomic ? static_cast<std::uint32_t>(IBV_ACCESS_LOCAL_WRITE) : 0u;
+    std::uint64_t total = 0;
+    for (const ibv_sge& sge : wqe.sges) {
+      if (sge.length == 0) continue;
+      TranslationResult part = translation_.translate(sge.lkey, sge.addr, sge.length, access, qp.pd);
+      if (part.status != TranslationStatus::kOk) {
+        ok = false;
+        break;
+      }
+      total += sge.length;
+      work.local.segments.insert(work.local.segments.end(), part.segments.begin(),
+                                 part.segments.end());
+    }
+    if (ok && total != wqe.length && !atomic) ok = false;
+    if (atomic && total < 8) ok = false;
+  }
+  work.wqe = std::move(wqe);
+  if (!ok || qp.state != IBV_QPS_RTS) {
+    // A local protection error: the WQE completes in error and the QP goes to ERR.
+    ibv_wc wc;
+    wc.wr_id = work.wqe.wr_id;
+    wc.status = qp.state == IBV_QPS_ERR ? IBV_WC_WR_FLUSH_ERR : IBV_WC_LOC_PROT_ERR;
+    wc.opcode = wc_opcode_of(work.wqe.opcode);
+    wc.qp_num = qp.qpn;
+    shared_.write_cqe(qp.send_cqn, wc, dma_, work.wqe.ring_end);
+    shared_.set_error(qp);
+    return false;
+  }
+  qp.outstanding.push_back(std::move(work));
+  return true;
+}
+
+void Requester::send_packet(QpContext& qp, SendWork& work) {
+  sc_core::wait(shared_.cycles(shared_.config().packet_cycles));
+  if (qp.state != IBV_QPS_RTS) return;  // moved to ERR meanwhile: flushed next turn
+  const SendWqe& wqe = work.wqe;
+  const std::uint32_t index = work.sent;
+  const std::uint32_t count = work.request_packets();
+  packet::TransmitRequest request;
+  request.single_packet = true;
+  packet::RocePacket& h = request.header_template;
+  h = shared_.header_template(qp);
+  h.bth.opcode = request_opcode(wqe.opcode, index, count);
+  h.bth.psn = psn_add(work.first_psn, index);
+  h.bth.solicited_event = wqe.solicited && index + 1 == count;
+  h.bth.ack_req = index + 1 == count;
+  std::uint64_t offset = std::uint64_t{index} * qp.pmtu;
+  std::uint32_t length = 0;
+  switch (wqe.opcode) {
+    case IBV_WR_RDMA_READ:
+      h.reth = packet::Reth{wqe.remote_addr, wqe.rkey, wqe.length};
+      ++qp.rd_atomic_outstanding;
+      break;
+    case IBV_WR_ATOMIC_CMP_AND_SWP:
+    case IBV_WR_ATOMIC_FETCH_AND_ADD: {
+      packet::AtomicEth a;
+      a.virtual_address = wqe.remote_addr;
+      a.rkey = wqe.rkey;
+      a.compare = wqe.opcode == IBV_WR_ATOMIC_CMP_AND_SWP ? wqe.compare_add : 0;
+      a.swap_add = wqe.opcode == IBV_WR_ATOMIC_CMP_AND_SWP ? wqe.swap : wqe.compare_add;
+      h.atomic_eth = a;
+      ++qp.rd_atomic_outstanding;
+      break;
+    }
+    default:
+      length = static_cast<std::uint32_t>(
+          std::min<std::uint64_t>(qp.pmtu, wqe.length - std::min<std::uint64_t>(offset, wqe.length)));
+      if (index == 0 && (wqe.opcode == IBV_WR_RDMA_WRITE ||
+                         wqe.opcode == IBV_WR_RDMA_WRITE_WITH_IMM)) {
+        h.reth = packet::Reth{wqe.remote_addr, wqe.rkey, wqe.length};
+      }
+      if (index + 1 == count && (wqe.opcode == IBV_WR_SEND_WITH_IMM ||
+                                 wqe.opcode == IBV_WR_RDMA_WRITE_WITH_IMM)) {
+        h.imm_dt = packet::ImmDt{wqe.imm_data};
+      }
+      break;
+  }
+  ++work.sent;
+  ++shared_.stats().request_packets;
+  if (wqe.is_inline) {
+    if (length > 0) {
+      request.payload = std::make_shared<const Bytes>(
+          wqe.inline_data.begin() + static_cast<std::ptrdiff_t>(offset),
+          wqe.inline_data.begin() + static_cast<std::ptrdiff_t>(offset + length));
+    }
+    sender.send(std::move(request), nullptr, 0, 0);
+  } else {
+    sender.send(std::move(request), &work.local.segments, offset, length);
+  }
+}
+
+void Requester::flush(QpContext& qp) {
+  // Every WQE of a QP in ERR completes with IBV_WC_WR_FLUSH_ERR, signaled or
+  // not, in order: started ones first, then fetched ones; the rest are fetched.
+  auto flush_one = [&](const SendWqe& wqe) {
+    ibv_wc wc;
+    wc.wr_id = wqe.wr_id;
+    wc.status = IBV_WC_WR_FLUSH_ERR;
+    wc.opcode = wc_opcode_of(wqe.opcode);
+    wc.qp_num = qp.qpn;
+    shared_.write_cqe(qp.send_cqn, wc, dma_, wqe.ring_end);
+  };
+  if (!qp.outstanding.empty()) {
+    const SendWqe wqe = qp.outstanding.front().wqe;
+    qp.outstanding.pop_front();
+    flush_one(wqe);
+  } else if (!qp.fetched.empty()) {
+    const SendWqe wqe = qp.fetched.front();
+    qp.fetched.pop_front();
+    flush_one(wqe);
+  } else if (!qp.fetch_pending && qp.send_fetched != qp.send_producer) {
+    fetch_wqes(qp);
+  }
+  qp.rd_atomic_outstanding = 0;
+}
+
+}  // namespace rnicsim

@@ -1,0 +1,396 @@
+// Responder: takes request packets in order, checks their PSN against the
+// QP's expected PSN, places WRITE and SEND payload by DMA (SENDs into the
+// receive WQE they consume), answers READs and atomics, and acknowledges
+// (coalesced). Errors end as the IB spec says: a bad R_Key or access is a
+// remote access error NAK, a SEND longer than its receive buffer an invalid
+// request NAK, both moving this QP to ERR; no receive WQE is an RNR NAK.
+#include <cstring>
+
+#include "packet/segmentation.hpp"
+#include "transport/rc_units.hpp"
+
+namespace rnicsim {
+namespace {
+
+constexpr std::uint8_t kReadResponseFirst = 0x0D, kReadResponseMiddle = 0x0E,
+                       kReadResponseLast = 0x0F, kReadResponseOnly = 0x10, kAcknowledge = 0x11,
+                       kAtomicAcknowledge = 0x12, kReadRequest = 0x0C, kCompareSwap = 0x13,
+                       kFetchAdd = 0x14;
+// AETH syndromes (REFERENCE section 5).
+constexpr std::uint8_t kAckUnlimitedCredits = 0x1F;
+constexpr std::uint8_t kRnrNak = 0x20;
+constexpr std::uint8_t kNakSequence = 0x60, kNakInvalidRequest = 0x61,
+                       kNakRemoteAccess = 0x62;
+
+struct RequestKind {
+  bool send = false;
+  bool with_imm = false;
+  bool first = false;
+  bool last = false;
+};
+
+// SEND 0x00-0x05, WRITE 0x06-0x0B.
+RequestKind request_kind(std::uint8_t opcode) {
+  RequestKind k;
+  k.send = opcode <= 0x05;
+  const std::uint8_t o = k.send ? opcode : static_cast<std::uint8_t>(opcode - 0x06);
+  k.first = o == 0 || o == 4 || o == 5;
+  k.last = o == 2 || o == 3 || o == 4 || o == 5;
+  k.with_imm = o == 3 || o == 5;
+  return k;
+}
+
+std::uint64_t load_le64(const std::uint8_t* p) {
+  std::uint64_t v = 0;
+  for (int i = 0; i < 8; ++i) v |= static_cast<std::uint64_t>(p[i]) << (8 * i);
+  return v;
+}
+
+}  // namespace
+
+Responder::Responder(const sc_core::sc_module_name& name, TransportShared& shared, DmaPort& port,
+                     MemoryTranslation& translation, Channel<packet::ReceivedPacket>& queue)
+    : sc_core::sc_module(name),
+      in("in"),
+      sender("sender", dma_),
+      shared_(shared),
+      dma_(port),
+      translation_(translation),
+      queue_(queue) {
+  SC_THREAD(run);
+  SC_THREAD(run_recv_flush);
+}
+
+void Responder::run() {
+  for (;;) {
+    const packet::ReceivedPacket packet = in->pop();
+    ++shared_.stats().activations;
+    handle(packet);
+    // Nothing waiting: the ACKs held back for coalescing go out now.
+    if (queue_.size() == 0) {
+      for (std::uint32_t qpn : owing_acks_) {
+        QpContext* qp = shared_.contexts().qp(qpn);
+        if (qp != nullptr && qp->acks_owed > 0 && qp->responder_ready())
+          send_ack(*qp, kAckUnlimitedCredits, psn_add(qp->expected_psn, kPsnMask));
+      }
+      owing_acks_.clear();
+    }
+  }
+}
+
+void Responder::handle(const packet::ReceivedPacket& packet) {
+  const packet::Bth& bth = packet.packet.bth;
+  QpContext* qp = shared_.contexts().qp(bth.dest_qp);
+  if (qp == nullptr || qp->destroyed || !qp->responder_ready()) {
+    ++shared_.stats().dropped_no_qp;  // a QP in RESET, INIT or ERR drops requests silently
+    return;
+  }
+  shared_.touch_qp(*qp, dma_);
+  sc_core::wait(shared_.cycles(shared_.config().responder_cycles));
+  const std::int32_t ahead = psn_diff(bth.psn, qp->expected_psn);
+  if (ahead < 0) {
+    // A duplicate (the requester retried): acknowledge again, execute nothing
+    // again. Issue 12 adds re-reading duplicate READs.
+    ++shared_.stats().duplicate_requests;
+    send_ack(*qp, kAckUnlimitedCredits, psn_add(qp->expected_psn, kPsnMask));
+    return;
+  }
+  if (ahead > 0) {
+    ++shared_.stats().out_of_sequence;
+    if (!qp->nak_outstanding) {
+      qp->nak_outstanding = true;
+      send_ack(*qp, kNakSequence, qp->expected_psn);
+    }
+    return;
+  }
+  qp->nak_outstanding = false;
+  const std::uint8_t opcode = bth.opcode;
+  if (opcode <= 0x0B) {
+    handle_write_or_send(*qp, packet);
+  } else if (opcode == kReadRequest) {
+    handle_read(*qp, packet);
+  } else if (opcode == kCompareSwap || opcode == kFetchAdd) {
+    handle_atomic(*qp, packet);
+  } else {
+    fail_message(*qp, kNakInvalidRequest, IBV_WC_SUCCESS, bth.psn);
+  }
+}
+
+bool Responder::fetch_recv(QpContext& qp) {
+  if (!qp.recv_ready.empty()) return true;
+  const std::uint32_t ready = qp.recv_producer - qp.recv_fetched;
+  if (ready == 0) return false;
+  const std::uint32_t count = std::min({ready, shared_.config().recv_prefetch,
+                                        qp.recv_ring.contiguous(qp.recv_fetched)});
+  std::vector<std::uint8_t> bytes(std::size_t{count} * kRecvWqeBytes);
+  const std::uint32_t first = qp.recv_fetched;
+  qp.recv_fetched += count;
+  dma_.read(qp.recv_ring.address(first), bytes.data(), count * kRecvWqeBytes);
+  for (std::uint32_t i = 0; i < count; ++i) {
+    std::optional<RecvWqe> wqe = decode_recv_wqe(bytes.data() + std::size_t{i} * kRecvWqeBytes,
+                                                 nullptr);
+    RecvWork work;
+    if (wqe) {
+      work.wqe = std::move(*wqe);
+      for (const ibv_sge& sge : work.wqe.sges) work.capacity += sge.length;
+    }
+    qp.recv_ready.push_back(std::move(work));
+  }
+  return true;
+}
+
+void Responder::handle_write_or_send(QpContext& qp, const packet::ReceivedPacket& packet) {
+  const packet::RocePacket& p = packet.packet;
+  const RequestKind kind = request_kind(p.bth.opcode);
+  InboundMessage& message = qp.inbound;
+  if (kind.first == message.active) {  // FIRST/ONLY inside a message, or MIDDLE/LAST outside one
+    fail_message(qp, kNakInvalidRequest, IBV_WC_SUCCESS, p.bth.psn);
+    return;
+  }
+  const bool needs_recv = kind.send || kind.with_imm;
+  if (kind.first) {
+    message = InboundMessage{};
+    message.active = true;
+    message.is_send = kind.send;
+    if (needs_recv && !fetch_recv(qp)) {
+      // No receive WQE: RNR NAK with this QP's timer; the requester resends
+      // from this PSN after it. The rest of the message is dropped.
+      message.active = false;
+      ++shared_.stats().rnr_naks_sent;
+      qp.nak_outstanding = true;
+      send_ack(qp, static_cast<std::uint8_t>(kRnrNak | (qp.min_rnr_timer & 0x1F)), p.bth.psn);
+      return;
+    }
+    if (kind.send) {
+      const RecvWork& recv = qp.recv_ready.front();
+      for (const ibv_sge& sge : recv.wqe.sges) {
+        if (sge.length == 0) continue;
+        TranslationResult part =
+            translation_.translate(sge.lkey, sge.addr, sge.length, IBV_ACCESS_LOCAL_WRITE, qp.pd);
+        if (part.status != TranslationStatus::kOk) {
+          // The receive buffer itself is bad: a local protection error at the
+          // responder, reported to the requester as a remote operational error.
+          fail_message(qp, 0x63, IBV_WC_LOC_PROT_ERR, p.bth.psn);
+          return;
+        }
+        message.target.segments.insert(message.target.segments.end(), part.segments.begin(),
+                                  part.segments.end());
+      }
+      message.target_length = recv.capacity;
+    } else {
+      const packet::Reth& reth = *p.reth;
+      message.target_length = reth.dma_length;
+      if (!(qp.access & IBV_ACCESS_REMOTE_WRITE)) {
+        fail_message(qp, kNakRemoteAccess, IBV_WC_SUCCESS, p.bth.psn);
+        return;
+      }
+      if (reth.dma_length > 0) {
+        message.target = translation_.translate(reth.rkey, reth.virtual_address, reth.dma_length,
+                                           IBV_ACCESS_REMOTE_WRITE, qp.pd);
+        if (message.target.status != TranslationStatus::kOk) {
+          fail_message(qp, kNakRemoteAccess, IBV_WC_SUCCESS, p.bth.psn);
+          return;
+        }
+      }
+    }
+  }
+  if (kind.with_imm) {
+    message.with_imm = true;
+    message.imm = p.imm_dt->value;
+  }
+  const std::uint64_t length = p.payload_length;
+  if (message.offset + length > message.target_length) {
+    // SEND longer than the receive buffer, or WRITE beyond its RETH length.
+    fail_message(qp, kNakInvalidRequest, kind.send ? IBV_WC_LOC_LEN_ERR : IBV_WC_SUCCESS,
+                 p.bth.psn);
+    return;
+  }
+  if (length > 0) {
+    std::uint8_t* bytes = const_cast<std::uint8_t*>(packet.frame->data() + p.payload_offset);
+    for (const DmaRequest& r :
+         requests_for(DmaOp::kWrite, message.target.segments, message.offset, length, bytes)) {
+      qp.unacked_writes.push_back(dma_.issue(r, packet.frame));
+    }
+  }
+  message.offset += length;
+  qp.expected_psn = psn_add(qp.expected_psn, 1);
+  if (kind.last) {
+    qp.msn = psn_add(qp.msn, 1);
+    message.active = false;
+    if (needs_recv) {
+      fetch_recv(qp);
+      const RecvWork recv = std::move(qp.recv_ready.front());
+      qp.recv_ready.pop_front();
+      recv_completion(qp, recv, IBV_WC_SUCCESS, static_cast<std::uint32_t>(message.offset),
+                      message.with_imm, message.imm, !kind.send);
+    }
+  }
+  maybe_ack(qp, p.bth.psn, p.bth.ack_req);
+}
+
+void Responder::handle_read(QpContext& qp, const packet::ReceivedPacket& packet) {
+  const packet::RocePacket& p = packet.packet;
+  const packet::Reth& reth = *p.reth;
+  TranslationResult source;
+  if (!(qp.access & IBV_ACCESS_REMOTE_READ)) {
+    fail_message(qp, kNakRemoteAccess, IBV_WC_SUCCESS, p.bth.psn);
+    return;
+  }
+  if (reth.dma_length > 0) {
+    source = translation_.translate(reth.rkey, reth.virtual_address, reth.dma_length,
+                                    IBV_ACCESS_REMOTE_READ, qp.pd);
+    if (source.status != TranslationStatus::kOk) {
+      fail_message(qp, kNakRemoteAccess, IBV_WC_SUCCESS, p.bth.psn);
+      return;
+    }
+  }
+  // Acknowledgements held back go first: responses leave in PSN order.
+  if (qp.acks_owed > 0) send_ack(qp, kAckUnlimitedCredits, psn_add(qp.expected_psn, kPsnMask));
+  const std::uint32_t count = packet::packet_count(reth.dma_length, qp.pmtu);
+  qp.msn = psn_add(qp.msn, 1);
+  for (std::uint32_t i = 0; i < count; ++i) {
+    sc_core::wait(shared_.cycles(shared_.config().responder_cycles));
+    packet::TransmitRequest r;
+    r.single_packet = true;
+    packet::RocePacket& h = r.header_template;
+    h = shared_.header_template(qp);
+    const bool only = count == 1, first = i == 0, last = i + 1 == count;
+    h.bth.opcode = only ? kReadResponseOnly
+                        : first ? kReadResponseFirst : last ? kReadResponseLast : kReadResponseMiddle;
+    h.bth.psn = psn_add(p.bth.psn, i);
+    if (first || last) h.aeth = packet::Aeth{kAckUnlimitedCredits, qp.msn};
+    const std::uint64_t offset = std::uint64_t{i} * qp.pmtu;
+    const auto length =
+        static_cast<std::uint32_t>(std::min<std::uint64_t>(qp.pmtu, reth.dma_length - offset));
+    ++shared_.stats().response_packets;
+    sender.send(std::move(r), &source.segments, offset, reth.dma_length == 0 ? 0 : length);
+  }
+  qp.expected_psn = psn_add(qp.expected_psn, count);
+  qp.last_acked_psn = psn_add(qp.expected_psn, kPsnMask);
+}
+
+void Responder::handle_atomic(QpContext& qp, const packet::ReceivedPacket& packet) {
+  const packet::RocePacket& p = packet.packet;
+  const packet::AtomicEth& a = *p.atomic_eth;
+  if (!(qp.access & IBV_ACCESS_REMOTE_ATOMIC)) {
+    fail_message(qp, kNakRemoteAccess, IBV_WC_SUCCESS, p.bth.psn);
+    return;
+  }
+  if (a.virtual_address % 8 != 0) {  // atomics need natural alignment (IBTA 9.4.5)
+    fail_message(qp, kNakInvalidRequest, IBV_WC_SUCCESS, p.bth.psn);
+    return;
+  }
+  TranslationResult target =
+      translation_.translate(a.rkey, a.virtual_address, 8, IBV_ACCESS_REMOTE_ATOMIC, qp.pd);
+  if (target.status != TranslationStatus::kOk) {
+    fail_message(qp, kNakRemoteAccess, IBV_WC_SUCCESS, p.bth.psn);
+    return;
+  }
+  // Read, modify, write: the responder handles one request at a time, so no
+  // other NIC access comes between the read and the write.
+  std::uint8_t value[8];
+  dma_.read(target.segments.front().address, value, 8);
+  const std::uint64_t original = load_le64(value);
+  const std::uint64_t updated =
+      p.bth.opcode == kFetchAdd ? original + a.swap_add
+                                : (original == a.compare ? a.swap_add : original);
+  auto out = std::make_shared<Bytes>(8);
+  for (int i = 0; i < 8; ++i) (*out)[i] = static_cast<std::uint8_t>(updated >> (8 * i));
+  const std::uint32_t written = dma_.issue(
+      DmaRequest::write(0, target.segments.front().address, 8, out->data()), out);
+  if (qp.acks_owed > 0) send_ack(qp, kAckUnlimitedCredits, psn_add(qp.expected_psn, kPsnMask));
+  qp.msn = psn_add(qp.msn, 1);
+  packet::TransmitRequest r;
+  r.single_packet = true;
+  r.header_template = shared_.header_template(qp);
+  r.header_template.bth.opcode = kAtomicAcknowledge;
+  r.header_template.bth.psn = p.bth.psn;
+  r.header_template.aeth = packet::Aeth{kAckUnlimitedCredits, qp.msn};
+  r.header_template.atomic_ack_eth = packet::AtomicAckEth{original};
+  ++shared_.stats().response_packets;
+  sender.send(std::move(r), nullptr, 0, 0, {written});
+  qp.expected_psn = psn_add(qp.expected_psn, 1);
+  qp.last_acked_psn = p.bth.psn;
+}
+
+void Responder::maybe_ack(QpContext& qp, std::uint32_t psn, bool requested) {
+  if (!requested) return;
+  ++qp.acks_owed;
+  if (qp.acks_owed >= shared_.config().ack_coalesce_messages) {
+    send_ack(qp, kAckUnlimitedCredits, psn);
+  } else if (qp.acks_owed == 1) {
+    owing_acks_.push_back(qp.qpn);
+  }
+}
+
+void Responder::send_ack(QpContext& qp, std::uint8_t syndrome, std::uint32_t psn) {
+  packet::TransmitRequest r;
+  r.single_packet = true;
+  r.header_template = shared_.header_template(qp);
+  r.header_template.bth.opcode = kAcknowledge;
+  r.header_template.bth.psn = psn;
+  r.header_template.aeth = packet::Aeth{syndrome, qp.msn};
+  if ((syndrome & 0x60) == 0) {
+    ++shared_.stats().acks_sent;
+    qp.acks_owed = 0;
+    qp.last_acked_psn = psn;
+  } else {
+    ++shared_.stats().naks_sent;
+  }
+  ++shared_.stats().response_packets;
+  // An ACK or NAK leaves once the payload it covers is in host memory.
+  sender.send(std::move(r), nullptr, 0, 0, std::move(qp.unacked_writes));
+  qp.unacked_writes.clear();
+}
+
+void Responder::fail_message(QpContext& qp, std::uint8_t nak, ibv_wc_status recv_status,
+                             std::uint32_t psn) {
+  // Class C and D errors (IBTA 9.9.3): NAK the request and move this QP to
+  // ERR. A receive WQE the failed SEND had taken completes with its error.
+  if (qp.acks_owed > 0) send_ack(qp, kAckUnlimitedCredits, psn_add(psn, kPsnMask));
+  send_ack(qp, nak, psn);
+  if (recv_status != IBV_WC_SUCCESS && !qp.recv_ready.empty()) {
+    const RecvWork recv = std::move(qp.recv_ready.front());
+    qp.recv_ready.pop_front();
+    recv_completion(qp, recv, recv_status, 0, false, 0, false);
+  }
+  qp.inbound = InboundMessage{};
+  shared_.set_error(qp);
+}
+
+void Responder::recv_completion(QpContext& qp, const RecvWork& recv, ibv_wc_status status,
+                                std::uint32_t byte_len, bool with_imm, std::uint32_t imm,
+                                bool rdma_imm) {
+  ibv_wc wc;
+  wc.wr_id = recv.wqe.wr_id;
+  wc.status = status;
+  wc.opcode = rdma_imm ? IBV_WC_RECV_RDMA_WITH_IMM : IBV_WC_RECV;
+  wc.byte_len = byte_len;
+  wc.imm_data = with_imm ? imm : 0;
+  wc.wc_flags = with_imm ? IBV_WC_WITH_IMM : 0;
+  wc.qp_num = qp.qpn;
+  shared_.write_cqe(qp.recv_cqn, wc, dma_);
+}
+
+void Responder::run_recv_flush() {
+  // Receive WQEs of a QP in ERR complete with IBV_WC_WR_FLUSH_ERR, in order.
+  for (;;) {
+    sc_core::wait(shared_.contexts().recv_work);
+    bool more = true;
+    while (more) {
+      more = false;
+      for (const auto& [qpn, context] : shared_.contexts().qps()) {
+        QpContext& qp = *context;
+        if (qp.state != IBV_QPS_ERR || qp.destroyed) continue;
+        if (qp.recv_ready.empty() && !fetch_recv(qp)) continue;
+        const RecvWork recv = std::move(qp.recv_ready.front());
+        qp.recv_ready.pop_front();
+        recv_completion(qp, recv, IBV_WC_WR_FLUSH_ERR, 0, false, 0, false);
+        more = true;
+        break;  // the table may have changed during the DMA
+      }
+    }
+  }
+}
+
+}  // namespace rnicsim

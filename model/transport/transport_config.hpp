@@ -1,0 +1,38 @@
+#pragma once
+// The RC transport's config keys (node section "transport"): its clock, the
+// cycles each unit charges, how much it keeps in flight, ACK coalescing and
+// the QP and CQ context caches. configs/README.md lists them with units.
+#include <cstdint>
+#include <systemc>
+
+#include "config/config.hpp"
+#include "config/run_config.hpp"
+#include "mtt/translation_cache.hpp"
+
+namespace rnicsim {
+
+struct TransportConfig {
+  double clock_mhz = 0;
+  std::uint32_t wqe_cycles = 0;         // requester: decode and start one WQE
+  std::uint32_t packet_cycles = 0;      // requester: one request packet
+  std::uint32_t responder_cycles = 0;   // responder: one request packet
+  std::uint32_t completer_cycles = 0;   // completer: one response packet
+  std::uint32_t command_cycles = 0;     // firmware: one command
+  std::uint32_t wqe_fetch_blocks = 0;   // 64 B send blocks one WQE fetch reads at most
+  std::uint32_t recv_prefetch = 0;      // receive WQEs the responder keeps fetched ahead
+  std::uint32_t max_unacked_packets = 0;  // per QP
+  std::uint32_t ack_coalesce_messages = 0;
+  std::uint32_t payload_reads = 0;      // requester payload reads in flight
+  std::uint32_t responder_dma = 0;      // responder DMA requests in flight (writes, reads)
+  std::uint32_t completer_dma = 0;      // completer DMA writes in flight
+  CacheGeometry qp_cache;
+  CacheGeometry cq_cache;
+  std::uint32_t qp_context_bytes = 0;   // read by DMA on a QP context miss
+  std::uint32_t cq_context_bytes = 0;
+  std::uint64_t seed = 0;
+};
+
+void declare_transport_keys(config::Schema& schema);
+TransportConfig transport_config(const config::Section& transport);
+
+}  // namespace rnicsim

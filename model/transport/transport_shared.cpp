@@ -1,0 +1,180 @@
+// What the RC units share: contexts, context caches, CQE writes, packet
+// headers; the ordered packet sender and the receive demultiplexer.
+#include <stdexcept>
+
+#include "packet/opcodes.hpp"
+#include "transport/rc_units.hpp"
+
+namespace rnicsim {
+
+std::uint64_t RingLayout::address(std::uint64_t index) const {
+  const std::uint64_t byte = (index % entries) * entry_bytes;
+  return pages.at(byte / page_bytes) + byte % page_bytes;
+}
+
+std::uint32_t RingLayout::contiguous(std::uint64_t index) const {
+  const std::uint64_t slot = index % entries;
+  const std::uint64_t byte = slot * entry_bytes;
+  const std::uint64_t in_page = (page_bytes - byte % page_bytes) / entry_bytes;
+  return static_cast<std::uint32_t>(std::min<std::uint64_t>(in_page, entries - slot));
+}
+
+QpContext* RcContexts::qp(std::uint32_t qpn) {
+  auto it = qps_.find(qpn);
+  return it == qps_.end() ? nullptr : it->second.get();
+}
+
+CqContext* RcContexts::cq(std::uint32_t cqn) {
+  auto it = cqs_.find(cqn);
+  return it == cqs_.end() ? nullptr : it->second.get();
+}
+
+QpContext& RcContexts::add_qp(std::uint32_t qpn) {
+  auto& slot = qps_[qpn];
+  slot = std::make_unique<QpContext>();
+  slot->qpn = qpn;
+  return *slot;
+}
+
+CqContext& RcContexts::add_cq(std::uint32_t cqn) {
+  auto& slot = cqs_[cqn];
+  slot = std::make_unique<CqContext>();
+  slot->cqn = cqn;
+  return *slot;
+}
+
+TransportShared::TransportShared(const TransportConfig& config, const NicAddress& address)
+    : config_(config),
+      address_(address),
+      clock_(config.clock_mhz),
+      qp_cache_(config.qp_cache, config.seed),
+      cq_cache_(config.cq_cache, config.seed + 1) {}
+
+void TransportShared::touch_qp(const QpContext& qp, DmaClient& dma) {
+  if (qp_cache_.lookup(qp.qpn)) return;
+  ++stats_.qp_cache_misses;
+  std::vector<std::uint8_t> context(config_.qp_context_bytes);
+  dma.read(qp.context_address, context.data(), config_.qp_context_bytes);
+  qp_cache_.insert(qp.qpn, true);
+}
+
+void TransportShared::touch_cq(const CqContext& cq, DmaClient& dma) {
+  if (cq_cache_.lookup(cq.cqn)) return;
+  ++stats_.cq_cache_misses;
+  std::vector<std::uint8_t> context(config_.cq_context_bytes);
+  dma.read(cq.context_address, context.data(), config_.cq_context_bytes);
+  cq_cache_.insert(cq.cqn, true);
+}
+
+void TransportShared::write_cqe(std::uint32_t cqn, const ibv_wc& wc, DmaClient& dma,
+                                std::uint32_t wqe_counter) {
+  CqContext* cq = contexts_.cq(cqn);
+  if (cq == nullptr) throw std::logic_error("a completion for CQ " + std::to_string(cqn) +
+                                            ", which the NIC does not hold");
+  const std::uint64_t index = cq->producer++;
+  ++stats_.cqes;
+  touch_cq(*cq, dma);
+  auto bytes = std::make_shared<const Bytes>(
+      encode_cqe(Cqe{wc, cqe_owner_for(index, cq->ring.entries), wqe_counter}));
+  dma.write(cq->ring.address(index), std::move(bytes));
+}
+
+packet::RocePacket TransportShared::header_template(const QpContext& qp) const {
+  packet::RocePacket t;
+  t.ethernet.destination = qp.ah.dmac;
+  t.ethernet.source = address_.mac;
+  packet::Ipv4Header ip;
+  ip.source = address_.ipv4;
+  ip.destination = static_cast<std::uint32_t>(qp.ah.dgid[12]) << 24 |
+                   static_cast<std::uint32_t>(qp.ah.dgid[13]) << 16 |
+                   static_cast<std::uint32_t>(qp.ah.dgid[14]) << 8 | qp.ah.dgid[15];
+  ip.ttl = qp.ah.hop_limit;
+  ip.tos = qp.ah.traffic_class;
+  t.ip = ip;
+  // The source port spreads QPs over ECMP paths, as RoCEv2 NICs do.
+  t.udp.source_port = static_cast<std::uint16_t>(0xC000 | (qp.qpn & 0x3FFF));
+  t.bth.dest_qp = qp.dest_qpn;
+  return t;
+}
+
+void TransportShared::set_error(QpContext& qp) {
+  qp.state = IBV_QPS_ERR;
+  contexts_.send_work.notify(sc_core::SC_ZERO_TIME);
+  contexts_.recv_work.notify(sc_core::SC_ZERO_TIME);
+}
+
+OrderedSender::OrderedSender(const sc_core::sc_module_name& name, DmaClient& dma)
+    : sc_core::sc_module(name), out("out"), dma_(dma) {
+  SC_THREAD(run);
+}
+
+void OrderedSender::send(packet::TransmitRequest request,
+                         const std::vector<PhysicalSegment>* payload_from, std::uint64_t offset,
+                         std::uint32_t length, std::vector<std::uint32_t> after) {
+  Pending pending;
+  pending.tickets = std::move(after);
+  if (payload_from != nullptr && length > 0) {
+    auto buffer = std::make_shared<Bytes>(length);
+    for (const DmaRequest& r :
+         requests_for(DmaOp::kRead, *payload_from, offset, length, buffer->data())) {
+      pending.tickets.push_back(dma_.issue(r, buffer));
+    }
+    request.payload = std::move(buffer);
+  }
+  pending.request = std::move(request);
+  pending_.push_back(std::move(pending));
+  queued_.notify(sc_core::SC_ZERO_TIME);
+}
+
+void OrderedSender::run() {
+  for (;;) {
+    while (pending_.empty()) sc_core::wait(queued_);
+    Pending& head = pending_.front();
+    for (std::uint32_t ticket : head.tickets) dma_.wait(ticket);
+    packet::TransmitRequest request = std::move(head.request);
+    pending_.pop_front();
+    out->push(std::move(request), sc_core::SC_ZERO_TIME);
+  }
+}
+
+ReceiveDemux::ReceiveDemux(const sc_core::sc_module_name& name, std::size_t queue_items)
+    : sc_core::sc_module(name),
+      in("in"),
+      requests("requests", queue_items),
+      responses("responses", queue_items) {
+  SC_THREAD(run);
+}
+
+void ReceiveDemux::run() {
+  for (;;) {
+    packet::ReceivedPacket p = in->pop();
+    const std::uint8_t opcode = p.packet.bth.opcode;
+    // RC responses: READ RESPONSE FIRST..ONLY, ACKNOWLEDGE, ATOMIC ACKNOWLEDGE.
+    const bool response = opcode >= 0x0D && opcode <= 0x12;
+    (response ? responses : requests).push(std::move(p), sc_core::SC_ZERO_TIME);
+  }
+}
+
+ibv_wc_opcode wc_opcode_of(ibv_wr_opcode opcode) {
+  switch (opcode) {
+    case IBV_WR_RDMA_WRITE:
+    case IBV_WR_RDMA_WRITE_WITH_IMM: return IBV_WC_RDMA_WRITE;
+    case IBV_WR_SEND:
+    case IBV_WR_SEND_WITH_IMM: return IBV_WC_SEND;
+    case IBV_WR_RDMA_READ: return IBV_WC_RDMA_READ;
+    case IBV_WR_ATOMIC_CMP_AND_SWP: return IBV_WC_COMP_SWAP;
+    case IBV_WR_ATOMIC_FETCH_AND_ADD: return IBV_WC_FETCH_ADD;
+  }
+  return IBV_WC_SEND;
+}
+
+double rnr_timer_us(std::uint8_t code) {
+  // REFERENCE section 5 (IB_RNR_TIMER_*), in microseconds.
+  static constexpr double kTable[32] = {
+      655360, 10,    20,    30,    40,    60,    80,     120,    160,    240,    320,
+      480,    640,   960,   1280,  1920,  2560,  3840,   5120,   7680,   10240,  15360,
+      20480,  30720, 40960, 61440, 81920, 122880, 163840, 245760, 327680, 491520};
+  return kTable[code & 0x1F];
+}
+
+}  // namespace rnicsim
