@@ -20,6 +20,7 @@
 #include "config/config.hpp"
 #include "experiments/experiments.hpp"
 #include "experiments/output_files.hpp"
+#include "experiments/perf/perf_options.hpp"
 #include "packet/frame_json.hpp"
 #include "packet/pcap.hpp"
 
@@ -30,6 +31,7 @@ namespace fs = std::filesystem;
 
 constexpr const char* kUsage =
     "usage: rnicsim run CONFIG.json [--out DIR] [--set key.path=value]...\n"
+    "       rnicsim perf TEST [CONFIG.json] [perftest options] (rnicsim perf --help)\n"
     "       rnicsim decode FILE.pcap\n"
     "       rnicsim keys\n"
     "       rnicsim --help | --version\n"
@@ -39,6 +41,9 @@ constexpr const char* kUsage =
     "         only if it is empty or holds an earlier run\n"
     "  --set  override one configuration key; the value is read as JSON when it\n"
     "         parses (50, true, \"text\"), else taken as a string\n"
+    "  perf   run a perftest workload (write_lat, write_bw, read_lat, read_bw,\n"
+    "         send_lat, send_bw, atomic_lat, atomic_bw) between two simulated nodes;\n"
+    "         CONFIG defaults to configs/cx5_100g.json\n"
     "  decode print each frame of a pcap file as one JSON object per line:\n"
     "         RoCEv2 header fields, payload length, icrc_ok, or the error found\n"
     "  keys   print every configuration key with its unit, default and range\n"
@@ -63,6 +68,7 @@ struct RunArguments {
   std::string config;
   std::string out;
   std::vector<std::string> overrides;
+  const perf::PerfOptions* perf = nullptr;
 };
 
 RunArguments parse_run_arguments(const std::vector<std::string>& args) {
@@ -280,7 +286,9 @@ int run_command(const RunArguments& run, std::ostream& out) {
         << run.config << " -> " << run.out << "\n";
     // Progress goes to the terminal only: piped or redirected, stdout stays the report.
     std::ostream* terminal = isatty(STDOUT_FILENO) ? &out : nullptr;
-    run_experiment(RunRequest{std::move(loaded), staging, terminal, banner.str()}, out);
+    run_experiment(RunRequest{std::move(loaded), staging, terminal,
+                              run.perf ? std::string() : banner.str(), run.perf},
+                   out);
     throw_if_stop_requested();
     move_into_place(staging, destination, source, out);
   } catch (const SimulatedTimeExceeded& e) {
@@ -362,6 +370,22 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
       return kExitOk;
     }
     if (command == "run") return run_command(parse_run_arguments(args), out);
+    if (command == "perf") {
+      const perf::PerfOptions options =
+          perf::parse_perf_options(std::vector<std::string>(args.begin() + 1, args.end()));
+      if (options.help) {
+        out << perf::perf_usage();
+        return kExitOk;
+      }
+      RunArguments run;
+      run.config = options.config_path.value_or(RNICSIM_DEFAULT_PRESET);
+      run.overrides.push_back("experiment=perf");
+      run.overrides.insert(run.overrides.end(), options.sets.begin(), options.sets.end());
+      run.out = options.out_dir.value_or(
+          (fs::path("rnicsim-out") / ("perf_" + perf::test_name(options.test))).string());
+      run.perf = &options;
+      return run_command(run, out);
+    }
     if (command == "decode") {
       if (args.size() != 2) throw UsageError{"decode needs exactly one FILE.pcap"};
       return decode_command(args[1], out);

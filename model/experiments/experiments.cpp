@@ -17,6 +17,7 @@
 #include "experiments/pipeline/pipeline_outputs.hpp"
 #include "experiments/output_files.hpp"
 #include "experiments/plot.hpp"
+#include "experiments/perf/perf_experiment.hpp"
 #include "experiments/translation/translation_experiment.hpp"
 #include "experiments/translation/translation_outputs.hpp"
 #include "host_cpu/host_cpu_config.hpp"
@@ -35,7 +36,7 @@ namespace {
 config::Schema build_schema() {
   config::Schema schema;
   schema.add(config::string_key("experiment", "pipeline", "which experiment to run")
-                 .one_of({"pipeline", "dma", "translation"}));
+                 .one_of({"pipeline", "dma", "translation", "perf"}));
   schema.add(config::integer_key("seed", 1, "", "seed of every random choice in the run")
                  .at_least(0)
                  .at_most(4294967295.0));
@@ -178,6 +179,14 @@ void run_experiment(const RunRequest& request, std::ostream& report) {
     write_translation_outputs(translation, result, request.folder);
     if (plot) draw_plot("plot_translation.py", request.folder, report);
     report_translation(result, report);
+  } else if (experiment == "perf") {
+    if (request.perf == nullptr) {
+      throw config::ConfigError(request.config.source_of("experiment"), "experiment",
+                                "perf runs through `rnicsim perf TEST CONFIG`, which names the "
+                                "test (write_lat, write_bw, ...)");
+    }
+    const PerfResult result = run_perf(run, *request.perf, configured, report, request.terminal);
+    write_perf_outputs(*request.perf, run.used(), result, request.folder);
   } else {
     throw std::logic_error("no runner for experiment " + experiment);
   }

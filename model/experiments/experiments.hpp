@@ -6,6 +6,7 @@
 
 #include "config/config.hpp"
 #include "config/run_config.hpp"
+#include "experiments/perf/perf_options.hpp"
 
 namespace rnicsim {
 
@@ -17,6 +18,8 @@ struct RunRequest {
   std::filesystem::path folder;      // where outputs go (exists, empty)
   std::ostream* terminal = nullptr;  // where to show progress (a terminal); null: nowhere
   std::string banner;                // printed to the report once the configuration is read
+  // The perf experiment's test plan (`rnicsim perf`); null for the others.
+  const perf::PerfOptions* perf = nullptr;
 };
 
 // Runs the experiment the configuration names, writes its outputs into

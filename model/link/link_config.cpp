@@ -8,6 +8,11 @@ void declare_link_keys(config::Schema& schema) {
   schema.add(config::number_key("link.gbps", 100, "Gbit/s", "line rate of the wire")
                  .at_least(0.001)     // 1 Mbit/s
                  .at_most(1000000));  // 1 Pbit/s
+  schema.add(config::number_key("link.phy_latency_ns", 0, "ns",
+                                "MAC, PCS, FEC and PMA latency of both ends of the wire, transmit "
+                                "plus receive, on top of the propagation delay")
+                 .at_least(0)
+                 .at_most(1e6));
   schema.add(config::number_key("link.propagation_ns", 0, "ns",
                                 "cable propagation delay (about 5 ns per metre of fibre or copper)")
                  .at_least(0)
@@ -28,7 +33,7 @@ void declare_link_keys(config::Schema& schema) {
 WireLinkConfig wire_link_config(const config::Section& link) {
   WireLinkConfig c;
   c.gbps = link.number("gbps");
-  c.propagation = nanoseconds(link.number("propagation_ns"));
+  c.propagation = nanoseconds(link.number("propagation_ns") + link.number("phy_latency_ns"));
   c.rx_buffer_bytes = link.integer("rx_buffer_bytes");
   return c;
 }

@@ -22,7 +22,7 @@ namespace rnicsim {
 
 struct WireLinkConfig {
   double gbps = 0;                  // line rate
-  sc_core::sc_time propagation;     // cable delay, first bit out to first bit in
+  sc_core::sc_time propagation;     // first bit out to first bit in: cable plus both ends' PHYs
   std::uint64_t rx_buffer_bytes = 0;  // the receiver's buffer for arrived frames
 };
 

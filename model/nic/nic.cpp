@@ -1,6 +1,7 @@
 #include "nic/nic.hpp"
 
 #include "dma/dma_config.hpp"
+#include "common/clock_domain.hpp"
 #include "mtt/mtt_config.hpp"
 
 namespace rnicsim {
@@ -11,6 +12,12 @@ void declare_nic_keys(config::Schema& schema) {
                                  "counting items still in the previous block's latency")
                  .at_least(1)
                  .at_most(65536));
+  schema.add(config::integer_key("nic.ethernet_mtu_bytes", 1500, "bytes",
+                                 "the port's Ethernet MTU; its RoCE active MTU is the largest "
+                                 "IB MTU that fits with 96 B of headers (1500 gives 1024, 4200 "
+                                 "gives 4096), the MTU perf uses unless -m asks for less")
+                 .at_least(352)
+                 .at_most(9216));
 }
 
 NicConfig nic_config(config::RunConfig& run, const std::string& node,
@@ -25,6 +32,7 @@ NicConfig nic_config(config::RunConfig& run, const std::string& node,
   c.icrc = packet::icrc_block_config(run.node_section(node, "icrc"));
   c.transport = transport_config(run.node_section(node, "transport"));
   c.queue_items = run.node_section(node, "nic").integer("queue_items");
+  c.ethernet_mtu = run.node_section(node, "nic").integer("ethernet_mtu_bytes");
   return c;
 }
 
@@ -46,7 +54,9 @@ Nic::Nic(const sc_core::sc_module_name& name, const NicConfig& config)
       commands("commands", transport, dma_engine.attach("commands", 2)),
       requester("requester", transport, dma_engine.attach("requester", config.transport.payload_reads),
                 translation),
-      demux("demux", config.queue_items),
+      demux("demux", config.queue_items,
+            ClockDomain(config.transport.clock_mhz)
+                .cycles(config.transport.receive_latency_cycles)),
       responder("responder", transport,
                 dma_engine.attach("responder", config.transport.responder_dma), translation,
                 demux.requests),

@@ -46,6 +46,7 @@ struct NicConfig {
   TransportConfig transport;
   NicAddress address;           // set by the testbed, per node
   std::size_t queue_items = 0;  // capacity of each channel between two blocks
+  std::uint64_t ethernet_mtu = 0;  // the port's; its RoCE active MTU follows from it
 };
 
 void declare_nic_keys(config::Schema& schema);

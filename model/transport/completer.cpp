@@ -74,6 +74,7 @@ void Completer::handle(const packet::ReceivedPacket& packet) {
     auto bytes = std::make_shared<Bytes>(8);
     const std::uint64_t original = p.atomic_ack_eth->original_data;
     for (int i = 0; i < 8; ++i) (*bytes)[i] = static_cast<std::uint8_t>(original >> (8 * i));
+    if (psn_diff(psn_add(psn, 1), qp->acked_psn) > 0) qp->acked_psn = psn_add(psn, 1);
     for (const DmaRequest& r :
          requests_for(DmaOp::kWrite, work->local.segments, 0, 8, bytes->data())) {
       dma_.issue(r, bytes, false);
@@ -82,6 +83,7 @@ void Completer::handle(const packet::ReceivedPacket& packet) {
     return;
   }
   if (opcode < kReadResponseFirst || opcode > kReadResponseOnly) return;
+  if (psn_diff(psn_add(psn, 1), qp->acked_psn) > 0) qp->acked_psn = psn_add(psn, 1);
   const std::uint64_t offset =
       static_cast<std::uint64_t>(psn_diff(psn, work->first_psn)) * qp->pmtu;
   const std::uint64_t length = p.payload_length;
@@ -100,6 +102,10 @@ void Completer::handle(const packet::ReceivedPacket& packet) {
 
 void Completer::retire_through(QpContext& qp, std::uint32_t psn) {
   bool progress = false;
+  if (psn_diff(psn_add(psn, 1), qp.acked_psn) > 0) {
+    qp.acked_psn = psn_add(psn, 1);
+    shared_.contexts().send_work.notify(sc_core::SC_ZERO_TIME);
+  }
   while (!qp.outstanding.empty()) {
     const SendWork& front = qp.outstanding.front();
     if (front.read_or_atomic || front.sent < front.request_packets() ||

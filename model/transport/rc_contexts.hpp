@@ -107,7 +107,7 @@ struct QpContext {
   std::deque<SendWqe> fetched;      // fetched, not started
   std::deque<SendWork> outstanding; // started, not completed, in PSN order
   std::uint32_t next_psn = 0;
-  std::uint32_t unacked_packets = 0;
+  std::uint32_t acked_psn = 0;      // the oldest PSN not yet acknowledged
   std::uint32_t rd_atomic_outstanding = 0;
   std::uint32_t rnr_retries_left = 0;
   sc_core::sc_time resume_at;       // an RNR NAK holds the requester until then

@@ -125,7 +125,9 @@ class OrderedSender : public sc_core::sc_module {
   sc_core::sc_port<PushIf<packet::TransmitRequest>> out;
 
   RNICSIM_PROCESS_MODULE(OrderedSender);
-  OrderedSender(const sc_core::sc_module_name& name, DmaClient& dma);
+  // Each packet reaches `out` `latency` after its payload is read.
+  OrderedSender(const sc_core::sc_module_name& name, DmaClient& dma,
+                const sc_core::sc_time& latency);
 
   // Queues a packet; `payload_from` (may be null) are the segments to read
   // its payload from, starting `offset` bytes in. It also waits for the DMA
@@ -141,6 +143,7 @@ class OrderedSender : public sc_core::sc_module {
   void run();
 
   DmaClient& dma_;
+  sc_core::sc_time latency_;
   std::deque<Pending> pending_;
   sc_core::sc_event queued_;
 };
@@ -178,10 +181,13 @@ class ReceiveDemux : public sc_core::sc_module {
   Channel<packet::ReceivedPacket> responses;
 
   RNICSIM_PROCESS_MODULE(ReceiveDemux);
-  ReceiveDemux(const sc_core::sc_module_name& name, std::size_t queue_items);
+  // Each packet reaches the responder or completer `latency` after the parser.
+  ReceiveDemux(const sc_core::sc_module_name& name, std::size_t queue_items,
+               const sc_core::sc_time& latency);
 
  private:
   void run();
+  sc_core::sc_time latency_;
 };
 
 class Responder : public sc_core::sc_module {

@@ -47,8 +47,7 @@ SendWork* unsent(QpContext& qp) {
 
 // Whether the QP may send a packet with PSN `psn` (its window of unacknowledged packets).
 bool window_open(const QpContext& qp, std::uint32_t psn, std::uint32_t window) {
-  if (qp.outstanding.empty()) return true;
-  return psn_diff(psn, qp.outstanding.front().first_psn) < static_cast<std::int32_t>(window);
+  return psn_diff(psn, qp.acked_psn) < static_cast<std::int32_t>(window);
 }
 
 }  // namespace
@@ -56,7 +55,7 @@ bool window_open(const QpContext& qp, std::uint32_t psn, std::uint32_t window) {
 Requester::Requester(const sc_core::sc_module_name& name, TransportShared& shared, DmaPort& port,
                      MemoryTranslation& translation)
     : sc_core::sc_module(name),
-      sender("sender", dma_),
+      sender("sender", dma_, shared.cycles(shared.config().transmit_latency_cycles)),
       shared_(shared),
       dma_(port),
       translation_(translation) {
@@ -258,7 +257,10 @@ void Requester::send_packet(QpContext& qp, SendWork& work) {
   h.bth.opcode = request_opcode(wqe.opcode, index, count);
   h.bth.psn = psn_add(work.first_psn, index);
   h.bth.solicited_event = wqe.solicited && index + 1 == count;
-  h.bth.ack_req = index + 1 == count;
+  // The last packet asks for an ACK, and so does every ack_request_packets-th
+  // of a long message, so the window moves before the message ends.
+  const std::uint32_t every = shared_.config().ack_request_packets;
+  h.bth.ack_req = index + 1 == count || (index + 1) % every == 0;
   std::uint64_t offset = std::uint64_t{index} * qp.pmtu;
   std::uint32_t length = 0;
   switch (wqe.opcode) {

@@ -52,7 +52,7 @@ Responder::Responder(const sc_core::sc_module_name& name, TransportShared& share
                      MemoryTranslation& translation, Channel<packet::ReceivedPacket>& queue)
     : sc_core::sc_module(name),
       in("in"),
-      sender("sender", dma_),
+      sender("sender", dma_, sc_core::SC_ZERO_TIME),
       shared_(shared),
       dma_(port),
       translation_(translation),

@@ -14,16 +14,24 @@ void declare_transport_keys(config::Schema& schema) {
                  .at_least(1)
                  .at_most(10000));
   schema.add(integer_key("transport.wqe_cycles", 8, "cycles",
-                         "requester: decode one send WQE and start its message")
+                         "requester: decode one send WQE and start its message (occupancy)")
                  .at_most(1 << 20));
   schema.add(integer_key("transport.packet_cycles", 4, "cycles",
-                         "requester: make one request packet's descriptor")
+                         "requester: make one request packet's descriptor (occupancy)")
                  .at_most(1 << 20));
   schema.add(integer_key("transport.responder_cycles", 4, "cycles",
-                         "responder: check and place one request packet")
+                         "responder: check and place one request packet (occupancy)")
                  .at_most(1 << 20));
   schema.add(integer_key("transport.completer_cycles", 4, "cycles",
-                         "completer: handle one response packet (ACK, READ response)")
+                         "completer: handle one response packet, ACK or READ response (occupancy)")
+                 .at_most(1 << 20));
+  schema.add(integer_key("transport.transmit_latency_cycles", 32, "cycles",
+                         "requester pipeline latency from a packet's descriptor to the packet "
+                         "builder (pipelined: it adds latency, not occupancy)")
+                 .at_most(1 << 20));
+  schema.add(integer_key("transport.receive_latency_cycles", 16, "cycles",
+                         "pipeline latency from the parser to the responder or completer "
+                         "(QP lookup, context load; pipelined)")
                  .at_most(1 << 20));
   schema.add(integer_key("transport.command_cycles", 500, "cycles",
                          "firmware: execute one driver command (create, modify, destroy)")
@@ -40,11 +48,16 @@ void declare_transport_keys(config::Schema& schema) {
                          "request packets a QP sends beyond its last acknowledged one")
                  .at_least(1)
                  .at_most(1 << 22));
-  schema.add(integer_key("transport.ack_coalesce_messages", 16, "messages",
+  schema.add(integer_key("transport.ack_coalesce_messages", 1, "messages",
                          "the responder acknowledges after this many messages that asked for an "
                          "ACK, or at once when no request packet is waiting")
                  .at_least(1)
                  .at_most(1 << 16));
+  schema.add(integer_key("transport.ack_request_packets", 64, "packets",
+                         "the requester sets AckReq on every this many packets of a long message "
+                         "(and on each message's last), so its window moves mid-message")
+                 .at_least(1)
+                 .at_most(1 << 22));
   schema.add(integer_key("transport.payload_reads", 32, "requests",
                          "requester: payload DMA reads in flight")
                  .at_least(1)
@@ -97,10 +110,13 @@ TransportConfig transport_config(const config::Section& transport) {
   c.responder_cycles = integer("responder_cycles");
   c.completer_cycles = integer("completer_cycles");
   c.command_cycles = integer("command_cycles");
+  c.transmit_latency_cycles = integer("transmit_latency_cycles");
+  c.receive_latency_cycles = integer("receive_latency_cycles");
   c.wqe_fetch_blocks = integer("wqe_fetch_blocks");
   c.recv_prefetch = integer("recv_prefetch");
   c.max_unacked_packets = integer("max_unacked_packets");
   c.ack_coalesce_messages = integer("ack_coalesce_messages");
+  c.ack_request_packets = integer("ack_request_packets");
   c.payload_reads = integer("payload_reads");
   c.responder_dma = integer("responder_dma");
   c.completer_dma = integer("completer_dma");

@@ -17,11 +17,14 @@ struct TransportConfig {
   std::uint32_t packet_cycles = 0;      // requester: one request packet
   std::uint32_t responder_cycles = 0;   // responder: one request packet
   std::uint32_t completer_cycles = 0;   // completer: one response packet
+  std::uint32_t transmit_latency_cycles = 0;  // requester's pipeline: descriptor to builder
+  std::uint32_t receive_latency_cycles = 0;   // parser to responder or completer
   std::uint32_t command_cycles = 0;     // firmware: one command
   std::uint32_t wqe_fetch_blocks = 0;   // 64 B send blocks one WQE fetch reads at most
   std::uint32_t recv_prefetch = 0;      // receive WQEs the responder keeps fetched ahead
   std::uint32_t max_unacked_packets = 0;  // per QP
   std::uint32_t ack_coalesce_messages = 0;
+  std::uint32_t ack_request_packets = 0;  // the requester asks for an ACK at least this often
   std::uint32_t payload_reads = 0;      // requester payload reads in flight
   std::uint32_t responder_dma = 0;      // responder DMA requests in flight (writes, reads)
   std::uint32_t completer_dma = 0;      // completer DMA writes in flight

@@ -103,8 +103,9 @@ void TransportShared::set_error(QpContext& qp) {
   contexts_.recv_work.notify(sc_core::SC_ZERO_TIME);
 }
 
-OrderedSender::OrderedSender(const sc_core::sc_module_name& name, DmaClient& dma)
-    : sc_core::sc_module(name), out("out"), dma_(dma) {
+OrderedSender::OrderedSender(const sc_core::sc_module_name& name, DmaClient& dma,
+                             const sc_core::sc_time& latency)
+    : sc_core::sc_module(name), out("out"), dma_(dma), latency_(latency) {
   SC_THREAD(run);
 }
 
@@ -133,15 +134,17 @@ void OrderedSender::run() {
     for (std::uint32_t ticket : head.tickets) dma_.wait(ticket);
     packet::TransmitRequest request = std::move(head.request);
     pending_.pop_front();
-    out->push(std::move(request), sc_core::SC_ZERO_TIME);
+    out->push(std::move(request), latency_);
   }
 }
 
-ReceiveDemux::ReceiveDemux(const sc_core::sc_module_name& name, std::size_t queue_items)
+ReceiveDemux::ReceiveDemux(const sc_core::sc_module_name& name, std::size_t queue_items,
+                           const sc_core::sc_time& latency)
     : sc_core::sc_module(name),
       in("in"),
       requests("requests", queue_items),
-      responses("responses", queue_items) {
+      responses("responses", queue_items),
+      latency_(latency) {
   SC_THREAD(run);
 }
 
@@ -151,7 +154,7 @@ void ReceiveDemux::run() {
     const std::uint8_t opcode = p.packet.bth.opcode;
     // RC responses: READ RESPONSE FIRST..ONLY, ACKNOWLEDGE, ATOMIC ACKNOWLEDGE.
     const bool response = opcode >= 0x0D && opcode <= 0x12;
-    (response ? responses : requests).push(std::move(p), sc_core::SC_ZERO_TIME);
+    (response ? responses : requests).push(std::move(p), latency_);
   }
 }
 

@@ -193,7 +193,7 @@ TEST(RcVerbs, InlineAndUnsignaledWorkCompletesOnlyWhereSignaled) {
     for (std::uint64_t i = 0; i < 4; ++i) {
       ibv_send_wr wr = work_request(IBV_WR_RDMA_WRITE, &sge, i, &dst);
       wr.rdma.remote_addr = dst.va + 200 * i;
-      wr.send_flags = IBV_SEND_INLINE | (i == 3 ? IBV_SEND_SIGNALED : 0);
+      wr.send_flags = IBV_SEND_INLINE | (i == 3 ? std::uint32_t{IBV_SEND_SIGNALED} : 0u);
       ASSERT_EQ(bench.driver(0).ibv_post_send(bench.a.qps[0], &wr, nullptr), 0);
     }
     // The source changes after posting: inline data was copied at the post.

@@ -1,0 +1,35 @@
+#pragma once
+// The perf experiment: perftest's workloads on a two-node testbed. Node a is
+// perftest's client, node b its server; each is an application thread that
+// calls the driver's verbs, as ib_write_lat and friends do, and the client
+// timestamps its posts and completions in simulated time. The rows go
+// through perf_report (perftest's statistics and formats).
+#include <filesystem>
+#include <functional>
+#include <iosfwd>
+
+#include "config/run_config.hpp"
+#include "experiments/perf/perf_options.hpp"
+#include "experiments/perf/perf_report.hpp"
+
+namespace rnicsim {
+
+struct PerfResult {
+  std::vector<perf::LatencyRow> latency;
+  std::vector<perf::BwRow> bandwidth;
+  nlohmann::json counters;  // the NICs' transport and link statistics
+};
+
+// Reads the configuration (nodes a and b, link, transport, verbs), calls
+// `configured` once it has, then simulates each size of `options` in turn,
+// printing perftest's banner, table and rows to `report` as they come.
+PerfResult run_perf(config::RunConfig& run, const perf::PerfOptions& options,
+                    const std::function<void()>& configured, std::ostream& report,
+                    std::ostream* terminal);
+
+// perf.json in `folder` (perftest's --json document plus the NICs'
+// counters), and at options.json_path when --json asked for it.
+void write_perf_outputs(const perf::PerfOptions& options, const nlohmann::json& config,
+                        const PerfResult& result, const std::filesystem::path& folder);
+
+}  // namespace rnicsim
