@@ -3,9 +3,10 @@
 
 usage: check_maxima.py RNICSIM OUT_FOLDER [SECONDS]
 
-For each numeric key of `rnicsim keys` with a maximum, runs the preset of the
-experiment that reads it with that one key at its maximum (lists: a list of
-just the maximum) and every other key at the preset's value. Each run gets
+For each numeric key of `rnicsim keys` with a maximum, runs the preset of each
+experiment that reads it (as that experiment's own run of its preset reports)
+with that one key at its maximum (lists: a list of just the maximum) and every
+other key at the preset's value. Each run gets
 SECONDS of wall time (default 30): long enough to show whether its memory
 grows. Records, per key: refused (exit 2, with the message), finished, or
 still running when stopped (SIGINT); its peak resident memory as the kernel
@@ -14,7 +15,9 @@ memory sampled at the half-way point and at the end, which show whether it
 was still growing. Writes OUT_FOLDER/maxima.csv.
 """
 import csv
+import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -30,23 +33,6 @@ PRESETS = {
     "dma": "configs/pcie_gen3x8.json",
     "translation": "configs/translation_sweep.json",
 }
-# Which experiments read a key, by its prefix; the first match wins.
-READERS = [
-    ("host.memory_", ["pipeline", "dma", "translation"]),
-    ("host.page_bytes", ["translation"]),
-    ("host.fragmentation", ["translation"]),
-    ("host.", ["pipeline"]),
-    ("workload.", ["pipeline"]),
-    ("pipeline.", ["pipeline"]),
-    ("output.", ["pipeline"]),
-    ("link.", ["pipeline"]),
-    ("dma.read_tags", ["dma", "translation"]),
-    ("dma.", ["pipeline"]),
-    ("pcie.", ["dma", "translation"]),
-    ("dma_test.", ["dma"]),
-    ("mtt.", ["translation"]),
-    ("translation.", ["translation"]),
-]
 
 
 def documented_maxima(rnicsim):
@@ -65,11 +51,34 @@ def documented_maxima(rnicsim):
         yield key, kind, value
 
 
-def readers(key):
-    for prefix, experiments in READERS:
-        if key.startswith(prefix):
-            return experiments
-    return []
+def leaf_keys(document, prefix=""):
+    for name, value in document.items():
+        if isinstance(value, dict):
+            yield from leaf_keys(value, f"{prefix}{name}.")
+        else:
+            yield prefix + name
+
+
+def keys_read(rnicsim, preset, work):
+    """The keys an experiment reads, as its own run of the preset reports them.
+
+    An experiment refuses a key that none of its blocks reads (exit 2), so each
+    maximum goes only to the experiments that read its key; effective_config.json
+    lists exactly what the run read. A node's own key (nodes.a.mtt.hit_cycles)
+    counts as the shared key it stands for (mtt.hit_cycles).
+    """
+    out = Path(work) / "keys_read"
+    subprocess.run([rnicsim, "run", str(ROOT / preset), "--out", str(out), "--set",
+                    "output.plot=false"], check=True, stdout=subprocess.DEVNULL,
+                   env=dict(os.environ, SYSTEMC_DISABLE_COPYRIGHT_MESSAGE="1"))
+    with open(out / "effective_config.json") as f:
+        keys = set()
+        for key in leaf_keys(json.load(f)):
+            if key.startswith("nodes."):
+                key = key.split(".", 2)[2]
+            keys.add(key)
+    shutil.rmtree(out)
+    return keys
 
 
 def run(rnicsim, preset, key, value, seconds, work):
@@ -116,10 +125,15 @@ def main(argv):
     seconds = float(argv[2]) if len(argv) == 3 else 30.0
     rows = []
     with tempfile.TemporaryDirectory() as work:
+        read = {experiment: keys_read(rnicsim, preset, work)
+                for experiment, preset in PRESETS.items()}
         for key, kind, value in documented_maxima(rnicsim):
             if kind == "integer list":
                 value = f"[{value}]"
-            for experiment in readers(key):
+            readers = [experiment for experiment in PRESETS if key in read[experiment]]
+            if not readers:
+                print(f"{key}: no experiment reads it, not run", flush=True)
+            for experiment in readers:
                 outcome, wall, peak, half, last, message = run(
                     rnicsim, PRESETS[experiment], key, value, seconds, work)
                 rows.append([key, value, experiment, outcome, f"{wall:.1f}", f"{peak:.1f}",

@@ -1,0 +1,73 @@
+#!/usr/bin/env python3
+"""rnicsim's speed against ns-3's on the same traffic, from scripts/bench's rounds.
+
+usage: bench_compare.py NS3_JSONL RNICSIM_JSONL OUT_FOLDER
+
+Each file holds one JSON line per round, in round order, with at least
+"packets_per_wall_second"; the rnicsim file may be empty (no rnicsim figure
+yet). Writes OUT_FOLDER/ns3_udp_stream.json, and when rnicsim has figures
+OUT_FOLDER/rnicsim_write_bw_4k.json and OUT_FOLDER/rnicsim_vs_ns3.json, whose
+ratio is taken round by round (both ran within seconds of each other) before
+its median, so the machine's drift cancels. Stale rnicsim files are removed when
+there is no rnicsim figure, so no old ratio outlives its run.
+"""
+import json
+import statistics
+import sys
+from pathlib import Path
+
+
+def read_runs(path):
+    with open(path) as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
+def spread(values):
+    return {"min": min(values), "median": statistics.median(values), "max": max(values)}
+
+
+def write(path, document):
+    with open(path, "w") as f:
+        json.dump(document, f, indent=2)
+        f.write("\n")
+
+
+def main(argv):
+    if len(argv) != 3:
+        sys.exit(__doc__)
+    ns3, rnicsim, out = read_runs(argv[0]), read_runs(argv[1]), Path(argv[2])
+    if not ns3:
+        sys.exit("bench_compare.py: no ns-3 run")
+    ns3_pps = [run["packets_per_wall_second"] for run in ns3]
+    write(out / "ns3_udp_stream.json", {
+        "what": "ns-3 " + ns3[0]["ns3_version"] + ": 2 nodes, 100 Gbit/s point-to-point, "
+                "UDP at line rate, " + str(ns3[0]["payload_bytes"]) + " B payloads",
+        "packets_per_wall_second": spread(ns3_pps),
+        "runs": ns3,
+    })
+    print(f"ns-3: {statistics.median(ns3_pps):.0f} packets per wall second "
+          f"(median of {len(ns3)}; {min(ns3_pps):.0f} to {max(ns3_pps):.0f})")
+
+    compared = [out / "rnicsim_write_bw_4k.json", out / "rnicsim_vs_ns3.json"]
+    if not rnicsim:
+        for path in compared:
+            path.unlink(missing_ok=True)
+        print("rnicsim: no write_bw figure (scripts/bench, rnicsim_write_bw_4k): no ratio")
+        return
+    if len(rnicsim) != len(ns3):
+        sys.exit(f"bench_compare.py: {len(rnicsim)} rnicsim runs for {len(ns3)} ns-3 runs")
+    rnicsim_pps = [run["packets_per_wall_second"] for run in rnicsim]
+    ratios = [r / n for r, n in zip(rnicsim_pps, ns3_pps)]
+    write(compared[0], {"packets_per_wall_second": spread(rnicsim_pps), "runs": rnicsim})
+    write(compared[1], {
+        "what": "rnicsim packets per wall second / ns-3 packets per wall second, round by round",
+        "ratio": spread(ratios),
+        "ratios": ratios,
+    })
+    print(f"rnicsim: {statistics.median(rnicsim_pps):.0f} packets per wall second; "
+          f"rnicsim/ns-3 {statistics.median(ratios):.2f} "
+          f"({min(ratios):.2f} to {max(ratios):.2f})")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
