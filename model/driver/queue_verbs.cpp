@@ -38,9 +38,10 @@ int VerbsDriver::fail(int error, std::string reason) {
   return error;
 }
 
-void VerbsDriver::mmio(std::uint64_t offset, const std::vector<std::uint8_t>& bytes) {
-  sc_core::wait(platform().verbs.mmio_write);
-  platform().mmio_write(offset, bytes.data(), static_cast<std::uint32_t>(bytes.size()));
+void VerbsDriver::mmio(std::uint64_t offset, const std::vector<std::uint8_t>& bytes,
+                       const sc_core::sc_time& cpu) {
+  platform().mmio_write(offset, bytes.data(), static_cast<std::uint32_t>(bytes.size()),
+                        cpu + platform().verbs.mmio_write);
 }
 
 std::vector<std::uint64_t> VerbsDriver::allocate_ring(std::uint64_t bytes) {
@@ -202,9 +203,11 @@ int VerbsDriver::ibv_post_send(ibv_qp* qp, const ibv_send_wr* wr, const ibv_send
   if (qp == nullptr) return fail(EINVAL, "ibv_post_send: no QP");
   std::vector<std::uint8_t> last_wqe;
   std::uint32_t posted = 0;
+  sc_core::sc_time cpu = sc_core::SC_ZERO_TIME;  // charged with the doorbell
   for (; wr != nullptr; wr = wr->next) {
     auto refuse = [&](int error, const char* why) {
       if (bad_wr) *bad_wr = wr;
+      sc_core::wait(cpu);  // the work requests before it were posted
       return fail(error, std::string("ibv_post_send: ") + why);
     };
     // libibverbs (mlx5) refuses posting only in RESET, INIT and RTR.
@@ -248,7 +251,7 @@ int VerbsDriver::ibv_post_send(ibv_qp* qp, const ibv_send_wr* wr, const ibv_send
     const auto blocks = static_cast<std::uint32_t>(bytes.size() / kSendBlockBytes);
     if (qp->send_producer + blocks - qp->send_consumer > qp->send_ring.entries)
       return refuse(ENOMEM, "the send queue is full");
-    sc_core::wait(p.verbs.post_send);
+    cpu += p.verbs.post_send;
     for (std::uint32_t b = 0; b < blocks; ++b) {
       memory_.write_bytes(qp->send_ring.address(qp->send_producer + b),
                           bytes.data() + std::size_t{b} * kSendBlockBytes, kSendBlockBytes);
@@ -262,10 +265,10 @@ int VerbsDriver::ibv_post_send(ibv_qp* qp, const ibv_send_wr* wr, const ibv_send
   if (posted == 1 && last_wqe.size() <= p.verbs.blueflame_bytes) {
     std::vector<std::uint8_t> write = little_endian(qp->send_producer, 8);
     write.insert(write.end(), last_wqe.begin(), last_wqe.end());
-    mmio(kBarBlueFlame + std::uint64_t{qp->qp_num} * kBarBlueFlameStride, write);
+    mmio(kBarBlueFlame + std::uint64_t{qp->qp_num} * kBarBlueFlameStride, write, cpu);
   } else {
     mmio(kBarSendDoorbells + std::uint64_t{qp->qp_num} * kBarDoorbellStride,
-         little_endian(qp->send_producer, 4));
+         little_endian(qp->send_producer, 4), cpu);
   }
   last_error_ = 0;
   return 0;
@@ -274,9 +277,11 @@ int VerbsDriver::ibv_post_send(ibv_qp* qp, const ibv_send_wr* wr, const ibv_send
 int VerbsDriver::ibv_post_recv(ibv_qp* qp, const ibv_recv_wr* wr, const ibv_recv_wr** bad_wr) {
   if (qp == nullptr) return fail(EINVAL, "ibv_post_recv: no QP");
   std::uint32_t posted = 0;
+  sc_core::sc_time cpu = sc_core::SC_ZERO_TIME;
   for (; wr != nullptr; wr = wr->next) {
     auto refuse = [&](int error, const char* why) {
       if (bad_wr) *bad_wr = wr;
+      sc_core::wait(cpu);
       return fail(error, std::string("ibv_post_recv: ") + why);
     };
     if (qp->state == IBV_QPS_RESET) return refuse(EINVAL, "the QP is in RESET");
@@ -286,7 +291,7 @@ int VerbsDriver::ibv_post_recv(ibv_qp* qp, const ibv_recv_wr* wr, const ibv_recv
     RecvWqe wqe;
     wqe.wr_id = wr->wr_id;
     wqe.sges.assign(wr->sg_list, wr->sg_list + wr->num_sge);
-    sc_core::wait(platform().verbs.post_recv);
+    cpu += platform().verbs.post_recv;
     const std::vector<std::uint8_t> bytes = encode_recv_wqe(wqe);
     memory_.write_bytes(qp->recv_ring.address(qp->recv_producer), bytes.data(), bytes.size());
     ++qp->recv_producer;
@@ -294,7 +299,7 @@ int VerbsDriver::ibv_post_recv(ibv_qp* qp, const ibv_recv_wr* wr, const ibv_recv
   }
   if (posted > 0) {
     mmio(kBarRecvDoorbells + std::uint64_t{qp->qp_num} * kBarDoorbellStride,
-         little_endian(qp->recv_producer, 4));
+         little_endian(qp->recv_producer, 4), cpu);
   }
   last_error_ = 0;
   return 0;

@@ -83,8 +83,10 @@ struct ibv_qp {
 
 // What the driver needs of its host to drive a NIC.
 struct DriverPlatform {
-  // A posted MMIO write to the NIC's registers; call from an SC_THREAD.
-  std::function<void(std::uint64_t offset, const std::uint8_t* data, std::uint32_t length)>
+  // A posted MMIO write to the NIC's registers, issued after `cpu` of CPU
+  // time (the verb's own work); call from an SC_THREAD.
+  std::function<void(std::uint64_t offset, const std::uint8_t* data, std::uint32_t length,
+                     const sc_core::sc_time& cpu)>
       mmio_write;
   PageAllocator* pages = nullptr;
   VerbsConfig verbs;
@@ -140,7 +142,9 @@ class VerbsDriver {
   CommandStatus run_command(const Command& command);
   std::vector<std::uint64_t> allocate_ring(std::uint64_t bytes);
   std::uint64_t allocate_context();
-  void mmio(std::uint64_t offset, const std::vector<std::uint8_t>& bytes);
+  // An MMIO write after `cpu` of the verb's CPU time (one wait for both).
+  void mmio(std::uint64_t offset, const std::vector<std::uint8_t>& bytes,
+            const sc_core::sc_time& cpu = sc_core::SC_ZERO_TIME);
   int fail(int error, std::string reason);
 
   HostMemory& memory_;

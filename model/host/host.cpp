@@ -54,7 +54,8 @@ Host::Host(const sc_core::sc_module_name& name, const HostConfig& config)
   cpu2pcie.bind(pcie.host2pcie);
 }
 
-void Host::mmio_write(std::uint64_t offset, const std::uint8_t* data, std::uint32_t length) {
+void Host::mmio_write(std::uint64_t offset, const std::uint8_t* data, std::uint32_t length,
+                      const sc_core::sc_time& after) {
   mmio_.set_command(tlm::TLM_WRITE_COMMAND);
   mmio_.set_address(offset);
   mmio_.set_data_ptr(const_cast<std::uint8_t*>(data));
@@ -62,7 +63,7 @@ void Host::mmio_write(std::uint64_t offset, const std::uint8_t* data, std::uint3
   mmio_.set_streaming_width(length);
   mmio_.set_byte_enable_ptr(nullptr);
   mmio_.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
-  sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
+  sc_core::sc_time delay = after;  // the link waits it out, once
   cpu2pcie->b_transport(mmio_, delay);
   if (!mmio_.is_response_ok()) SC_REPORT_ERROR(name(), "an MMIO write was refused");
 }
@@ -73,7 +74,9 @@ HostSoftware& Host::software() {
     if (config_.verbs) {
       DriverPlatform platform;
       platform.mmio_write = [this](std::uint64_t offset, const std::uint8_t* data,
-                                   std::uint32_t length) { mmio_write(offset, data, length); };
+                                   std::uint32_t length, const sc_core::sc_time& cpu) {
+        mmio_write(offset, data, length, cpu);
+      };
       platform.pages = &software_->pages;
       platform.verbs = *config_.verbs;
       software_->driver.attach(platform);

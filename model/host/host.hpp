@@ -73,8 +73,10 @@ class Host : public sc_core::sc_module {
   // The CPU's MMIO writes to the NIC's registers.
   tlm_utils::simple_initiator_socket<Host> cpu2pcie;
 
-  // A posted MMIO write to the NIC's register window; call from an SC_THREAD.
-  void mmio_write(std::uint64_t offset, const std::uint8_t* data, std::uint32_t length);
+  // A posted MMIO write to the NIC's register window, `after` from now (the
+  // CPU's work before it); call from an SC_THREAD.
+  void mmio_write(std::uint64_t offset, const std::uint8_t* data, std::uint32_t length,
+                  const sc_core::sc_time& after);
 
   // Made on first use: a host that only serves DMA (the dma experiment) needs
   // no page pool. Throws std::invalid_argument when host memory holds no page

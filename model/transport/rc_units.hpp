@@ -171,6 +171,7 @@ class Requester : public sc_core::sc_module {
   MemoryTranslation& translation_;
   std::uint32_t last_qpn_ = 0;
   sc_core::sc_event hold_over_;  // an RNR hold ends
+  sc_core::sc_time owed_;        // cycles charged with the next packet
 };
 
 // Splits the parser's packets: requests to the responder, responses to the completer.

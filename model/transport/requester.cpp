@@ -200,7 +200,8 @@ bool Requester::start_wqe(QpContext& qp) {
   SendWqe wqe = std::move(qp.fetched.front());
   qp.fetched.pop_front();
   shared_.touch_qp(qp, dma_);
-  sc_core::wait(shared_.cycles(shared_.config().wqe_cycles));
+  // Charged with the WQE's first packet (send_packet): one wait for both.
+  owed_ += shared_.cycles(shared_.config().wqe_cycles);
   ++shared_.stats().wqes_started;
   SendWork work;
   work.read_or_atomic = is_read_or_atomic(wqe.opcode);
@@ -236,6 +237,8 @@ bool Requester::start_wqe(QpContext& qp) {
     wc.status = qp.state == IBV_QPS_ERR ? IBV_WC_WR_FLUSH_ERR : IBV_WC_LOC_PROT_ERR;
     wc.opcode = wc_opcode_of(work.wqe.opcode);
     wc.qp_num = qp.qpn;
+    sc_core::wait(owed_);
+    owed_ = sc_core::SC_ZERO_TIME;
     shared_.write_cqe(qp.send_cqn, wc, dma_, work.wqe.ring_end);
     shared_.set_error(qp);
     return false;
@@ -245,7 +248,8 @@ bool Requester::start_wqe(QpContext& qp) {
 }
 
 void Requester::send_packet(QpContext& qp, SendWork& work) {
-  sc_core::wait(shared_.cycles(shared_.config().packet_cycles));
+  sc_core::wait(owed_ + shared_.cycles(shared_.config().packet_cycles));
+  owed_ = sc_core::SC_ZERO_TIME;
   if (qp.state != IBV_QPS_RTS) return;  // moved to ERR meanwhile: flushed next turn
   const SendWqe& wqe = work.wqe;
   const std::uint32_t index = work.sent;

@@ -1,10 +1,12 @@
 #include "experiments/perf/perf_experiment.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <deque>
 #include <ostream>
 #include <stdexcept>
 
+#include "common/activity.hpp"
 #include "common/simulation.hpp"
 #include "common/time_units.hpp"
 #include "experiments/output_files.hpp"
@@ -430,7 +432,11 @@ PerfResult run_perf(config::RunConfig& run, const PerfOptions& options,
   configured();
   Testbed testbed("testbed", c);
   PerfWorkload workload("perf", testbed, options, mtu, active_mtu, report);
+  reset_activity();
+  const auto started = std::chrono::steady_clock::now();
   simulate_workload(1);
+  const double wall =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   PerfResult result = std::move(workload.result);
   nlohmann::json counters = nlohmann::json::object();
   for (std::size_t i = 0; i < testbed.node_count(); ++i) {
@@ -450,6 +456,22 @@ PerfResult run_perf(config::RunConfig& run, const PerfOptions& options,
                                  {"cq_cache_misses", s.cq_cache_misses}};
   }
   result.counters = counters;
+  // Activations: our channels' and stages' own counts, plus the processes
+  // that count themselves (transport units, DMA engines, root complexes).
+  std::uint64_t activations = activity().total();
+  std::uint64_t packets = 0;
+  for (std::size_t i = 0; i < testbed.node_count(); ++i) {
+    Node& node = testbed.node(i);
+    activations += node.nic.transport.stats().activations +
+                   node.nic.dma_engine.stats().activations + node.host.pcie.stats().activations;
+    packets += node.nic.transport.stats().request_packets;
+  }
+  result.speed = {{"wall_seconds", wall},
+                  {"request_packets", packets},
+                  {"request_packets_per_wall_second", wall > 0 ? packets / wall : 0.0},
+                  {"activations", activations},
+                  {"activations_per_request_packet",
+                   packets > 0 ? static_cast<double>(activations) / packets : 0.0}};
   return result;
 }
 
@@ -461,6 +483,7 @@ void write_perf_outputs(const perf::PerfOptions& options, const nlohmann::json& 
   document["counters"] = result.counters;
   const std::string text = document.dump(2) + "\n";
   write_text(folder / "perf.json", text);
+  write_text(folder / "speed.json", result.speed.dump(2) + "\n");
   if (options.json_path) write_text(*options.json_path, text);
 }
 

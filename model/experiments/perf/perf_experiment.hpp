@@ -18,6 +18,9 @@ struct PerfResult {
   std::vector<perf::LatencyRow> latency;
   std::vector<perf::BwRow> bandwidth;
   nlohmann::json counters;  // the NICs' transport and link statistics
+  // The simulator's own speed (not the model's figures: they vary from run
+  // to run, so they go to speed.json, apart from the results).
+  nlohmann::json speed;
 };
 
 // Reads the configuration (nodes a and b, link, transport, verbs), calls
@@ -28,7 +31,8 @@ PerfResult run_perf(config::RunConfig& run, const perf::PerfOptions& options,
                     std::ostream* terminal);
 
 // perf.json in `folder` (perftest's --json document plus the NICs'
-// counters), and at options.json_path when --json asked for it.
+// counters), and at options.json_path when --json asked for it; speed.json
+// (wall time, packets and process activations per wall second).
 void write_perf_outputs(const perf::PerfOptions& options, const nlohmann::json& config,
                         const PerfResult& result, const std::filesystem::path& folder);
 
