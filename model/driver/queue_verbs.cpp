@@ -337,6 +337,7 @@ void VerbsDriver::wait_cq(ibv_cq* cq) {
         memory_.watch(cq->ring.address(cq->consumer) / cq->ring.page_bytes * cq->ring.page_bytes,
                       cq->ring.page_bytes);
     sc_core::wait(written);
+    landed_ = sc_core::sc_time_stamp();
     sc_core::wait(platform().verbs.notice);
   }
 }
@@ -345,6 +346,7 @@ void VerbsDriver::wait_write(std::uint64_t va, std::uint64_t length) {
   const std::uint64_t physical = space_.physical(va);
   const sc_core::sc_event& written = memory_.watch(physical, length);
   sc_core::wait(written);
+  landed_ = sc_core::sc_time_stamp();
   sc_core::wait(platform().verbs.notice);
 }
 

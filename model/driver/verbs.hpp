@@ -118,6 +118,8 @@ class VerbsDriver {
   // The same for memory a process spins on (perftest's write_lat polls the
   // last byte of its buffer): returns when the NIC next writes [va, va+length).
   void wait_write(std::uint64_t va, std::uint64_t length);
+  // When the write that last ended wait_cq or wait_write reached memory.
+  const sc_core::sc_time& last_landed() const { return landed_; }
 
   ibv_pd* ibv_alloc_pd();
   // Returns nullptr and sets last_error(): EINVAL for remote write or atomic
@@ -166,6 +168,7 @@ class VerbsDriver {
   std::uint64_t context_page_ = 0;     // contexts handed out from this page
   std::uint32_t contexts_left_ = 0;
   std::uint32_t next_qpn_ = 0x100;     // QP numbers, never reused
+  sc_core::sc_time landed_;
 };
 
 }  // namespace rnicsim

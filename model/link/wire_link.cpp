@@ -3,6 +3,8 @@
 #include <string>
 #include <utility>
 
+#include "common/message_breakdown.hpp"
+
 namespace rnicsim {
 
 WireLink::WireLink(const sc_core::sc_module_name& name, const WireLinkConfig& config,
@@ -15,6 +17,12 @@ WireLink::WireLink(const sc_core::sc_module_name& name, const WireLinkConfig& co
 
 sc_core::sc_time WireLink::serve(Transfer& item) {
   if (tap_) tap_(item, sc_core::sc_time_stamp());
+  // RoCEv2 over untagged IPv4: the BTH opcode is byte 42.
+  MessageBreakdown& breakdown = MessageBreakdown::instance();
+  if (breakdown.enabled() && item.bytes() && item.bytes()->size() > 42 &&
+      !is_acknowledge((*item.bytes())[42])) {
+    breakdown.mark(block_name(*this), "built, ICRC, onto the wire");
+  }
   return sc_core::SC_ZERO_TIME;
 }
 

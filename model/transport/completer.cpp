@@ -5,6 +5,7 @@
 // signaled, written after its data (one DMA client: posted writes stay in
 // order). NAKs end the WQE in error and move the QP to ERR; an RNR NAK
 // holds the requester for the NAK's timer and resends from its PSN.
+#include "common/message_breakdown.hpp"
 #include "transport/rc_units.hpp"
 
 namespace rnicsim {
@@ -51,6 +52,8 @@ void Completer::handle(const packet::ReceivedPacket& packet) {
     ++shared_.stats().dropped_no_qp;
     return;
   }
+  if (!is_acknowledge(p.bth.opcode))
+    MessageBreakdown::instance().mark(block_name(*this), "receive pipeline");
   shared_.touch_qp(*qp, dma_);
   sc_core::wait(shared_.cycles(shared_.config().completer_cycles));
   const std::uint32_t psn = p.bth.psn;

@@ -2,6 +2,7 @@
 // them (PSNs, local translation) and makes one request packet per turn, so
 // QPs interleave packet by packet and a long message's first packet leaves
 // while later ones are still being read. A QP in ERR has its WQEs flushed.
+#include "common/message_breakdown.hpp"
 #include "packet/segmentation.hpp"
 #include "transport/rc_units.hpp"
 
@@ -168,6 +169,7 @@ void Requester::fetch_wqes(QpContext& qp) {
 void Requester::take_fetched(QpContext& qp) {
   qp.fetch_pending = false;
   const bool ok = dma_.wait(qp.fetch_ticket);
+  MessageBreakdown::instance().mark(block_name(*this), "WQE fetched");
   std::uint32_t at = 0;
   while (ok && at < qp.fetch_blocks) {
     std::uint32_t blocks = 0;
@@ -230,6 +232,8 @@ bool Requester::start_wqe(QpContext& qp) {
     if (atomic && total < 8) ok = false;
   }
   work.wqe = std::move(wqe);
+  if (!work.wqe.is_inline && work.wqe.length > 0)
+    MessageBreakdown::instance().mark(block_name(*this), "local key translated");
   if (!ok || qp.state != IBV_QPS_RTS) {
     // A local protection error: the WQE completes in error and the QP goes to ERR.
     ibv_wc wc;

@@ -6,6 +6,7 @@
 // request NAK, both moving this QP to ERR; no receive WQE is an RNR NAK.
 #include <cstring>
 
+#include "common/message_breakdown.hpp"
 #include "packet/segmentation.hpp"
 #include "transport/rc_units.hpp"
 
@@ -85,6 +86,7 @@ void Responder::handle(const packet::ReceivedPacket& packet) {
     ++shared_.stats().dropped_no_qp;  // a QP in RESET, INIT or ERR drops requests silently
     return;
   }
+  MessageBreakdown::instance().mark(block_name(*this), "receive pipeline");
   shared_.touch_qp(*qp, dma_);
   sc_core::wait(shared_.cycles(shared_.config().responder_cycles));
   const std::int32_t ahead = psn_diff(bth.psn, qp->expected_psn);
@@ -185,14 +187,15 @@ void Responder::handle_write_or_send(QpContext& qp, const packet::ReceivedPacket
         return;
       }
       if (reth.dma_length > 0) {
-        message.target = translation_.translate(reth.rkey, reth.virtual_address, reth.dma_length,
-                                           IBV_ACCESS_REMOTE_WRITE, qp.pd);
+        message.target = translation_.translate(reth.rkey, reth.virtual_address,
+                                                reth.dma_length, IBV_ACCESS_REMOTE_WRITE, qp.pd);
         if (message.target.status != TranslationStatus::kOk) {
           fail_message(qp, kNakRemoteAccess, IBV_WC_SUCCESS, p.bth.psn);
           return;
         }
       }
     }
+    MessageBreakdown::instance().mark(block_name(*this), "remote key translated");
   }
   if (kind.with_imm) {
     message.with_imm = true;
@@ -244,6 +247,7 @@ void Responder::handle_read(QpContext& qp, const packet::ReceivedPacket& packet)
       return;
     }
   }
+  MessageBreakdown::instance().mark(block_name(*this), "remote key translated");
   // Acknowledgements held back go first: responses leave in PSN order.
   if (qp.acks_owed > 0) send_ack(qp, kAckUnlimitedCredits, psn_add(qp.expected_psn, kPsnMask));
   const std::uint32_t count = packet::packet_count(reth.dma_length, qp.pmtu);

@@ -2,6 +2,7 @@
 // headers; the ordered packet sender and the receive demultiplexer.
 #include <stdexcept>
 
+#include "common/message_breakdown.hpp"
 #include "packet/opcodes.hpp"
 #include "transport/rc_units.hpp"
 
@@ -132,9 +133,13 @@ void OrderedSender::run() {
     while (pending_.empty()) sc_core::wait(queued_);
     Pending& head = pending_.front();
     for (std::uint32_t ticket : head.tickets) dma_.wait(ticket);
+    const bool acknowledge = is_acknowledge(head.request.header_template.bth.opcode);
+    if (!head.tickets.empty() && head.request.payload)
+      MessageBreakdown::instance().mark(block_name(*this), "payload read");
     packet::TransmitRequest request = std::move(head.request);
     pending_.pop_front();
     out->push(std::move(request), latency_);
+    if (!acknowledge) MessageBreakdown::instance().mark(block_name(*this), "to the builder");
   }
 }
 
@@ -152,6 +157,8 @@ void ReceiveDemux::run() {
   for (;;) {
     packet::ReceivedPacket p = in->pop();
     const std::uint8_t opcode = p.packet.bth.opcode;
+    if (!is_acknowledge(opcode))
+      MessageBreakdown::instance().mark(block_name(*this), "ICRC checked, parsed");
     // RC responses: READ RESPONSE FIRST..ONLY, ACKNOWLEDGE, ATOMIC ACKNOWLEDGE.
     const bool response = opcode >= 0x0D && opcode <= 0x12;
     (response ? responses : requests).push(std::move(p), latency_);

@@ -2,11 +2,13 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <deque>
 #include <ostream>
 #include <stdexcept>
 
 #include "common/activity.hpp"
+#include "common/message_breakdown.hpp"
 #include "common/simulation.hpp"
 #include "common/time_units.hpp"
 #include "experiments/output_files.hpp"
@@ -200,10 +202,14 @@ class PerfWorkload : public sc_core::sc_module {
     const std::uint64_t last = std::max<std::uint64_t>(bytes, 1) - 1;
     for (std::uint64_t i = 0; i < options_.iterations; ++i) {
       const auto marker = static_cast<std::uint8_t>(i % 255 + 1);
-      if (node == 1) await_byte(1, sink.va + last, marker);
+      if (node == 1) {
+        await_byte(1, sink.va + last, marker);
+        breakdown().end("b.cpu", "write noticed", driver(1).last_landed(), "data in memory");
+      }
       if (bytes > 0) software(node).process.write(testbed_.node(node).host.memory,
                                                   source.va + last, &marker, 1);
       if (posts) posts->push_back(now_ps());
+      if (node == 0) breakdown().begin("a.cpu");
       const ibv_sge sge{source.va, static_cast<std::uint32_t>(bytes), source.mr->lkey};
       post(node, side.qps[0], request(0, bytes, sge, true, i));
       if (node == 0) await_byte(0, sink.va + last, marker);
@@ -224,9 +230,11 @@ class PerfWorkload : public sc_core::sc_module {
       const bool repost = i + options_.rx_depth < options_.iterations;
       if (node == 1) {
         completion(1, side.recv_cq);
+        breakdown().end("b.cpu", "receive polled", driver(1).last_landed(), "CQE in memory");
         if (repost) post_recv(1, side.qps[0], sink, bytes);
       }
       if (posts) posts->push_back(now_ps());
+      if (node == 0) breakdown().begin("a.cpu");
       const ibv_sge sge{source.va, static_cast<std::uint32_t>(bytes), source.mr->lkey};
       post(node, side.qps[0], request(0, bytes, sge, true, i));
       if (node == 0) {
@@ -241,10 +249,12 @@ class PerfWorkload : public sc_core::sc_module {
   void request_lat(std::uint64_t bytes, std::vector<std::uint64_t>& posts) {
     for (std::uint64_t i = 0; i < options_.iterations; ++i) {
       posts.push_back(now_ps());
+      breakdown().begin("a.cpu");
       const ibv_sge sge{client_sink_[0].va, static_cast<std::uint32_t>(bytes),
                         client_sink_[0].mr->lkey};
       post(0, a_.qps[0], request(0, bytes, sge, true, i));
       completion(0, a_.send_cq);
+      breakdown().end("a.cpu", "completion polled", driver(0).last_landed(), "CQE in memory");
     }
   }
 
@@ -373,6 +383,7 @@ class PerfWorkload : public sc_core::sc_module {
       if (options_.is_latency()) {
         result.latency.push_back(perf::latency_row(bytes, posts, options_.test));
         report_ << perf::format_latency_row(result.latency.back());
+        if (options_.breakdown) result.breakdowns.push_back({bytes, breakdown().take()});
       } else {
         if (!options_.measures_peak()) {
           posts = {posts.front()};
@@ -385,7 +396,24 @@ class PerfWorkload : public sc_core::sc_module {
       check_data(bytes);
     }
     report_ << perf::format_table_footer();
+    if (options_.breakdown) print_breakdown();
     finish_workload();
+  }
+
+  static MessageBreakdown& breakdown() { return MessageBreakdown::instance(); }
+
+  // Where each size's message time goes, mean over its messages.
+  void print_breakdown() {
+    report_ << "\nWhere a message's time goes (mean over its messages, ns; --breakdown):\n";
+    for (const auto& [bytes, summary] : result.breakdowns) {
+      report_ << " " << bytes << " B, " << summary.messages << " messages\n";
+      for (const auto& stage : summary.stages) {
+        char line[160];
+        std::snprintf(line, sizeof line, "   %9.1f  %9.1f  %-20s %s\n", stage.mean_ns,
+                      stage.mean_end_ns, stage.block.c_str(), stage.point.c_str());
+        report_ << line;
+      }
+    }
   }
 
   void server() {
@@ -432,6 +460,7 @@ PerfResult run_perf(config::RunConfig& run, const PerfOptions& options,
   configured();
   Testbed testbed("testbed", c);
   PerfWorkload workload("perf", testbed, options, mtu, active_mtu, report);
+  if (options.breakdown) MessageBreakdown::instance().enable();
   reset_activity();
   const auto started = std::chrono::steady_clock::now();
   simulate_workload(1);
@@ -484,6 +513,21 @@ void write_perf_outputs(const perf::PerfOptions& options, const nlohmann::json& 
   const std::string text = document.dump(2) + "\n";
   write_text(folder / "perf.json", text);
   write_text(folder / "speed.json", result.speed.dump(2) + "\n");
+  if (!result.breakdowns.empty()) {
+    nlohmann::json sizes = nlohmann::json::array();
+    nlohmann::json events = nlohmann::json::array();
+    double offset_us = 0;
+    for (const auto& [bytes, summary] : result.breakdowns) {
+      sizes.push_back(breakdown_json(bytes, summary));
+      add_trace_events(events, bytes, summary, offset_us);
+      offset_us += (summary.first.empty() ? 0 : summary.first.back().mean_end_ns / 1000) + 1;
+    }
+    write_text(folder / "breakdown.json",
+               nlohmann::json{{"test", perf::test_name(options.test)}, {"sizes", sizes}}.dump(2) +
+                   "\n");
+    write_text(folder / "breakdown_trace.json",
+               nlohmann::json{{"traceEvents", events}, {"displayTimeUnit", "ns"}}.dump(1) + "\n");
+  }
   if (options.json_path) write_text(*options.json_path, text);
 }
 

@@ -8,6 +8,7 @@
 #include <functional>
 #include <iosfwd>
 
+#include "common/message_breakdown.hpp"
 #include "config/run_config.hpp"
 #include "experiments/perf/perf_options.hpp"
 #include "experiments/perf/perf_report.hpp"
@@ -21,6 +22,8 @@ struct PerfResult {
   // The simulator's own speed (not the model's figures: they vary from run
   // to run, so they go to speed.json, apart from the results).
   nlohmann::json speed;
+  // --breakdown (latency tests): per size, where a message's time went.
+  std::vector<std::pair<std::uint64_t, MessageBreakdown::Summary>> breakdowns;
 };
 
 // Reads the configuration (nodes a and b, link, transport, verbs), calls
