@@ -93,7 +93,8 @@ void Completer::handle(const packet::ReceivedPacket& packet) {
   if (length > 0 && offset + length <= work->wqe.length) {
     std::uint8_t* data = const_cast<std::uint8_t*>(packet.frame->data() + p.payload_offset);
     for (const DmaRequest& r :
-         requests_for(DmaOp::kWrite, work->local.segments, offset, length, data)) {
+         requests_for(DmaOp::kWrite, work->local.segments, offset, length, data,
+                      &work->local_cursor)) {
       dma_.issue(r, packet.frame, false);
     }
     work->received += length;

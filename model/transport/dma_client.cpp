@@ -71,18 +71,29 @@ void DmaClient::write(std::uint64_t address, std::shared_ptr<const Bytes> data) 
 
 std::vector<DmaRequest> requests_for(DmaOp op, const std::vector<PhysicalSegment>& segments,
                                      std::uint64_t offset, std::uint64_t length,
-                                     std::uint8_t* buffer) {
+                                     std::uint8_t* buffer, SegmentCursor* cursor) {
   std::vector<DmaRequest> requests;
   DmaRequest current;
   current.op = op;
   current.buffer = buffer;
+  std::size_t first = 0;
   std::uint64_t skip = offset;
+  if (cursor != nullptr && offset >= cursor->start && cursor->index < segments.size()) {
+    first = cursor->index;
+    skip = offset - cursor->start;
+  }
   std::uint64_t left = length;
-  for (const PhysicalSegment& segment : segments) {
+  bool cursor_set = false;
+  for (std::size_t i = first; i < segments.size(); ++i) {
+    const PhysicalSegment& segment = segments[i];
     if (left == 0) break;
     if (skip >= segment.length) {
       skip -= segment.length;
       continue;
+    }
+    if (cursor != nullptr && !cursor_set) {
+      *cursor = SegmentCursor{i, offset - skip};
+      cursor_set = true;
     }
     const std::uint64_t take = std::min(segment.length - skip, left);
     if (!current.add_segment(segment.address + skip, static_cast<std::uint32_t>(take))) {

@@ -50,11 +50,20 @@ class DmaClient {
   sc_core::sc_event progress_;
 };
 
+// Where the last range of a message's segments began: the next packet's
+// range starts its search there, not at the message's first segment (an
+// 8 MB buffer of 4 KiB pages has 2048 segments).
+struct SegmentCursor {
+  std::size_t index = 0;   // a segment
+  std::uint64_t start = 0;  // its offset in the message
+};
+
 // Requests that move `length` bytes between a buffer and the physical
 // segments `segments`, starting `offset` bytes into them: a list of up to
-// kMaxDmaSegments segments per request.
+// kMaxDmaSegments segments per request. With a cursor, the search starts at
+// it when `offset` is not before it, and the cursor moves to the range's start.
 std::vector<DmaRequest> requests_for(DmaOp op, const std::vector<PhysicalSegment>& segments,
                                      std::uint64_t offset, std::uint64_t length,
-                                     std::uint8_t* buffer);
+                                     std::uint8_t* buffer, SegmentCursor* cursor = nullptr);
 
 }  // namespace rnicsim

@@ -17,6 +17,7 @@
 #include "common/transfer.hpp"
 #include "mtt/memory_translation.hpp"
 #include "packet/frame.hpp"
+#include "transport/dma_client.hpp"
 #include "transport/queue_formats.hpp"
 
 namespace rnicsim {
@@ -52,6 +53,7 @@ struct SendWork {
   std::uint64_t received = 0;      // READ response bytes placed
   bool read_or_atomic = false;
   TranslationResult local;         // its local buffer, physical (not for inline)
+  SegmentCursor local_cursor;      // where the last packet's bytes began in it
   std::uint32_t last_psn() const { return psn_add(first_psn, packets - 1); }
   std::uint32_t request_packets() const { return read_or_atomic ? 1 : packets; }
 };
@@ -70,6 +72,7 @@ struct InboundMessage {
   std::uint32_t imm = 0;
   std::uint64_t offset = 0;      // bytes placed so far
   TranslationResult target;      // where its bytes go, physical
+  SegmentCursor target_cursor;
   std::uint64_t target_length = 0;
   bool failed = false;           // a NAK was sent; the rest is dropped
 };

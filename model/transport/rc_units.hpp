@@ -133,7 +133,8 @@ class OrderedSender : public sc_core::sc_module {
   // its payload from, starting `offset` bytes in. It also waits for the DMA
   // requests `after` (an ACK waits for the writes it acknowledges).
   void send(packet::TransmitRequest request, const std::vector<PhysicalSegment>* payload_from,
-            std::uint64_t offset, std::uint32_t length, std::vector<std::uint32_t> after = {});
+            std::uint64_t offset, std::uint32_t length, std::vector<std::uint32_t> after = {},
+            SegmentCursor* cursor = nullptr);
 
  private:
   struct Pending {

@@ -310,7 +310,8 @@ void Requester::send_packet(QpContext& qp, SendWork& work) {
     }
     sender.send(std::move(request), nullptr, 0, 0);
   } else {
-    sender.send(std::move(request), &work.local.segments, offset, length);
+    sender.send(std::move(request), &work.local.segments, offset, length, {},
+                &work.local_cursor);
   }
 }
 

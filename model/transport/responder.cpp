@@ -211,7 +211,8 @@ void Responder::handle_write_or_send(QpContext& qp, const packet::ReceivedPacket
   if (length > 0) {
     std::uint8_t* bytes = const_cast<std::uint8_t*>(packet.frame->data() + p.payload_offset);
     for (const DmaRequest& r :
-         requests_for(DmaOp::kWrite, message.target.segments, message.offset, length, bytes)) {
+         requests_for(DmaOp::kWrite, message.target.segments, message.offset, length, bytes,
+                      &message.target_cursor)) {
       qp.unacked_writes.push_back(dma_.issue(r, packet.frame));
     }
   }
@@ -252,6 +253,7 @@ void Responder::handle_read(QpContext& qp, const packet::ReceivedPacket& packet)
   if (qp.acks_owed > 0) send_ack(qp, kAckUnlimitedCredits, psn_add(qp.expected_psn, kPsnMask));
   const std::uint32_t count = packet::packet_count(reth.dma_length, qp.pmtu);
   qp.msn = psn_add(qp.msn, 1);
+  SegmentCursor cursor;
   for (std::uint32_t i = 0; i < count; ++i) {
     sc_core::wait(shared_.cycles(shared_.config().responder_cycles));
     packet::TransmitRequest r;
@@ -267,7 +269,8 @@ void Responder::handle_read(QpContext& qp, const packet::ReceivedPacket& packet)
     const auto length =
         static_cast<std::uint32_t>(std::min<std::uint64_t>(qp.pmtu, reth.dma_length - offset));
     ++shared_.stats().response_packets;
-    sender.send(std::move(r), &source.segments, offset, reth.dma_length == 0 ? 0 : length);
+    sender.send(std::move(r), &source.segments, offset, reth.dma_length == 0 ? 0 : length, {},
+                &cursor);
   }
   qp.expected_psn = psn_add(qp.expected_psn, count);
   qp.last_acked_psn = psn_add(qp.expected_psn, kPsnMask);

@@ -112,13 +112,14 @@ OrderedSender::OrderedSender(const sc_core::sc_module_name& name, DmaClient& dma
 
 void OrderedSender::send(packet::TransmitRequest request,
                          const std::vector<PhysicalSegment>* payload_from, std::uint64_t offset,
-                         std::uint32_t length, std::vector<std::uint32_t> after) {
+                         std::uint32_t length, std::vector<std::uint32_t> after,
+                         SegmentCursor* cursor) {
   Pending pending;
   pending.tickets = std::move(after);
   if (payload_from != nullptr && length > 0) {
     auto buffer = std::make_shared<Bytes>(length);
     for (const DmaRequest& r :
-         requests_for(DmaOp::kRead, *payload_from, offset, length, buffer->data())) {
+         requests_for(DmaOp::kRead, *payload_from, offset, length, buffer->data(), cursor)) {
       pending.tickets.push_back(dma_.issue(r, buffer));
     }
     request.payload = std::move(buffer);
