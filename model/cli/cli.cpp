@@ -306,8 +306,11 @@ int run_command(const RunArguments& run, std::ostream& out) {
     std::error_code ignored;
     fs::remove_all(staging, ignored);
     created.remove_all();
-    throw RunFailure{source + ": cannot write " + e.file().lexically_relative(staging).string() +
-                     ": " + e.reason()};
+    // A file the run writes outside its folder (perf's --json and --pcap) is
+    // named as given, not by a path relative to the staging folder.
+    const fs::path inside = e.file().lexically_relative(staging);
+    if (inside.empty() || *inside.begin() == "..") throw RunFailure{e.what()};
+    throw RunFailure{source + ": cannot write " + inside.string() + ": " + e.reason()};
   } catch (...) {
     std::error_code ignored;
     fs::remove_all(staging, ignored);

@@ -458,7 +458,18 @@ PerfResult run_perf(config::RunConfig& run, const PerfOptions& options,
       perf::active_mtu_for_ethernet_mtu(static_cast<std::uint32_t>(c.nodes[0].nic.ethernet_mtu));
   const std::uint32_t mtu = perf::effective_mtu(options, active_mtu);
   configured();
+  std::unique_ptr<WireCapture> capture;
+  if (options.pcap_path) {
+    try {
+      capture = std::make_unique<WireCapture>(*options.pcap_path);
+    } catch (const packet::PcapError& e) {
+      throw config::ConfigError("--pcap " + *options.pcap_path, "", e.reason());
+    }
+  }
   Testbed testbed("testbed", c);
+  if (capture) {
+    for (std::size_t i = 0; i < testbed.node_count(); ++i) capture->tap(testbed.wire_to(i));
+  }
   PerfWorkload workload("perf", testbed, options, mtu, active_mtu, report);
   if (options.breakdown) MessageBreakdown::instance().enable();
   reset_activity();
@@ -467,6 +478,7 @@ PerfResult run_perf(config::RunConfig& run, const PerfOptions& options,
   const double wall =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   PerfResult result = std::move(workload.result);
+  result.capture = std::move(capture);
   nlohmann::json counters = nlohmann::json::object();
   for (std::size_t i = 0; i < testbed.node_count(); ++i) {
     const TransportStats& s = testbed.node(i).nic.transport.stats();
@@ -529,6 +541,13 @@ void write_perf_outputs(const perf::PerfOptions& options, const nlohmann::json& 
                nlohmann::json{{"traceEvents", events}, {"displayTimeUnit", "ns"}}.dump(1) + "\n");
   }
   if (options.json_path) write_text(*options.json_path, text);
+  if (result.capture) {
+    try {
+      result.capture->commit();
+    } catch (const packet::PcapError& e) {
+      throw OutputError(e.path(), e.reason());
+    }
+  }
 }
 
 }  // namespace rnicsim

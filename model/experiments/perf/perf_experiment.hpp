@@ -7,11 +7,13 @@
 #include <filesystem>
 #include <functional>
 #include <iosfwd>
+#include <memory>
 
 #include "common/message_breakdown.hpp"
 #include "config/run_config.hpp"
 #include "experiments/perf/perf_options.hpp"
 #include "experiments/perf/perf_report.hpp"
+#include "system/wire_capture.hpp"
 
 namespace rnicsim {
 
@@ -24,18 +26,24 @@ struct PerfResult {
   nlohmann::json speed;
   // --breakdown (latency tests): per size, where a message's time went.
   std::vector<std::pair<std::uint64_t, MessageBreakdown::Summary>> breakdowns;
+  // --pcap: both wires' frames, staged until write_perf_outputs puts them in place.
+  std::unique_ptr<WireCapture> capture;
 };
 
 // Reads the configuration (nodes a and b, link, transport, verbs), calls
 // `configured` once it has, then simulates each size of `options` in turn,
 // printing perftest's banner, table and rows to `report` as they come.
+// With --pcap, every frame of both wires goes into a staged capture; a path
+// where it cannot be created is a ConfigError naming --pcap, before any
+// simulation.
 PerfResult run_perf(config::RunConfig& run, const perf::PerfOptions& options,
                     const std::function<void()>& configured, std::ostream& report,
                     std::ostream* terminal);
 
 // perf.json in `folder` (perftest's --json document plus the NICs'
-// counters), and at options.json_path when --json asked for it; speed.json
-// (wall time, packets and process activations per wall second).
+// counters), at options.json_path when --json asked for it, and the capture
+// moved to options.pcap_path when --pcap did (an OutputError if it cannot be);
+// speed.json (wall time, packets and process activations per wall second).
 void write_perf_outputs(const perf::PerfOptions& options, const nlohmann::json& config,
                         const PerfResult& result, const std::filesystem::path& folder);
 

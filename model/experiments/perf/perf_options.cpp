@@ -552,7 +552,7 @@ std::string perf_usage() {
          "rnicsim's options:\n"
          "  --json FILE             write {\"test\", \"options\", \"config\", \"results\"} to "
          "FILE\n"
-         "  --pcap FILE             capture the wire into FILE\n"
+         "  --pcap FILE             write every frame of both wires to FILE (pcap, ns)\n"
          "  --breakdown             show where each message's time goes\n"
          "  --out DIR               write the run's result files into DIR\n"
          "  --set key.path=value    override one configuration key (repeatable)\n"

@@ -1,0 +1,53 @@
+#pragma once
+// WireCapture: every frame a testbed's wires carry, in one pcap file, the way
+// a tap on the cable would see it. Each frame is recorded as its sender puts
+// it on the wire (without FCS, as the project's captures and Linux's hold
+// frames), at the time its first bit leaves, in nanoseconds; frames of both
+// directions interleave in time order because the taps run in simulated time.
+//
+// Nothing half-written is left at the path: the frames go into a staging file
+// beside it (PATH.partial-PID), which commit() moves into place once the run
+// is complete and which is removed if the capture ends without a commit (a
+// failed or interrupted run).
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <systemc>
+
+#include "common/transfer.hpp"
+#include "link/wire_link.hpp"
+#include "packet/pcap.hpp"
+
+namespace rnicsim {
+
+class WireCapture {
+ public:
+  // Creates the staging file; a PcapError (path, reason) if it cannot.
+  explicit WireCapture(std::filesystem::path path);
+  ~WireCapture();
+  WireCapture(const WireCapture&) = delete;
+  WireCapture& operator=(const WireCapture&) = delete;
+
+  // Records every frame `wire` carries from now on. The capture must outlive
+  // the simulation of the wire (the tap holds it).
+  void tap(WireLink& wire);
+
+  // Moves the capture to its path; a PcapError (path, reason) if a frame
+  // could not be written or the file cannot be moved there.
+  void commit();
+
+  const std::filesystem::path& path() const { return path_; }
+  std::uint64_t frames() const { return writer_ ? writer_->records() : 0; }
+
+ private:
+  void record(const Transfer& frame, const sc_core::sc_time& first_bit);
+
+  std::filesystem::path path_;
+  std::filesystem::path staging_;
+  std::optional<packet::PcapWriter> writer_;
+  std::string write_error_;  // the first write that failed; later frames are not written
+  bool committed_ = false;
+};
+
+}  // namespace rnicsim
