@@ -52,6 +52,11 @@ void HostMemory::read_bytes(std::uint64_t address, std::uint8_t* data, std::size
   }
 }
 
+void HostMemory::for_each_chunk(
+    const std::function<void(std::uint64_t address, const std::uint8_t* bytes)>& visit) const {
+  for (const auto& [index, chunk] : chunks_) visit(index * kChunkBytes, chunk->data());
+}
+
 const sc_core::sc_event& HostMemory::watch(std::uint64_t address, std::uint64_t length) {
   for (const Watch& w : watches_) {
     if (w.address == address && w.length == length) return *w.written;

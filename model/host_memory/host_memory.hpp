@@ -8,6 +8,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <systemc>
 #include <tlm>
@@ -32,6 +33,8 @@ struct HostMemoryStats {
 
 class HostMemory : public sc_core::sc_module {
  public:
+  static constexpr std::uint64_t kChunkBytes = 4096;
+
   // Zero initiators is legal: a host whose memory nobody touches.
   tlm_utils::multi_passthrough_target_socket<HostMemory, 32, tlm::tlm_base_protocol_types, 0,
                                              sc_core::SC_ZERO_OR_MORE_BOUND>
@@ -49,12 +52,17 @@ class HostMemory : public sc_core::sc_module {
   // (a completion queue, the last byte of a buffer) would notice.
   const sc_core::sc_event& watch(std::uint64_t address, std::uint64_t length);
 
+  // Every allocated chunk, its first address and its kChunkBytes bytes, in no
+  // particular order; every byte of a chunk not visited reads as zero. Untimed
+  // and read-only: what a check of all host memory (a snapshot, a digest) needs.
+  void for_each_chunk(
+      const std::function<void(std::uint64_t address, const std::uint8_t* bytes)>& visit) const;
+
   const HostMemoryStats& stats() const { return stats_; }
   std::size_t allocated_chunks() const { return chunks_.size(); }
   const HostMemoryConfig& config() const { return config_; }
 
  private:
-  static constexpr std::uint64_t kChunkBytes = 4096;
   using Chunk = std::array<std::uint8_t, kChunkBytes>;
 
   void b_transport(int initiator, tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);

@@ -2,6 +2,8 @@
 // annotated latency, several initiators on one socket, and error responses.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <map>
 #include <systemc>
 #include <tlm>
 #include <vector>
@@ -72,6 +74,29 @@ TEST(HostMemory, NeverWrittenBytesReadAsZero) {
   bench.initiators.cpu.read(1ULL << 19, far.data(), far.size());
   EXPECT_EQ(far, (std::vector<std::uint8_t>(4, 0)));
   EXPECT_EQ(bench.memory.allocated_chunks(), 1u);
+}
+
+TEST(HostMemory, ForEachChunkVisitsEveryWrittenChunkOnceWithItsBytes) {
+  MemoryBench bench;
+  const std::vector<std::uint8_t> data{1, 2, 3, 4, 5, 6};
+  bench.initiators.cpu.write(4093, data.data(), data.size());  // 3 bytes in each of two chunks
+  bench.memory.write_bytes(5 * HostMemory::kChunkBytes, data.data(), 1);  // untimed writes too
+  std::map<std::uint64_t, std::vector<std::uint8_t>> seen;
+  bench.memory.for_each_chunk([&](std::uint64_t address, const std::uint8_t* bytes) {
+    const std::vector<std::uint8_t> copy(bytes, bytes + HostMemory::kChunkBytes);
+    EXPECT_TRUE(seen.emplace(address, copy).second);
+  });
+  ASSERT_EQ(seen.size(), 3u);
+  std::vector<std::uint8_t> all(6 * HostMemory::kChunkBytes, 0);
+  for (const auto& [address, bytes] : seen) {
+    ASSERT_EQ(address % HostMemory::kChunkBytes, 0u);
+    std::copy(bytes.begin(), bytes.end(), all.begin() + static_cast<std::ptrdiff_t>(address));
+  }
+  std::vector<std::uint8_t> expected(all.size(), 0);
+  std::copy(data.begin(), data.end(), expected.begin() + 4093);
+  expected[5 * HostMemory::kChunkBytes] = 1;
+  EXPECT_EQ(all, expected);
+  EXPECT_EQ(bench.memory.stats().reads, 0u);  // a check, not an access
 }
 
 TEST(HostMemory, EveryAccessIsChargedTheConfiguredLatency) {
