@@ -36,6 +36,7 @@ class Reader {
       ok_ = false;
       return;
     }
+    if (n == 0) return;  // `out` may be null then (an empty vector's data()), which memcpy forbids
     std::memcpy(out, data_ + at_, n);
     at_ += n;
   }
