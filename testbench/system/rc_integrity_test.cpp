@@ -11,6 +11,7 @@
 //     rings the driver and the NIC share changed (MemorySnapshot), the
 //     NIC's tables, contexts and command mailbox included.
 #include <algorithm>
+#include <cstring>
 #include <map>
 #include <optional>
 #include <ostream>
@@ -48,14 +49,25 @@ std::uint64_t mix(std::uint64_t x) {  // splitmix64's finalizer
   return x ^ (x >> 31);
 }
 
-// Bytes [from, from + n) of the pseudo-random stream `seed`.
+// Bytes [from, from + n) of the pseudo-random stream `seed`: its word i / 8
+// holds byte i. Whole words are copied at once, which the sanitizer build
+// (unoptimized) needs to fill and check 8 MiB regions in reasonable time.
 void stream_bytes(std::uint64_t seed, std::uint64_t from, std::uint8_t* out, std::uint64_t n) {
+  const std::uint64_t key = seed * 0x100000001B3ULL;
   std::uint64_t k = 0;
   while (k < n) {
     const std::uint64_t i = from + k;
-    const std::uint64_t word = mix(seed * 0x100000001B3ULL ^ (i / 8));
-    for (std::uint64_t b = i % 8; b < 8 && k < n; ++b, ++k)
-      out[k] = static_cast<std::uint8_t>(word >> (8 * b));
+    const std::uint64_t word = mix(key ^ (i / 8));
+    const std::uint64_t skip = i % 8;
+    const std::uint64_t take = std::min<std::uint64_t>(8 - skip, n - k);
+    if (take == 8) {
+      std::memcpy(out + k, &word, 8);
+    } else {
+      std::uint8_t bytes[8];
+      std::memcpy(bytes, &word, 8);
+      std::memcpy(out + k, bytes + skip, take);
+    }
+    k += take;
   }
 }
 
@@ -101,15 +113,14 @@ struct Region {
   bool checked = true;     // check_memory compares its span with its image
 
   std::uint64_t mr_va() const { return va + mr_offset; }
-  // Bytes [offset, offset + n) of the span, before or after the traffic.
-  std::vector<std::uint8_t> image(std::uint64_t offset, std::uint64_t n, bool traffic_done) const {
-    std::vector<std::uint8_t> out(n);
-    stream_bytes(canary, offset, out.data(), n);
+  // Bytes [offset, offset + n) of the span, before or after the traffic, into `out`.
+  void image(std::uint64_t offset, std::uint64_t n, bool traffic_done, std::uint8_t* out) const {
+    stream_bytes(canary, offset, out, n);
     auto lay = [&](const Piece& p) {
       const std::uint64_t first = std::max(offset, p.offset);
       const std::uint64_t end = std::min(offset + n, p.offset + p.length);
       if (first >= end) return;
-      std::uint8_t* to = out.data() + (first - offset);
+      std::uint8_t* to = out + (first - offset);
       if (p.literal.empty()) {
         stream_bytes(p.seed, p.from + (first - p.offset), to, end - first);
       } else {
@@ -120,7 +131,6 @@ struct Region {
     for (const Piece& p : before) lay(p);
     if (traffic_done)
       for (const Piece& p : after) lay(p);
-    return out;
   }
 };
 
@@ -255,11 +265,12 @@ class IntegrityBench {
 
   // Writes every region's initial contents (the CPU's untimed stores).
   void fill() {
+    std::vector<std::uint8_t> bytes(kBlock);
     for (const auto& r : regions_) {
       const AddressSpace& process = bench_.testbed().node(r->node).software().process;
       for (std::uint64_t at = 0; at < r->span; at += kBlock) {
         const std::uint64_t n = std::min(kBlock, r->span - at);
-        const std::vector<std::uint8_t> bytes = r->image(at, n, false);
+        r->image(at, n, false, bytes.data());
         process.write(bench_.memory(r->node), r->va + at, bytes.data(), n);
       }
     }
@@ -289,6 +300,7 @@ class IntegrityBench {
   // Every region's span against its expected image; both hosts against their snapshots.
   void check_memory() {
     std::size_t reported = 0;
+    std::vector<std::uint8_t> want(kBlock), got(kBlock);
     for (const auto& r : regions_) {
       if (!r->checked) continue;
       const AddressSpace& process = bench_.testbed().node(r->node).software().process;
@@ -296,10 +308,9 @@ class IntegrityBench {
       std::vector<std::uint8_t> got_first, want_first;
       for (std::uint64_t at = 0; at < r->span; at += kBlock) {
         const std::uint64_t n = std::min(kBlock, r->span - at);
-        const std::vector<std::uint8_t> want = r->image(at, n, true);
-        std::vector<std::uint8_t> got(n);
+        r->image(at, n, true, want.data());
         process.read(bench_.memory(r->node), r->va + at, got.data(), n);
-        if (got == want) continue;
+        if (std::memcmp(got.data(), want.data(), n) == 0) continue;
         for (std::uint64_t i = 0; i < n; ++i) {
           if (got[i] == want[i]) continue;
           if (wrong++ == 0) {
@@ -851,7 +862,8 @@ TEST(RcIntegrityErrors, ASendLongerThanItsReceiveChangesNothingOutsideTheReceive
     std::vector<std::uint8_t> got(target.span);
     bench.testbed().node(1).software().process.read(bench.memory(1), target.va, got.data(),
                                                     got.size());
-    const std::vector<std::uint8_t> canary = target.image(0, target.span, false);
+    std::vector<std::uint8_t> canary(target.span);
+    target.image(0, target.span, false, canary.data());
     std::vector<std::uint8_t> sent(3000);
     stream_bytes(79, 0, sent.data(), sent.size());
     std::uint64_t wrong = 0;
