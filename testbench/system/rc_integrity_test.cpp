@@ -276,6 +276,21 @@ class IntegrityBench {
     }
   }
 
+  // Page boundaries inside the regions' spans, and how many of them are
+  // physically discontiguous (the next page is not the next frame).
+  std::pair<std::uint64_t, std::uint64_t> page_breaks() const {
+    std::uint64_t boundaries = 0, breaks = 0;
+    for (const auto& r : regions_) {
+      const AddressSpace& process = bench_.testbed().node(r->node).software().process;
+      const std::vector<std::uint64_t> frames = process.frames(r->va, r->span);  // addresses
+      for (std::size_t i = 1; i < frames.size(); ++i) {
+        ++boundaries;
+        breaks += frames[i] != frames[i - 1] + process.page_bytes();
+      }
+    }
+    return {boundaries, breaks};
+  }
+
   // Snapshots both hosts: what may change is every ring of both sides, the
   // MRs of the regions that may change, and `also` (node, va, length).
   void snapshot(
@@ -651,6 +666,14 @@ void run_point(const IntegrityPoint& point) {
         msg.recv->sg_list = msg.recv_sges.data();
         msg.recv->num_sge = static_cast<std::uint32_t>(msg.recv_sges.size());
       }
+    }
+    // Buffers of more than a page sit on scattered pages: most page
+    // boundaries inside them jump to another frame, so a NIC that took them
+    // for contiguous would write the wrong bytes.
+    const auto [boundaries, breaks] = layout.page_breaks();
+    if (boundaries > 0) {
+      EXPECT_GT(2 * breaks, boundaries)
+          << breaks << " of " << boundaries << " page boundaries jump to another frame";
     }
     layout.fill();
     layout.snapshot();
