@@ -2,7 +2,7 @@
 // The RC transport's units, split as Linux rxe splits them:
 //
 //   pcie2nic (MMIO) --> CommandUnit: doorbells, BlueFlame, driver commands
-//   Requester: QP scheduler (round robin), WQE fetch, local translation,
+//   Requester: QP scheduler (transport.qp_scheduler), WQE fetch, local translation,
 //              payload DMA, one request packet at a time per QP --> transmit
 //   received --> ReceiveDemux --> requests  --> Responder: PSN checks, remote
 //                                               translation, DMA writes, RECV
