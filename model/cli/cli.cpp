@@ -52,7 +52,8 @@ constexpr const char* kUsage =
     "failed (its results could not be written, or a simulator failure). A run\n"
     "stopped by SIGINT or SIGTERM removes its partial results and ends by that\n"
     "signal (a shell shows 130 or 143).\n"
-    "Progress (simulated time, items done, rate) shows while stdout is a terminal.\n";
+    "Progress (simulated time, items done, rate) shows while stdout is a terminal\n"
+    "(perf: while stderr is).\n";
 
 struct UsageError {
   std::string reason;
@@ -253,7 +254,7 @@ void install_stop_handlers() {
 // Results are written into a staging folder beside the destination and moved
 // into place only when complete, so a failed or interrupted run leaves nothing
 // half-written, nor any folder it created.
-int run_command(const RunArguments& run, std::ostream& out) {
+int run_command(const RunArguments& run, std::ostream& out, std::ostream& err) {
   install_stop_handlers();
   config::LoadedConfig loaded = config::load_config(run.config, run.overrides, rnicsim_schema());
   const std::string experiment = config::at_path(loaded.effective, "experiment").get<std::string>();
@@ -284,8 +285,11 @@ int run_command(const RunArguments& run, std::ostream& out) {
     std::ostringstream banner;
     banner << "rnicsim " << experiment << ": "
         << run.config << " -> " << run.out << "\n";
-    // Progress goes to the terminal only: piped or redirected, stdout stays the report.
-    std::ostream* terminal = isatty(STDOUT_FILENO) ? &out : nullptr;
+    // Progress goes to a terminal only, so a piped or redirected report stays
+    // clean: run's to stdout; perf's to stderr, because perftest's table on
+    // stdout is what users redirect while they watch a long sweep.
+    std::ostream* terminal = run.perf ? (isatty(STDERR_FILENO) ? &err : nullptr)
+                                      : (isatty(STDOUT_FILENO) ? &out : nullptr);
     run_experiment(RunRequest{std::move(loaded), staging, terminal,
                               run.perf ? std::string() : banner.str(), run.perf},
                    out);
@@ -372,7 +376,7 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
       out << config::markdown_table(rnicsim_schema());
       return kExitOk;
     }
-    if (command == "run") return run_command(parse_run_arguments(args), out);
+    if (command == "run") return run_command(parse_run_arguments(args), out, err);
     if (command == "perf") {
       const perf::PerfOptions options =
           perf::parse_perf_options(std::vector<std::string>(args.begin() + 1, args.end()));
@@ -387,7 +391,7 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
       run.out = options.out_dir.value_or(
           (fs::path("rnicsim-out") / ("perf_" + perf::test_name(options.test))).string());
       run.perf = &options;
-      return run_command(run, out);
+      return run_command(run, out, err);
     }
     if (command == "decode") {
       if (args.size() != 2) throw UsageError{"decode needs exactly one FILE.pcap"};

@@ -45,6 +45,20 @@ std::string count_text(double count) {
 
 }  // namespace
 
+std::string progress_line(double simulated_ns, std::uint64_t done, std::uint64_t total,
+                          const std::string& unit, double seconds, const std::string& note) {
+  const double rate = seconds > 0 ? static_cast<double>(done) / seconds : 0;
+  std::string line = "rnicsim: " + simulated_time_text(simulated_ns) + " simulated | " +
+                     std::to_string(done) + " of " + std::to_string(total) + " " + unit;
+  if (total > 0) line += " (" + std::to_string(done * 100 / total) + "%)";
+  if (!note.empty()) line += " | " + note;
+  line += " | " + count_text(rate) + " " + unit + "/s";
+  if (rate > 0 && total > done) {
+    line += " | about " + count_text(static_cast<double>(total - done) / rate) + " s left";
+  }
+  return line;
+}
+
 RunProgress::RunProgress(std::ostream* terminal) : terminal_(terminal) {}
 
 void RunProgress::start(std::string unit, std::uint64_t total) {
@@ -73,15 +87,8 @@ void RunProgress::advance(std::uint64_t items) {
 
 void RunProgress::show(Clock::time_point now) {
   const double seconds = std::chrono::duration<double>(now - started_).count();
-  const double rate = static_cast<double>(done_) / seconds;
-  std::string line = "rnicsim: " + simulated_time_text(to_ns(sc_core::sc_time_stamp())) +
-                     " simulated | " + std::to_string(done_) + " of " + std::to_string(total_) +
-                     " " + unit_;
-  if (total_ > 0) line += " (" + std::to_string(done_ * 100 / total_) + "%)";
-  line += " | " + count_text(rate) + " " + unit_ + "/s";
-  if (rate > 0 && total_ > done_) {
-    line += " | about " + count_text(static_cast<double>(total_ - done_) / rate) + " s left";
-  }
+  const std::string line = progress_line(to_ns(sc_core::sc_time_stamp()), done_, total_, unit_,
+                                         seconds, note_);
   // Carriage return and erase-to-end-of-line: the line is rewritten in place.
   *terminal_ << "\r" << line << "\x1b[K" << std::flush;
   shown_ = true;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <stdexcept>
 
 namespace rnicsim {
 
@@ -82,15 +83,33 @@ ibv_mr* VerbsDriver::ibv_reg_mr(ibv_pd* pd, std::uint64_t addr, std::uint64_t le
 int VerbsDriver::ibv_dereg_mr(ibv_mr* mr) {
   const auto held = std::find_if(mrs_.begin(), mrs_.end(),
                                  [mr](const auto& owned) { return owned.get() == mr; });
-  if (held == mrs_.end()) return EINVAL;
+  if (held == mrs_.end()) return fail(EINVAL, "ibv_dereg_mr: an MR this driver does not hold");
   const std::uint32_t index = key_index(mr->lkey);
   MptEntry cleared;
   cleared.key_variant = key_variant(mr->lkey);
   write_mpt(index, cleared);
+  if (platform_) {
+    // The NIC drops its cached entries of the MR when it executes the
+    // command; the MR is gone once it says so.
+    Command command;
+    command.op = CommandOp::kDeregMr;
+    command.dereg_mr.mpt_index = index;
+    command.dereg_mr.first_mtt = mr->first_mtt;
+    command.dereg_mr.pages = mr->pages;
+    if (run_command(command) != CommandStatus::kOk)
+      return fail(EINVAL, "ibv_dereg_mr: the NIC refused the deregistration");
+  } else {
+    // No NIC to command (a driver without a verbs platform: block tests
+    // that wire a translation unit to it directly): the listeners stand in.
+    // With neither, a NIC's caches would keep the MR unnoticed.
+    if (listeners_.empty())
+      throw std::logic_error("ibv_dereg_mr: the driver has no NIC attached to tell");
+    for (const InvalidateListener& listener : listeners_) listener(index, mr->first_mtt, mr->pages);
+  }
   mpt_in_use_[index] = false;
   free_mtt_.push_back({mr->first_mtt, mr->pages});
-  for (const InvalidateListener& listener : listeners_) listener(index, mr->first_mtt, mr->pages);
   mrs_.erase(held);
+  last_error_ = 0;
   return 0;
 }
 

@@ -17,9 +17,14 @@
 // ibv_dereg_mr clears the entry's valid bit; the NIC then refuses the key,
 // and a later registration at the same index gets a different variant, so
 // a kept key stays refused. The NIC caches table entries, so deregistration
-// also tells it to drop them (in hardware a firmware command over MMIO; here
-// a call to every listener, free of time). CPU time per call is not modelled
-// yet.
+// then sends it a DEREG_MR command (MPT index and MTT range) through the
+// mailbox, as the queue verbs do theirs, and returns once the NIC has dropped
+// them (verbs.command_ns of CPU time, then the NIC's round trip). A driver
+// without a platform (attach) has no NIC to command: it calls its
+// invalidate listeners instead, free of time (block tests that wire a
+// translation unit to the driver directly), and throws std::logic_error
+// when it has none. ibv_reg_mr's CPU time is not
+// modelled yet.
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -126,13 +131,15 @@ class VerbsDriver {
   // access without local write (as the IB spec requires) or a range the
   // address space does not map; ENOMEM when the MPT or MTT is full.
   ibv_mr* ibv_reg_mr(ibv_pd* pd, std::uint64_t addr, std::uint64_t length, std::uint32_t access);
-  // 0, or EINVAL for an MR this driver does not hold.
+  // 0, or EINVAL for an MR this driver does not hold or the NIC refused.
+  // With a platform, call it from an SC_THREAD (it waits for the NIC).
   int ibv_dereg_mr(ibv_mr* mr);
 
   int last_error() const { return last_error_; }
   std::string last_error_reason() const { return last_reason_; }
 
-  // Called on deregistration with the MPT index and the MR's MTT range.
+  // Called on deregistration with the MPT index and the MR's MTT range, by a
+  // driver with no platform only: with one, the NIC hears of it by command.
   using InvalidateListener =
       std::function<void(std::uint32_t mpt_index, std::uint64_t first_mtt, std::uint32_t pages)>;
   void on_invalidate(InvalidateListener listener) { listeners_.push_back(std::move(listener)); }

@@ -15,7 +15,8 @@ void declare_verbs_keys(config::Schema& schema) {
          "CPU time to issue one MMIO write (doorbell, BlueFlame) before it enters PCIe");
   ns_key("verbs.notice_ns", 60,
          "time a spinning CPU takes to see a cache line the NIC wrote (a cache miss)");
-  ns_key("verbs.command_ns", 1000, "driver CPU time per NIC command (create, modify, destroy)");
+  ns_key("verbs.command_ns", 1000,
+         "driver CPU time per NIC command (create, modify, destroy, deregister)");
   schema.add(config::integer_key("verbs.blueflame_bytes", 256, "bytes",
                                  "a WQE up to this size is written with its doorbell (BlueFlame), "
                                  "so the NIC does not fetch it; 0 disables")

@@ -156,6 +156,8 @@ class MemoryTranslation : public sc_core::sc_module, public TranslationRequestIf
 
   // Drops cached entries the driver has changed.
   void invalidate(std::uint32_t mpt_index, std::uint64_t first_mtt, std::uint32_t pages);
+  // Where the tables are and how many entries each holds.
+  const IcmLayout& icm() const { return config_.icm; }
 
   const MemoryTranslationStats& stats() const { return stats_; }
   const TranslationCache<MptEntry>& mpt_cache() const { return mpt_cache_; }

@@ -51,7 +51,7 @@ Nic::Nic(const sc_core::sc_module_name& name, const NicConfig& config)
       parser("parser", config.packet.parser),
       received("received", config.queue_items),
       transport(config.transport, config.address),
-      commands("commands", transport, dma_engine.attach("commands", 2)),
+      commands("commands", transport, dma_engine.attach("commands", 2), translation),
       requester("requester", transport, dma_engine.attach("requester", config.transport.payload_reads),
                 translation),
       demux("demux", config.queue_items,

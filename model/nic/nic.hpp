@@ -9,6 +9,7 @@
 //   the wire's receive buffer ..> icrc_rx --> parser --> received
 //
 //   host MMIO --> commands (doorbells, BlueFlame, driver commands)
+//   commands --> translation   (a deregistration command drops cached entries)
 //   requester ------------------------------------------> transmit
 //   received --> demux --> responder (requests) ---------> transmit
 //                      --> completer (responses)

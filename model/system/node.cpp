@@ -19,16 +19,4 @@ Node::Node(const sc_core::sc_module_name& name, const NodeConfig& config)
   host.pcie.pcie2nic.bind(nic.commands.pcie2nic);
 }
 
-HostSoftware& Node::software() {
-  HostSoftware& software = host.software();
-  if (!software_connected_) {
-    software.driver.on_invalidate(
-        [this](std::uint32_t mpt_index, std::uint64_t first_mtt, std::uint32_t pages) {
-          nic.translation.invalidate(mpt_index, first_mtt, pages);
-        });
-    software_connected_ = true;
-  }
-  return software;
-}
-
 }  // namespace rnicsim

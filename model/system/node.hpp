@@ -2,7 +2,12 @@
 // Node: a host and its NIC, joined by the host's PCIe link (structure only).
 //
 //   nic.request_split.split2pcie --> host.pcie.nic2pcie
-//   host.driver deregistration --> nic.translation.invalidate
+//   host.pcie.pcie2nic --> nic.commands.pcie2nic (MMIO: doorbells, driver commands)
+//
+// The driver reaches the NIC over PCIe only: a deregistration is a command
+// (driver/README.md). A node whose host has no verbs config (the translation
+// experiment) never deregisters (its driver would refuse to, having no NIC
+// to tell), so nothing else joins the driver to the NIC.
 //
 // A testbed builds its nodes from config: node "a" reads
 // nodes.a.<section>.<key>, else <section>.<key> (configs/README.md).
@@ -34,12 +39,7 @@ class Node : public sc_core::sc_module {
   Host host;
   Nic nic;
 
-  // The host's software, with the driver's deregistrations reaching the
-  // NIC's caches (a firmware command in hardware; free of time for now).
-  HostSoftware& software();
-
- private:
-  bool software_connected_ = false;
+  HostSoftware& software() { return host.software(); }
 };
 
 }  // namespace rnicsim

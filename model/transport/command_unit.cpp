@@ -2,7 +2,8 @@
 // QP's producer index and wake the requester or responder at once (they
 // arrive from the root complex's process and may not wait); commands are
 // queued for the firmware thread, which reads the mailbox by DMA, executes
-// the command and writes its status back by DMA.
+// the command (QP and CQ contexts; a deregistration drops the translation
+// unit's cached entries of the MR) and writes its status back by DMA.
 #include <cstring>
 
 #include "common/message_breakdown.hpp"
@@ -37,8 +38,12 @@ bool ring_fits(const std::vector<std::uint64_t>& pages, std::uint32_t page_bytes
 }  // namespace
 
 CommandUnit::CommandUnit(const sc_core::sc_module_name& name, TransportShared& shared,
-                         DmaPort& port)
-    : sc_core::sc_module(name), pcie2nic("pcie2nic"), shared_(shared), dma_(port) {
+                         DmaPort& port, MemoryTranslation& translation)
+    : sc_core::sc_module(name),
+      pcie2nic("pcie2nic"),
+      shared_(shared),
+      dma_(port),
+      translation_(translation) {
   pcie2nic.register_b_transport(this, &CommandUnit::b_transport);
   SC_THREAD(run_commands);
 }
@@ -190,6 +195,17 @@ CommandStatus CommandUnit::execute(const Command& command) {
       if (qp == nullptr) return CommandStatus::kBadParameter;
       qp->state = IBV_QPS_RESET;
       qp->destroyed = true;
+      return CommandStatus::kOk;
+    }
+    case CommandOp::kDeregMr: {
+      // The driver has already cleared the MPT entry in host memory; a
+      // translation after this status sees only that.
+      const DeregMrCommand& c = command.dereg_mr;
+      const IcmLayout& icm = translation_.icm();
+      if (c.mpt_index >= icm.mpt_entries || c.first_mtt > icm.mtt_entries ||
+          c.pages > icm.mtt_entries - c.first_mtt)
+        return CommandStatus::kBadParameter;
+      translation_.invalidate(c.mpt_index, c.first_mtt, c.pages);
       return CommandStatus::kOk;
     }
   }

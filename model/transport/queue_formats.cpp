@@ -311,6 +311,11 @@ std::vector<std::uint8_t> encode_command(const Command& command) {
     case CommandOp::kDestroyQp:
       w.u32(command.destroy_qp.qpn);
       break;
+    case CommandOp::kDeregMr:
+      w.u32(command.dereg_mr.mpt_index);
+      w.u64(command.dereg_mr.first_mtt);
+      w.u32(command.dereg_mr.pages);
+      break;
   }
   std::vector<std::uint8_t> out;
   Writer h(out);
@@ -398,6 +403,12 @@ std::optional<Command> decode_command(const std::uint8_t* bytes, std::size_t len
     case static_cast<std::uint32_t>(CommandOp::kDestroyQp):
       command.op = CommandOp::kDestroyQp;
       command.destroy_qp.qpn = r.u32();
+      break;
+    case static_cast<std::uint32_t>(CommandOp::kDeregMr):
+      command.op = CommandOp::kDeregMr;
+      command.dereg_mr.mpt_index = r.u32();
+      command.dereg_mr.first_mtt = r.u64();
+      command.dereg_mr.pages = r.u32();
       break;
     default:
       return fail("unknown command");

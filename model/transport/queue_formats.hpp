@@ -109,7 +109,13 @@ std::optional<BarWrite> decode_bar_offset(std::uint64_t offset);
 // The driver writes a command into its mailbox (one page of host memory),
 // rings the command doorbell with the mailbox's address, and polls the
 // mailbox's status word, which the NIC writes last, by DMA.
-enum class CommandOp : std::uint32_t { kCreateCq = 1, kCreateQp = 2, kModifyQp = 3, kDestroyQp = 4 };
+enum class CommandOp : std::uint32_t {
+  kCreateCq = 1,
+  kCreateQp = 2,
+  kModifyQp = 3,
+  kDestroyQp = 4,
+  kDeregMr = 5,
+};
 enum class CommandStatus : std::uint32_t { kPending = 0, kOk = 1, kBadParameter = 2, kBadState = 3 };
 constexpr std::uint64_t kCommandStatusOffset = 4;  // where the NIC writes CommandStatus
 
@@ -144,12 +150,21 @@ struct DestroyQpCommand {
   std::uint32_t qpn = 0;
 };
 
+// The driver has cleared the MR's MPT entry and freed its MTT range: the NIC
+// drops what it caches of them.
+struct DeregMrCommand {
+  std::uint32_t mpt_index = 0;
+  std::uint64_t first_mtt = 0;  // the MR's page list in the MTT
+  std::uint32_t pages = 0;
+};
+
 struct Command {
   CommandOp op = CommandOp::kCreateCq;
   CreateCqCommand create_cq;
   CreateQpCommand create_qp;
   ModifyQpCommand modify_qp;
   DestroyQpCommand destroy_qp;
+  DeregMrCommand dereg_mr;
 };
 
 // The mailbox's bytes: op, status (pending), body length, body.

@@ -2,7 +2,7 @@
 // The RC transport's units, split as Linux rxe splits them:
 //
 //   pcie2nic (MMIO) --> CommandUnit: doorbells, BlueFlame, driver commands
-//   Requester: QP scheduler (round robin), WQE fetch, local translation,
+//   Requester: QP scheduler (transport.qp_scheduler), WQE fetch, local translation,
 //              payload DMA, one request packet at a time per QP --> transmit
 //   received --> ReceiveDemux --> requests  --> Responder: PSN checks, remote
 //                                               translation, DMA writes, RECV
@@ -98,13 +98,15 @@ class TransportShared {
   TranslationCache<bool> cq_cache_;
 };
 
-// Doorbells, BlueFlame writes and the command mailbox.
+// Doorbells, BlueFlame writes and the command mailbox. A deregistration
+// command drops the MR's entries from `translation`'s caches.
 class CommandUnit : public sc_core::sc_module {
  public:
   tlm_utils::simple_target_socket<CommandUnit> pcie2nic;
 
   RNICSIM_PROCESS_MODULE(CommandUnit);
-  CommandUnit(const sc_core::sc_module_name& name, TransportShared& shared, DmaPort& port);
+  CommandUnit(const sc_core::sc_module_name& name, TransportShared& shared, DmaPort& port,
+              MemoryTranslation& translation);
 
  private:
   void b_transport(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);
@@ -113,6 +115,7 @@ class CommandUnit : public sc_core::sc_module {
 
   TransportShared& shared_;
   DmaClient dma_;
+  MemoryTranslation& translation_;
   std::deque<std::uint64_t> mailboxes_;
   sc_core::sc_event command_rung_;
 };

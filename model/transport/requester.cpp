@@ -1,4 +1,4 @@
-// Requester: picks a QP with work (round robin), fetches its WQEs, starts
+// Requester: picks a QP with work (transport.qp_scheduler), fetches its WQEs, starts
 // them (PSNs, local translation) and makes one request packet per turn, so
 // QPs interleave packet by packet and a long message's first packet leaves
 // while later ones are still being read. A QP in ERR has its WQEs flushed.
@@ -91,7 +91,11 @@ bool Requester::has_work(const QpContext& qp) const {
 QpContext* Requester::pick() {
   const auto& qps = shared_.contexts().qps();
   if (qps.empty()) return nullptr;
-  auto start = qps.upper_bound(last_qpn_);
+  // Round robin looks from the QP after the last one picked; strict
+  // priority from the lowest QP number every time.
+  auto start = shared_.config().qp_scheduler == QpScheduler::kStrictPriority
+                   ? qps.begin()
+                   : qps.upper_bound(last_qpn_);
   for (std::size_t n = 0; n < qps.size(); ++n, ++start) {
     if (start == qps.end()) start = qps.begin();
     if (has_work(*start->second)) {

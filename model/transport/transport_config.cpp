@@ -13,6 +13,11 @@ void declare_transport_keys(config::Schema& schema) {
                                 "command firmware)")
                  .at_least(1)
                  .at_most(10000));
+  schema.add(config::string_key("transport.qp_scheduler", "round_robin",
+                                "how the requester picks the next QP with work: round_robin (one "
+                                "packet per QP in turn) or strict_priority (the lowest QP number "
+                                "with work always first)")
+                 .one_of({"round_robin", "strict_priority"}));
   schema.add(integer_key("transport.wqe_cycles", 8, "cycles",
                          "requester: decode one send WQE and start its message (occupancy)")
                  .at_most(1 << 20));
@@ -105,6 +110,9 @@ TransportConfig transport_config(const config::Section& transport) {
   };
   TransportConfig c;
   c.clock_mhz = transport.number("clock_mhz");
+  c.qp_scheduler = transport.text("qp_scheduler") == "strict_priority"
+                       ? QpScheduler::kStrictPriority
+                       : QpScheduler::kRoundRobin;
   c.wqe_cycles = integer("wqe_cycles");
   c.packet_cycles = integer("packet_cycles");
   c.responder_cycles = integer("responder_cycles");

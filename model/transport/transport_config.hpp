@@ -11,8 +11,13 @@
 
 namespace rnicsim {
 
+// How the requester picks the next QP with work: round robin from the one
+// after the last picked, or strictly the lowest QP number with work.
+enum class QpScheduler : std::uint8_t { kRoundRobin, kStrictPriority };
+
 struct TransportConfig {
   double clock_mhz = 0;
+  QpScheduler qp_scheduler = QpScheduler::kRoundRobin;
   std::uint32_t wqe_cycles = 0;         // requester: decode and start one WQE
   std::uint32_t packet_cycles = 0;      // requester: one request packet
   std::uint32_t responder_cycles = 0;   // responder: one request packet

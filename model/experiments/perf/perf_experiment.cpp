@@ -9,6 +9,7 @@
 
 #include "common/activity.hpp"
 #include "common/message_breakdown.hpp"
+#include "common/run_progress.hpp"
 #include "common/simulation.hpp"
 #include "common/time_units.hpp"
 #include "experiments/output_files.hpp"
@@ -38,13 +39,15 @@ class PerfWorkload : public sc_core::sc_module {
  public:
   RNICSIM_PROCESS_MODULE(PerfWorkload);
   PerfWorkload(const sc_core::sc_module_name& name, Testbed& testbed, const PerfOptions& options,
-               std::uint32_t mtu, std::uint32_t active_mtu, std::ostream& report)
+               std::uint32_t mtu, std::uint32_t active_mtu, std::ostream& report,
+               RunProgress& progress)
       : sc_core::sc_module(name),
         testbed_(testbed),
         options_(options),
         mtu_(mtu),
         active_mtu_(active_mtu),
-        report_(report) {
+        report_(report),
+        progress_(progress) {
     SC_THREAD(client);
     SC_THREAD(server);
   }
@@ -214,6 +217,7 @@ class PerfWorkload : public sc_core::sc_module {
       post(node, side.qps[0], request(0, bytes, sge, true, i));
       if (node == 0) await_byte(0, sink.va + last, marker);
       completion(node, side.send_cq);
+      if (node == 0) progress_.advance();
     }
   }
 
@@ -242,6 +246,7 @@ class PerfWorkload : public sc_core::sc_module {
         if (repost) post_recv(0, side.qps[0], sink, bytes);
       }
       completion(node, side.send_cq);
+      if (node == 0) progress_.advance();
     }
   }
 
@@ -255,6 +260,7 @@ class PerfWorkload : public sc_core::sc_module {
       post(0, a_.qps[0], request(0, bytes, sge, true, i));
       completion(0, a_.send_cq);
       breakdown().end("a.cpu", "completion polled", driver(0).last_landed(), "CQE in memory");
+      progress_.advance();
     }
   }
 
@@ -297,6 +303,7 @@ class PerfWorkload : public sc_core::sc_module {
           open[q].pop_front();
           ++done[q];
           ++finished;
+          progress_.advance();
         }
       }
       if (n == 0 && !posted_any) driver(0).wait_cq(a_.send_cq);
@@ -354,6 +361,11 @@ class PerfWorkload : public sc_core::sc_module {
     for (std::size_t s = 0; s < options_.sizes.size(); ++s) {
       const std::uint64_t bytes = options_.sizes[s];
       size_ = bytes;
+      if (options_.sizes.size() > 1) {
+        progress_.set_note("size " + std::to_string(s + 1) + " of " +
+                           std::to_string(options_.sizes.size()) + ": " + std::to_string(bytes) +
+                           " B");
+      }
       if (options_.is_send()) {
         // Receives are posted before the size starts, as perftest's server does.
         for (std::uint32_t q = 0; q < options_.qps; ++q) {
@@ -380,6 +392,7 @@ class PerfWorkload : public sc_core::sc_module {
       // The server finishes its part of the size before the next one.
       while (!server_done_) sc_core::wait(server_finished_);
       server_done_ = false;
+      progress_.finish();  // the row goes where the progress line was
       if (options_.is_latency()) {
         result.latency.push_back(perf::latency_row(bytes, posts, options_.test));
         report_ << perf::format_latency_row(result.latency.back());
@@ -436,6 +449,7 @@ class PerfWorkload : public sc_core::sc_module {
   std::uint32_t mtu_;
   std::uint32_t active_mtu_;
   std::ostream& report_;
+  RunProgress& progress_;
   RcSide a_, b_;
   std::vector<Region> client_source_, client_sink_, server_source_, server_sink_;
   sc_core::sc_event size_start_, server_finished_;
@@ -448,7 +462,7 @@ class PerfWorkload : public sc_core::sc_module {
 
 PerfResult run_perf(config::RunConfig& run, const PerfOptions& options,
                     const std::function<void()>& configured, std::ostream& report,
-                    std::ostream*) {
+                    std::ostream* terminal) {
   TestbedConfig c = testbed_config(run, {"a", "b"});
   for (std::size_t i = 0; i < 2; ++i) {
     read_host_software_config(run, c.node_names[i], c.nodes[i].host);
@@ -470,9 +484,13 @@ PerfResult run_perf(config::RunConfig& run, const PerfOptions& options,
   if (capture) {
     for (std::size_t i = 0; i < testbed.node_count(); ++i) capture->tap(testbed.wire_to(i));
   }
-  PerfWorkload workload("perf", testbed, options, mtu, active_mtu, report);
+  RunProgress progress(terminal);
+  PerfWorkload workload("perf", testbed, options, mtu, active_mtu, report, progress);
   if (options.breakdown) MessageBreakdown::instance().enable();
   reset_activity();
+  // The client's iterations; a BW test's are per QP.
+  progress.start("iterations", options.iterations * (options.is_latency() ? 1 : options.qps) *
+                                   options.sizes.size());
   const auto started = std::chrono::steady_clock::now();
   simulate_workload(1);
   const double wall =

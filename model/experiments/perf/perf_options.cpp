@@ -558,8 +558,8 @@ std::string perf_usage() {
          "  --set key.path=value    override one configuration key (repeatable)\n"
          "\n"
          "Latency: write and send report one way (RTT/2), read and atomic the round trip;\n"
-         "the two largest samples are dropped, as perftest does. Progress shows while\n"
-         "stdout is a terminal.\n";
+         "the two largest samples are dropped, as perftest does. Progress (iterations\n"
+         "done, and which size with -a) shows on stderr while stderr is a terminal.\n";
 }
 
 std::uint32_t active_mtu_for_ethernet_mtu(std::uint32_t ethernet_mtu) {
