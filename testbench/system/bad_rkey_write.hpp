@@ -8,8 +8,6 @@
 namespace rnicsim::testing {
 
 inline ibv_wc_status bad_rkey_write(RcBench& bench) {
-  constexpr std::uint32_t kAllAccess = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
-                                       IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC;
   bench.connect();
   const Buffer src = bench.buffer(0, 100, kAllAccess);
   const Buffer dst = bench.buffer(1, 100, kAllAccess);

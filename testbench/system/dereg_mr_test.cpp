@@ -11,8 +11,7 @@ using testing::Buffer;
 using testing::pattern;
 using testing::RcBench;
 
-constexpr std::uint32_t kAllAccess = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
-                                     IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC;
+using testing::kAllAccess;
 
 ibv_wc_status write_100_bytes(RcBench& bench, const Buffer& src, std::uint64_t remote_va,
                               std::uint32_t rkey, std::uint64_t wr_id) {

@@ -15,8 +15,7 @@ using testing::Buffer;
 using testing::pattern;
 using testing::RcBench;
 
-constexpr std::uint32_t kAllAccess = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
-                                     IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC;
+using testing::kAllAccess;
 constexpr std::uint32_t kWrites = 6;          // per QP, posted as one list
 constexpr std::uint32_t kWriteBytes = 8192;   // 8 packets at PMTU 1024
 constexpr std::uint32_t kPacketsPerQp = kWrites * kWriteBytes / 1024;

@@ -104,6 +104,10 @@ class RcBench {
   RcOptions options_;
 };
 
+// Every access right a region can grant.
+inline constexpr std::uint32_t kAllAccess = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+                                            IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC;
+
 // Bytes i * 7 + salt.
 inline std::vector<std::uint8_t> pattern(std::size_t n, std::uint8_t salt) {
   std::vector<std::uint8_t> b(n);

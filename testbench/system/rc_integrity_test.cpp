@@ -38,8 +38,7 @@ using testing::RangeSet;
 using testing::RcBench;
 using testing::Verb;
 
-constexpr std::uint32_t kAllAccess = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
-                                     IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC;
+using testing::kAllAccess;
 constexpr std::uint64_t kBlock = 1u << 20;  // fill and check regions this much at a time
 
 std::uint64_t mix(std::uint64_t x) {  // splitmix64's finalizer

@@ -10,8 +10,7 @@ using testing::Buffer;
 using testing::pattern;
 using testing::RcBench;
 
-constexpr std::uint32_t kAllAccess = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
-                                     IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC;
+using testing::kAllAccess;
 
 ibv_send_wr work_request(ibv_wr_opcode opcode, const ibv_sge* sge, std::uint64_t wr_id,
                          const Buffer* remote) {
