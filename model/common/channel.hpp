@@ -24,7 +24,8 @@
 //   head not yet visible, can_push while credits are on their way back)
 //   notifies the time it will succeed, in case an earlier notification
 //   replaced that one. So: query, and wait on the event only after a query
-//   failed.
+//   failed. (The channel notifies an event only after a query on it failed,
+//   as nobody can be waiting otherwise.)
 #include <cstddef>
 #include <limits>
 #include <systemc>
@@ -113,10 +114,15 @@ class Channel : public sc_core::sc_prim_channel,
 
   // Non-blocking side.
   bool can_push() const override {
-    if (credits_.empty()) return entries_.size() < capacity_;
+    if (credits_.empty()) {
+      if (entries_.size() < capacity_) return true;
+      space_wanted_ = true;
+      return false;
+    }
     const sc_core::sc_time now = sc_core::sc_time_stamp();
     while (!credits_.empty() && credits_.front() <= now) credits_.pop_front();
     if (entries_.size() + credits_.size() < capacity_) return true;
+    space_wanted_ = true;
     // Full with credits on their way back: the first one's return frees a place.
     if (!credits_.empty()) space_event_.notify(credits_.front() - now);
     return false;
@@ -152,14 +158,20 @@ class Channel : public sc_core::sc_prim_channel,
   };
 
   void enqueue(T&& item, const sc_core::sc_time& latency) {
-    if (entries_.empty()) data_event_.notify(latency);
+    if (entries_.empty() && data_wanted_) {
+      data_wanted_ = false;
+      data_event_.notify(latency);
+    }
     entries_.push_back(Entry{sc_core::sc_time_stamp() + latency, std::move(item)});
     if (entries_.size() > peak_occupancy_) peak_occupancy_ = entries_.size();
   }
 
   // Notifies the head's visible time when it is still ahead.
   bool head_visible() const {
-    if (entries_.empty()) return false;
+    if (entries_.empty()) {
+      data_wanted_ = true;
+      return false;
+    }
     const sc_core::sc_time now = sc_core::sc_time_stamp();
     const sc_core::sc_time& visible_at = entries_.front().visible_at;
     if (visible_at <= now) return true;
@@ -170,10 +182,11 @@ class Channel : public sc_core::sc_prim_channel,
   T dequeue() {
     T item = std::move(entries_.front().item);
     entries_.pop_front();
-    if (credit_latency_ == sc_core::SC_ZERO_TIME) {
-      space_event_.notify(sc_core::SC_ZERO_TIME);
-    } else {
+    if (credit_latency_ != sc_core::SC_ZERO_TIME) {
       credits_.push_back(sc_core::sc_time_stamp() + credit_latency_);
+    }
+    if (space_wanted_) {
+      space_wanted_ = false;
       space_event_.notify(credit_latency_);
     }
     return item;
@@ -189,6 +202,11 @@ class Channel : public sc_core::sc_prim_channel,
   // Mutable: a failed query (a const call) re-arms them.
   mutable sc_core::sc_event data_event_;
   mutable sc_core::sc_event space_event_;
+  // Whether a query has failed since the event was last notified: only then
+  // may anyone be waiting on it, and an event nobody waits for still costs
+  // the kernel a delta cycle or a timed entry.
+  mutable bool data_wanted_ = false;
+  mutable bool space_wanted_ = false;
 };
 
 }  // namespace rnicsim

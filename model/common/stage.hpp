@@ -20,6 +20,17 @@
 //
 // Items may provide `std::uint64_t size_bits() const` (the default occupancy)
 // and `void record_span(const char* stage, sc_time start, sc_time end)`.
+//
+// Two ways to run, with the same timing wherever nothing downstream is full:
+// - StageProcess::kThread: an SC_THREAD that waits out each service time.
+//   serve may wait (a blocking TLM call that models its own time).
+// - StageProcess::kMethod: an SC_METHOD that books service times on its own
+//   timeline instead of waiting them out, so an item costs one activation
+//   (when it becomes visible) rather than two. An output enters its channel
+//   when it is emitted, marked visible for when its service ends plus the
+//   latency, so it holds its place in the channel from then; the next item is
+//   taken once the stage is free. serve must not wait. Every input and
+//   output needs the channels' non-blocking side (Channel, ReceiveBuffer).
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -31,6 +42,7 @@
 #include "common/activity.hpp"
 #include "common/channel.hpp"
 #include "common/module_macros.hpp"
+#include "common/ring_queue.hpp"
 #include "common/stage_span.hpp"
 #include "common/stage_timing.hpp"
 
@@ -49,6 +61,9 @@ struct StageStats {
 
 // Which items occupy a stage's datapath: the ones it takes or the ones it emits.
 enum class Occupancy { kInput, kOutputs };
+
+// The process that serves a stage's items (see above).
+enum class StageProcess { kThread, kMethod };
 
 namespace detail {
 
@@ -91,7 +106,13 @@ class Stage : public sc_core::sc_module {
    public:
     // Waits until the service time before this item has passed and there is
     // room on output `port`, then pushes it with the stage latency.
-    void emit(Out item, std::size_t port = 0) { stage_.emit_item(item, port); }
+    void emit(Out item, std::size_t port = 0) {
+      if (stage_.process_ == StageProcess::kMethod) {
+        stage_.hold_or_send(item, port);
+      } else {
+        stage_.emit_item(item, port);
+      }
+    }
     // Busy time the work took beyond the datapath (an annotated memory
     // delay), charged before the next output leaves or the item ends.
     void charge(const sc_core::sc_time& extra) { stage_.pending_ += extra; }
@@ -105,14 +126,20 @@ class Stage : public sc_core::sc_module {
   RNICSIM_PROCESS_MODULE(Stage);
 
   Stage(const sc_core::sc_module_name& name, const StageTiming& timing,
-        Occupancy occupancy = Occupancy::kInput)
+        Occupancy occupancy = Occupancy::kInput,
+        StageProcess process = StageProcess::kThread)
       : sc_core::sc_module(name),
         in("in"),
         out("out"),
         timing_(timing),
         occupancy_(occupancy),
+        process_(process),
         emitter_(*this) {
-    SC_THREAD(serve_items);
+    if (process == StageProcess::kThread) {
+      SC_THREAD(serve_items);
+    } else {
+      SC_METHOD(serve_visible_items);  // runs once at the start, then as triggered
+    }
   }
 
   const StageStats& stats() const { return stats_; }
@@ -135,13 +162,27 @@ class Stage : public sc_core::sc_module {
     // Resolved once: the ports' own lookups cost on every item.
     for (int i = 0; i < out.size(); ++i) outputs_.push_back(out[i]);
     input_ = in[0];
-    if (in.size() < 2) return;
+    const bool method = process_ == StageProcess::kMethod;
+    if (method) {
+      for (int i = 0; i < out.size(); ++i) {
+        auto* output = dynamic_cast<NbPushIf<Out>*>(out[i]);
+        if (output == nullptr) {
+          SC_REPORT_ERROR("rnicsim/stage",
+                          (std::string(name()) + ": output " + std::to_string(i) +
+                           " has no non-blocking side, which a method stage needs")
+                              .c_str());
+          return;
+        }
+        nb_outputs_.push_back(output);
+      }
+    }
+    if (in.size() < 2 && !method) return;
     for (int i = 0; i < in.size(); ++i) {
       auto* input = dynamic_cast<NbPopIf<In>*>(in[i]);
       if (input == nullptr) {
         SC_REPORT_ERROR("rnicsim/stage", (std::string(name()) + ": input " + std::to_string(i) +
-                                          " has no non-blocking side, which a stage with "
-                                          "several inputs needs to choose among them")
+                                          " has no non-blocking side, which a method stage or "
+                                          "a stage with several inputs needs")
                                              .c_str());
         return;
       }
@@ -154,18 +195,134 @@ class Stage : public sc_core::sc_module {
   void serve_items() {
     for (;;) {
       In item = take();
-      const sc_core::sc_time start = sc_core::sc_time_stamp();
-      if (stats_.items == 0) stats_.first_start = start;
-      ++stats_.items;
-      item_start_ = output_start_ = start;
-      item_blocked_ = sc_core::SC_ZERO_TIME;
-      item_outputs_ = 0;
+      begin_item(sc_core::sc_time_stamp());
       if (occupancy_ == Occupancy::kInput) occupy(input_bits(item));
       serve(item, emitter_);
       settle();
       stats_.busy += sc_core::sc_time_stamp() - item_start_ - item_blocked_;
       if (item_outputs_ == 0) ++stats_.dropped;
     }
+  }
+
+  // The method's body: serves every item it can at this instant. It returns
+  // having asked to run again when the next item is visible, when the stage
+  // is free for it, or when a held output finds room.
+  void serve_visible_items() {
+    ++activity().method_activations;
+    if (!held_.empty()) {
+      if (!send_held()) return;
+      finish_booked_item();
+    }
+    const sc_core::sc_time now = sc_core::sc_time_stamp();
+    for (;;) {
+      const std::size_t i = visible_input();
+      if (i == inputs_.size()) {
+        // A single event where there is one input: the or-list costs the kernel more.
+        if (inputs_.size() == 1) {
+          sc_core::next_trigger(inputs_[0]->data_event());
+        } else {
+          sc_core::next_trigger(any_input_);
+        }
+        return;
+      }
+      if (free_at_ > now) {
+        sc_core::next_trigger(free_at_ - now);
+        return;
+      }
+      In item;
+      inputs_[i]->nb_pop(item);
+      next_input_ = (i + 1) % inputs_.size();
+      current_input_ = i;
+      begin_item(now);
+      if (occupancy_ == Occupancy::kInput) occupy(input_bits(item));
+      serve(item, emitter_);
+      trailing_ = pending_;  // charged after the last output
+      pending_ = sc_core::SC_ZERO_TIME;
+      if (!held_.empty() && !send_held()) return;
+      finish_booked_item();
+    }
+  }
+
+  // The first input, round robin, whose head is visible; inputs_.size() if none.
+  std::size_t visible_input() const {
+    const std::size_t n = inputs_.size();
+    for (std::size_t k = 0; k < n; ++k) {
+      const std::size_t i = (next_input_ + k) % n;
+      if (inputs_[i]->peek() != nullptr) return i;
+    }
+    return n;
+  }
+
+  void begin_item(const sc_core::sc_time& start) {
+    if (stats_.items == 0) stats_.first_start = start;
+    ++stats_.items;
+    item_start_ = output_start_ = start;
+    item_blocked_ = sc_core::SC_ZERO_TIME;
+    item_outputs_ = 0;
+  }
+
+  // Method stages: an output whose service time is booked; it is sent at
+  // once if it is first in line and its channel has room, else held.
+  struct Held {
+    Out item;
+    std::size_t port;
+    sc_core::sc_time service;  // from the previous output's departure to this one's
+  };
+
+  void hold_or_send(Out& item, std::size_t port) {
+    if (port >= nb_outputs_.size()) {
+      SC_REPORT_ERROR("rnicsim/stage", (std::string(name()) + ": no output " +
+                                        std::to_string(port) + " to emit on")
+                                           .c_str());
+      return;
+    }
+    if (occupancy_ == Occupancy::kOutputs) occupy(output_bits(item));
+    Held held{std::move(item), port, pending_};
+    pending_ = sc_core::SC_ZERO_TIME;
+    if (held_.empty() && nb_outputs_[port]->can_push()) {
+      send(held);
+    } else {
+      held_.push_back(std::move(held));
+    }
+  }
+
+  // Sends the held outputs in order while their channels have room; false
+  // (with the method set to run again on the space) if one is still full.
+  bool send_held() {
+    while (!held_.empty()) {
+      NbPushIf<Out>* const output = nb_outputs_[held_.front().port];
+      if (!output->can_push()) {
+        sc_core::next_trigger(output->space_event());
+        return false;
+      }
+      send(held_.front());
+      held_.pop_front();
+    }
+    return true;
+  }
+
+  void send(Held& held) {
+    const sc_core::sc_time now = sc_core::sc_time_stamp();
+    const sc_core::sc_time done = output_start_ + held.service;
+    const sc_core::sc_time sent = std::max(done, now);
+    const sc_core::sc_time visible = sent + timing_.latency();
+    if constexpr (detail::HasRecordSpan<Out>::value) {
+      held.item.record_span(basename(), output_start_, visible);
+    }
+    item_blocked_ += sent - done;
+    stats_.blocked += sent - done;
+    ++stats_.items_out;
+    ++item_outputs_;
+    stats_.last_end = visible;
+    output_start_ = sent;
+    nb_outputs_[held.port]->nb_push(std::move(held.item), visible - now);
+  }
+
+  void finish_booked_item() {
+    const sc_core::sc_time end = output_start_ + trailing_;
+    stats_.busy += end - item_start_ - item_blocked_;
+    if (item_outputs_ == 0) ++stats_.dropped;
+    free_at_ = end;
   }
 
   In take() {
@@ -226,6 +383,7 @@ class Stage : public sc_core::sc_module {
 
   StageTiming timing_;
   Occupancy occupancy_;
+  StageProcess process_;
   Emitter emitter_;
   StageStats stats_;
   PopIf<In>* input_ = nullptr;         // the first input
@@ -240,6 +398,11 @@ class Stage : public sc_core::sc_module {
   sc_core::sc_time output_start_;  // the next output's service started then
   sc_core::sc_time item_blocked_;
   std::uint64_t item_outputs_ = 0;
+  // Method stages only.
+  std::vector<NbPushIf<Out>*> nb_outputs_;
+  RingQueue<Held> held_;      // outputs waiting for room, in order
+  sc_core::sc_time trailing_;  // the item's service time after its last output
+  sc_core::sc_time free_at_;   // when the datapath has finished the last item
 };
 
 // The 1 -> 1 case: serve works on the item, which then leaves as it is; the
@@ -247,8 +410,9 @@ class Stage : public sc_core::sc_module {
 template <class Item>
 class PipelineStage : public Stage<Item, Item> {
  public:
-  PipelineStage(const sc_core::sc_module_name& name, const StageTiming& timing)
-      : Stage<Item, Item>(name, timing, Occupancy::kInput) {}
+  PipelineStage(const sc_core::sc_module_name& name, const StageTiming& timing,
+                StageProcess process = StageProcess::kThread)
+      : Stage<Item, Item>(name, timing, Occupancy::kInput, process) {}
 
  protected:
   // The stage's functional work on one item, done when service starts. It may

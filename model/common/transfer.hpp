@@ -17,6 +17,7 @@ using SharedBytes = std::shared_ptr<const Bytes>;
 
 class Transfer {
  public:
+  Transfer() = default;  // an empty item, to be overwritten (a non-blocking pop's target)
   Transfer(std::uint64_t index, std::uint64_t size_bits, const sc_core::sc_time& produced_at,
            SharedBytes bytes)
       : index_(index), size_bits_(size_bits), produced_at_(produced_at), bytes_(std::move(bytes)) {}
@@ -37,15 +38,15 @@ class Transfer {
   void record_span(const char* stage, const sc_core::sc_time& start, const sc_core::sc_time& end) {
     spans_.push_back(StageSpan{stage, start, end});
   }
-  const std::vector<StageSpan>& spans() const { return spans_; }
+  const StageSpans& spans() const { return spans_; }
 
  private:
-  std::uint64_t index_;
-  std::uint64_t size_bits_;
+  std::uint64_t index_ = 0;
+  std::uint64_t size_bits_ = 0;
   sc_core::sc_time produced_at_;
   std::uint64_t host_address_ = 0;
   SharedBytes bytes_;
-  std::vector<StageSpan> spans_;
+  StageSpans spans_;
 };
 
 }  // namespace rnicsim

@@ -38,6 +38,7 @@ struct ReceiveBufferStats {
 
 class ReceiveBuffer : public sc_core::sc_prim_channel,
                       public PushIf<Transfer>,
+                      public NbPushIf<Transfer>,
                       public PopIf<Transfer>,
                       public NbPopIf<Transfer> {
  public:
@@ -53,6 +54,13 @@ class ReceiveBuffer : public sc_core::sc_prim_channel,
     in_flight_.push_back(Entry{sc_core::sc_time_stamp() + latency, std::move(frame)});
   }
   void wait_for_space() override {}
+  bool can_push() const override { return true; }
+  bool nb_push(Transfer&& frame, const sc_core::sc_time& latency) override {
+    push(std::move(frame), latency);
+    return true;
+  }
+  // Never notified: there is always room on the cable.
+  const sc_core::sc_event& space_event() const override { return never_; }
 
   // The receiver's side.
   Transfer pop() override {
@@ -131,6 +139,7 @@ class ReceiveBuffer : public sc_core::sc_prim_channel,
   mutable std::uint64_t held_bytes_ = 0;
   mutable ReceiveBufferStats stats_;
   mutable sc_core::sc_event data_event_;
+  sc_core::sc_event never_;
 };
 
 }  // namespace rnicsim

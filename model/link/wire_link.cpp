@@ -9,7 +9,8 @@ namespace rnicsim {
 
 WireLink::WireLink(const sc_core::sc_module_name& name, const WireLinkConfig& config,
                    WireFraming framing)
-    : PipelineStage<Transfer>(name, StageTiming::rate(config.propagation, config.gbps)),
+    : PipelineStage<Transfer>(name, StageTiming::rate(config.propagation, config.gbps),
+                              StageProcess::kMethod),
       rx("rx", config.rx_buffer_bytes),
       framing_(std::move(framing)) {
   out(rx);

@@ -281,7 +281,13 @@ std::vector<std::uint8_t> build_frame(const RocePacket& headers, const std::uint
 
   EthernetHeader ethernet = headers.ethernet;
   ethernet.ether_type = headers.is_ipv6() ? kEtherTypeIpv6 : kEtherTypeIpv4;
-  std::vector<std::uint8_t> frame(ethernet.size() + ip_size + udp_size);
+  // Headers first, then the payload appended, then the zero pad and ICRC:
+  // zero-filling the whole frame first would write every payload byte twice.
+  const std::size_t header_bytes =
+      ethernet.size() + ip_size + UdpHeader::kSize + Bth::kSize + info->ext_header_bytes();
+  std::vector<std::uint8_t> frame;
+  frame.reserve(ethernet.size() + ip_size + udp_size);
+  frame.resize(header_bytes);
   std::uint8_t* out = frame.data();
   ethernet.encode(out);
   out += ethernet.size();
@@ -315,11 +321,14 @@ std::vector<std::uint8_t> build_frame(const RocePacket& headers, const std::uint
     encode_ext_header(info->headers[i], headers, out);
     out += ext_header_size(info->headers[i]);
   }
-  if (length != 0) std::copy_n(payload, length, out);
-  out += length + pad;  // the vector is zero-filled, so the pad already is
+  if (length != 0) frame.insert(frame.end(), payload, payload + length);
+  frame.resize(frame.size() + pad + kIcrcSize);  // zero pad and ICRC field
 
   if (icrc == IcrcHandling::kCompute) {
-    store_icrc(compute_icrc(ip, static_cast<std::size_t>(out - ip)), out);
+    std::uint8_t* const ip_start = frame.data() + ethernet.size();
+    std::uint8_t* const icrc_field = frame.data() + frame.size() - kIcrcSize;
+    store_icrc(compute_icrc(ip_start, static_cast<std::size_t>(icrc_field - ip_start)),
+               icrc_field);
   }
   return frame;
 }

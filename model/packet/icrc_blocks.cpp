@@ -11,7 +11,7 @@
 namespace rnicsim::packet {
 
 IcrcInserter::IcrcInserter(const sc_core::sc_module_name& name, const StageTiming& timing)
-    : Stage<OutgoingFrame, Transfer>(name, timing, Occupancy::kInput) {}
+    : Stage<OutgoingFrame, Transfer>(name, timing, Occupancy::kInput, StageProcess::kMethod) {}
 
 void IcrcInserter::serve(OutgoingFrame& frame, Emitter& emitter) {
   Bytes& bytes = *frame.bytes;
@@ -29,7 +29,7 @@ void IcrcInserter::serve(OutgoingFrame& frame, Emitter& emitter) {
 }
 
 IcrcChecker::IcrcChecker(const sc_core::sc_module_name& name, const StageTiming& timing)
-    : Stage<Transfer, Transfer>(name, timing, Occupancy::kInput) {}
+    : Stage<Transfer, Transfer>(name, timing, Occupancy::kInput, StageProcess::kMethod) {}
 
 void IcrcChecker::serve(Transfer& frame, Emitter& emitter) {
   const Bytes& bytes = *frame.bytes();

@@ -9,7 +9,8 @@
 namespace rnicsim::packet {
 
 PacketBuilder::PacketBuilder(const sc_core::sc_module_name& name, const StageTiming& timing)
-    : Stage<TransmitRequest, OutgoingFrame>(name, timing, Occupancy::kOutputs) {}
+    : Stage<TransmitRequest, OutgoingFrame>(name, timing, Occupancy::kOutputs,
+                                            StageProcess::kMethod) {}
 
 void PacketBuilder::serve(TransmitRequest& request, Emitter& emitter) {
   const std::size_t length = request.payload ? request.payload->size() : 0;
@@ -46,7 +47,7 @@ void PacketBuilder::serve(TransmitRequest& request, Emitter& emitter) {
 }
 
 PacketParser::PacketParser(const sc_core::sc_module_name& name, const StageTiming& timing)
-    : Stage<Transfer, ReceivedPacket>(name, timing, Occupancy::kInput) {}
+    : Stage<Transfer, ReceivedPacket>(name, timing, Occupancy::kInput, StageProcess::kMethod) {}
 
 std::uint64_t PacketParser::rejected_total() const {
   return std::accumulate(rejected_.begin(), rejected_.end(), std::uint64_t{0});

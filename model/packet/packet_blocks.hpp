@@ -56,7 +56,7 @@ struct OutgoingFrame {
   std::uint64_t index = 0;  // frames the builder made before this one
   std::shared_ptr<Bytes> bytes;
   sc_core::sc_time started;  // when the builder started it
-  std::vector<StageSpan> spans;
+  StageSpans spans;
 
   std::uint64_t size_bits() const { return 8ULL * bytes->size(); }
   void record_span(const char* stage, const sc_core::sc_time& start, const sc_core::sc_time& end) {

@@ -62,6 +62,20 @@ void LinkDirection::place(std::size_t from, std::size_t to, std::uint64_t start,
   }
 }
 
+bool LinkDirection::nothing_booked_after(std::uint64_t t) const {
+  return busy_.size() == first_ || busy_.back().end <= t;
+}
+
+void LinkDirection::append(std::uint64_t start, std::uint64_t end, bool dllps_only) {
+  // As place(busy_.size(), busy_.size(), ...) does, without searching.
+  if (busy_.size() > first_ && busy_.back().end == start) {
+    busy_.back().end = end;
+    busy_.back().dllps_only = busy_.back().dllps_only && dllps_only;
+  } else {
+    busy_.push_back(Busy{start, end, dllps_only});
+  }
+}
+
 LinkDirection::Slot LinkDirection::send_tlps(std::uint32_t tlps, std::uint64_t wire_bytes,
                                              const sc_core::sc_time& duration,
                                              const sc_core::sc_time& earliest,
@@ -69,6 +83,14 @@ LinkDirection::Slot LinkDirection::send_tlps(std::uint32_t tlps, std::uint64_t w
   forget_before(now.value());
   const std::uint64_t length = duration.value();
   std::uint64_t start = std::max(earliest, now).value();
+  if (nothing_booked_after(start)) {  // the common case: the TLPs go after all booked
+    append(start, start + length, false);
+    stats_.busy += duration;
+    stats_.tlps += tlps;
+    stats_.tlp_bytes += wire_bytes;
+    const sc_core::sc_time last = sc_core::sc_time::from_value(start + length);
+    return Slot{sc_core::sc_time::from_value(start), last, last + latency_};
+  }
   std::size_t i = first_busy_after(start);
   for (;;) {
     if (i < busy_.size() && busy_[i].start <= start) {  // the wire is busy at `start`
@@ -103,11 +125,15 @@ void LinkDirection::send_dllps(std::uint32_t count, std::uint32_t wire_bytes,
   const sc_core::sc_time duration = wire_time(wire_bytes) * static_cast<double>(count);
   const std::uint64_t length = duration.value();
   std::uint64_t start = std::max(at, now).value();
-  std::size_t i = first_busy_after(start);
-  for (; i < busy_.size() && busy_[i].start < start + length; ++i) {
-    start = std::max(start, busy_[i].end);
+  if (nothing_booked_after(start)) {
+    append(start, start + length, true);
+  } else {
+    std::size_t i = first_busy_after(start);
+    for (; i < busy_.size() && busy_[i].start < start + length; ++i) {
+      start = std::max(start, busy_[i].end);
+    }
+    place(i, i, start, start + length, true);
   }
-  place(i, i, start, start + length, true);
   stats_.busy += duration;
   stats_.dllps += count;
 }

@@ -64,6 +64,11 @@ class LinkDirection {
   void place(std::size_t from, std::size_t to, std::uint64_t start, std::uint64_t end,
              bool dllps_only);
   void forget_before(std::uint64_t now);
+  // Whether every stretch booked ends by `t`, so that a new one goes last.
+  bool nothing_booked_after(std::uint64_t t) const;
+  // Books [start, end) after every booked stretch, merging with the last one
+  // if it touches it.
+  void append(std::uint64_t start, std::uint64_t end, bool dllps_only);
 
   double gbps_;
   sc_core::sc_time latency_;

@@ -23,6 +23,7 @@
 #include <tlm>
 #include <tlm_utils/simple_target_socket.h>
 
+#include "common/byte_pool.hpp"
 #include "common/channel.hpp"
 #include "common/clock_domain.hpp"
 #include "common/module_macros.hpp"
@@ -148,6 +149,7 @@ class OrderedSender : public sc_core::sc_module {
 
   DmaClient& dma_;
   sc_core::sc_time latency_;
+  BytePool payloads_;  // the DMA reads every byte of a payload it takes
   std::deque<Pending> pending_;
   sc_core::sc_event queued_;
 };

@@ -117,7 +117,7 @@ void OrderedSender::send(packet::TransmitRequest request,
   Pending pending;
   pending.tickets = std::move(after);
   if (payload_from != nullptr && length > 0) {
-    auto buffer = std::make_shared<Bytes>(length);
+    std::shared_ptr<Bytes> buffer = payloads_.take(length);
     for (const DmaRequest& r :
          requests_for(DmaOp::kRead, *payload_from, offset, length, buffer->data(), cursor)) {
       pending.tickets.push_back(dma_.issue(r, buffer));

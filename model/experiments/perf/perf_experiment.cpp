@@ -529,6 +529,10 @@ PerfResult run_perf(config::RunConfig& run, const PerfOptions& options,
                   {"request_packets", packets},
                   {"request_packets_per_wall_second", wall > 0 ? packets / wall : 0.0},
                   {"activations", activations},
+                  {"delta_cycles", sc_core::sc_delta_count()},
+                  {"channel_wakes", activity().channel_wakes},
+                  {"stage_resumptions", activity().stage_resumptions},
+                  {"method_activations", activity().method_activations},
                   {"activations_per_request_packet",
                    packets > 0 ? static_cast<double>(activations) / packets : 0.0}};
   return result;
