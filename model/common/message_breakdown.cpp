@@ -32,6 +32,10 @@ void MessageBreakdown::end(const std::string& block, const char* point,
   end(block, point);
 }
 
+void MessageBreakdown::mark(const sc_core::sc_object& block, const char* point) {
+  if (enabled_ && open_) record(block_name(block), point);
+}
+
 void MessageBreakdown::record(const std::string& block, const char* point) {
   for (const Mark& m : current_) {
     if (m.point == point && m.block == block) return;

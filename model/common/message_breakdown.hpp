@@ -32,6 +32,9 @@ class MessageBreakdown {
   void mark(const std::string& block, const char* point) {
     if (enabled_ && open_) record(block, point);
   }
+  // The same for a block named by its object: the name is only built when
+  // the mark counts (per packet, a string would be the costliest part).
+  void mark(const sc_core::sc_object& block, const char* point);
 
   // The messages since the last take(): each point's mean time after the
   // post, in order, as the stages between consecutive points.

@@ -22,7 +22,7 @@ sc_core::sc_time WireLink::serve(Transfer& item) {
   MessageBreakdown& breakdown = MessageBreakdown::instance();
   if (breakdown.enabled() && item.bytes() && item.bytes()->size() > 42 &&
       !is_acknowledge((*item.bytes())[42])) {
-    breakdown.mark(block_name(*this), "built, ICRC, onto the wire");
+    breakdown.mark(*this, "built, ICRC, onto the wire");
   }
   return sc_core::SC_ZERO_TIME;
 }

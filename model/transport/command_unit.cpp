@@ -66,7 +66,7 @@ void CommandUnit::b_transport(tlm::tlm_generic_payload& payload, sc_core::sc_tim
   }
   QpContext* qp = contexts.qp(target->qpn);
   if (qp == nullptr) return;  // a doorbell for no QP: hardware ignores it
-  MessageBreakdown::instance().mark(block_name(*this), "doorbell");
+  MessageBreakdown::instance().mark(*this, "doorbell");
   const auto producer = static_cast<std::uint32_t>(little_endian(data, 4));
   switch (target->kind) {
     case BarWriteKind::kSendDoorbell:

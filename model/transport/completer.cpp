@@ -53,7 +53,7 @@ void Completer::handle(const packet::ReceivedPacket& packet) {
     return;
   }
   if (!is_acknowledge(p.bth.opcode))
-    MessageBreakdown::instance().mark(block_name(*this), "receive pipeline");
+    MessageBreakdown::instance().mark(*this, "receive pipeline");
   shared_.touch_qp(*qp, dma_);
   sc_core::wait(shared_.cycles(shared_.config().completer_cycles));
   const std::uint32_t psn = p.bth.psn;

@@ -5,7 +5,10 @@
 
 namespace rnicsim {
 
-DmaClient::DmaClient(DmaPort& port) : port_(port) {}
+DmaClient::DmaClient(DmaPort& port) : port_(port) {
+  completion_or_progress_ |= port_.completion_event();
+  completion_or_progress_ |= progress_;
+}
 
 void DmaClient::pump() {
   bool any = false;
@@ -25,7 +28,7 @@ void DmaClient::pump() {
 }
 
 void DmaClient::wait_progress() {
-  sc_core::wait(port_.completion_event() | progress_);
+  sc_core::wait(completion_or_progress_);
   pump();
 }
 

@@ -48,6 +48,8 @@ class DmaClient {
   std::vector<Slot> slots_;
   std::vector<std::uint32_t> free_;
   sc_core::sc_event progress_;
+  // completion or progress, built once: `a | b` would allocate a list per wait.
+  sc_core::sc_event_or_list completion_or_progress_;
 };
 
 // Where the last range of a message's segments began: the next packet's

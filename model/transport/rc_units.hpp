@@ -177,6 +177,8 @@ class Requester : public sc_core::sc_module {
   MemoryTranslation& translation_;
   std::uint32_t last_qpn_ = 0;
   sc_core::sc_event hold_over_;  // an RNR hold ends
+  // Work, DMA progress or an RNR hold's end; built once (`a | b` allocates).
+  sc_core::sc_event_or_list any_wake_;
   sc_core::sc_time owed_;        // cycles charged with the next packet
 };
 

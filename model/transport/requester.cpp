@@ -60,6 +60,9 @@ Requester::Requester(const sc_core::sc_module_name& name, TransportShared& share
       shared_(shared),
       dma_(port),
       translation_(translation) {
+  any_wake_ |= shared_.contexts().send_work;
+  any_wake_ |= dma_.progress_event();
+  any_wake_ |= hold_over_;
   SC_THREAD(run);
 }
 
@@ -120,7 +123,7 @@ void Requester::run() {
           wake = at;
       }
       if (wake != sc_core::SC_ZERO_TIME) hold_over_.notify(wake - sc_core::sc_time_stamp());
-      sc_core::wait(shared_.contexts().send_work | dma_.progress_event() | hold_over_);
+      sc_core::wait(any_wake_);
       continue;
     }
     if (qp->fetch_pending && dma_.done(qp->fetch_ticket)) {
@@ -173,7 +176,7 @@ void Requester::fetch_wqes(QpContext& qp) {
 void Requester::take_fetched(QpContext& qp) {
   qp.fetch_pending = false;
   const bool ok = dma_.wait(qp.fetch_ticket);
-  MessageBreakdown::instance().mark(block_name(*this), "WQE fetched");
+  MessageBreakdown::instance().mark(*this, "WQE fetched");
   std::uint32_t at = 0;
   while (ok && at < qp.fetch_blocks) {
     std::uint32_t blocks = 0;
@@ -237,7 +240,7 @@ bool Requester::start_wqe(QpContext& qp) {
   }
   work.wqe = std::move(wqe);
   if (!work.wqe.is_inline && work.wqe.length > 0)
-    MessageBreakdown::instance().mark(block_name(*this), "local key translated");
+    MessageBreakdown::instance().mark(*this, "local key translated");
   if (!ok || qp.state != IBV_QPS_RTS) {
     // A local protection error: the WQE completes in error and the QP goes to ERR.
     ibv_wc wc;

@@ -86,7 +86,7 @@ void Responder::handle(const packet::ReceivedPacket& packet) {
     ++shared_.stats().dropped_no_qp;  // a QP in RESET, INIT or ERR drops requests silently
     return;
   }
-  MessageBreakdown::instance().mark(block_name(*this), "receive pipeline");
+  MessageBreakdown::instance().mark(*this, "receive pipeline");
   shared_.touch_qp(*qp, dma_);
   sc_core::wait(shared_.cycles(shared_.config().responder_cycles));
   const std::int32_t ahead = psn_diff(bth.psn, qp->expected_psn);
@@ -195,7 +195,7 @@ void Responder::handle_write_or_send(QpContext& qp, const packet::ReceivedPacket
         }
       }
     }
-    MessageBreakdown::instance().mark(block_name(*this), "remote key translated");
+    MessageBreakdown::instance().mark(*this, "remote key translated");
   }
   if (kind.with_imm) {
     message.with_imm = true;
@@ -248,7 +248,7 @@ void Responder::handle_read(QpContext& qp, const packet::ReceivedPacket& packet)
       return;
     }
   }
-  MessageBreakdown::instance().mark(block_name(*this), "remote key translated");
+  MessageBreakdown::instance().mark(*this, "remote key translated");
   // Acknowledgements held back go first: responses leave in PSN order.
   if (qp.acks_owed > 0) send_ack(qp, kAckUnlimitedCredits, psn_add(qp.expected_psn, kPsnMask));
   const std::uint32_t count = packet::packet_count(reth.dma_length, qp.pmtu);

@@ -136,11 +136,11 @@ void OrderedSender::run() {
     for (std::uint32_t ticket : head.tickets) dma_.wait(ticket);
     const bool acknowledge = is_acknowledge(head.request.header_template.bth.opcode);
     if (!head.tickets.empty() && head.request.payload)
-      MessageBreakdown::instance().mark(block_name(*this), "payload read");
+      MessageBreakdown::instance().mark(*this, "payload read");
     packet::TransmitRequest request = std::move(head.request);
     pending_.pop_front();
     out->push(std::move(request), latency_);
-    if (!acknowledge) MessageBreakdown::instance().mark(block_name(*this), "to the builder");
+    if (!acknowledge) MessageBreakdown::instance().mark(*this, "to the builder");
   }
 }
 
@@ -159,7 +159,7 @@ void ReceiveDemux::run() {
     packet::ReceivedPacket p = in->pop();
     const std::uint8_t opcode = p.packet.bth.opcode;
     if (!is_acknowledge(opcode))
-      MessageBreakdown::instance().mark(block_name(*this), "ICRC checked, parsed");
+      MessageBreakdown::instance().mark(*this, "ICRC checked, parsed");
     // RC responses: READ RESPONSE FIRST..ONLY, ACKNOWLEDGE, ATOMIC ACKNOWLEDGE.
     const bool response = opcode >= 0x0D && opcode <= 0x12;
     (response ? responses : requests).push(std::move(p), latency_);
