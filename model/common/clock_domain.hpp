@@ -1,6 +1,7 @@
 #pragma once
 // A clock domain: blocks charge their costs in cycles of their own clock.
 // Model blocks never tick a clock; they turn cycle counts into time.
+#include <array>
 #include <cstdint>
 #include <systemc>
 
@@ -18,7 +19,13 @@ class ClockDomain {
   sc_core::sc_time cycles(std::uint64_t n) const;
 
  private:
+  static constexpr std::uint64_t kTabulatedCycles = 256;
+  sc_core::sc_time compute(std::uint64_t n) const;
+
   double mhz_;
+  // cycles(n) for the small counts blocks charge per packet, worked out once:
+  // the conversion is long-double arithmetic.
+  std::array<sc_core::sc_time, kTabulatedCycles> small_;
 };
 
 }  // namespace rnicsim

@@ -159,7 +159,9 @@ class Stage : public sc_core::sc_module {
   std::size_t current_input() const { return current_input_; }
 
   void end_of_elaboration() override {
-    // Resolved once: the ports' own lookups cost on every item.
+    // Resolved once: the ports' own lookups (and basename()'s search of the
+    // full name) cost on every item.
+    basename_ = basename();
     for (int i = 0; i < out.size(); ++i) outputs_.push_back(out[i]);
     input_ = in[0];
     const bool method = process_ == StageProcess::kMethod;
@@ -307,7 +309,7 @@ class Stage : public sc_core::sc_module {
     const sc_core::sc_time sent = std::max(done, now);
     const sc_core::sc_time visible = sent + timing_.latency();
     if constexpr (detail::HasRecordSpan<Out>::value) {
-      held.item.record_span(basename(), output_start_, visible);
+      held.item.record_span(basename_, output_start_, visible);
     }
     item_blocked_ += sent - done;
     stats_.blocked += sent - done;
@@ -370,7 +372,7 @@ class Stage : public sc_core::sc_module {
     const sc_core::sc_time sent = sc_core::sc_time_stamp();
     const sc_core::sc_time visible = sent + timing_.latency();
     if constexpr (detail::HasRecordSpan<Out>::value) {
-      item.record_span(basename(), output_start_, visible);
+      item.record_span(basename_, output_start_, visible);
     }
     item_blocked_ += sent - done;
     stats_.blocked += sent - done;
@@ -390,6 +392,7 @@ class Stage : public sc_core::sc_module {
   std::vector<PushIf<Out>*> outputs_;
   std::vector<NbPopIf<In>*> inputs_;  // set when there are several inputs
   sc_core::sc_event_or_list any_input_;
+  const char* basename_ = "";  // basename() of this module, which outlives it
   std::size_t next_input_ = 0;
   std::size_t current_input_ = 0;
   // The item in service.

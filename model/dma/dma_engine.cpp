@@ -185,6 +185,7 @@ bool DmaEngine::book_reads(const sc_core::sc_time& now) {
             book_window(*port, *slot, static_cast<std::uint32_t>(quota), earliest_.data());
         for (std::uint32_t k = 0; k < booked.count; ++k) {
           tags_[ready_tags_[next + k]] = Tag{booked.tlps[k].done, booked.tlps[k].sent};
+          reads_sent_by_ = std::max(reads_sent_by_, booked.tlps[k].sent);
         }
         next += booked.count;
         quota -= booked.count;
@@ -239,10 +240,7 @@ void DmaEngine::schedule() {
   // window has (writes waiting).
   sc_core::sc_time wake = sc_core::sc_max_time();
   collect_ports(DmaOp::kRead, now);
-  if (!active_.empty()) {
-    wake = now;
-    for (const Tag& tag : tags_) wake = std::max(wake, tag.sent_by);
-  }
+  if (!active_.empty()) wake = std::max(now, reads_sent_by_);
   collect_ports(DmaOp::kWrite, now);
   if (!active_.empty()) wake = std::min(wake, writes_sent_by_);
   if (wake != sc_core::sc_max_time()) wake_.notify(wake - now);

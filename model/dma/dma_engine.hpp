@@ -177,6 +177,7 @@ class DmaEngine : public sc_core::sc_module, private pcie::TlpWindowListener {
   std::vector<std::uint32_t> ready_tags_;  // scratch: tags that may take a read now
   std::vector<sc_core::sc_time> earliest_;  // scratch
   sc_core::sc_time writes_sent_by_;        // the last write window has left the NIC
+  sc_core::sc_time reads_sent_by_;         // every tag's last read has left the NIC
   std::vector<std::unique_ptr<DmaPort>> ports_;
   std::vector<DmaPort*> active_;           // scratch
   std::vector<DmaPort*> adapter_ports_;    // by nic2dma initiator

@@ -24,6 +24,7 @@ sc_core::sc_time LinkDirection::wire_time(std::uint32_t wire_bytes) const {
 }
 
 void LinkDirection::forget_before(std::uint64_t now) {
+  if (first_ == busy_.size() || busy_[first_].end > now) return;  // nothing has ended
   while (first_ < busy_.size() && busy_[first_].end <= now) ++first_;
   // Compact once the stale half dominates: amortized constant, and the
   // vector's capacity is reused, so steady state allocates nothing.
@@ -82,14 +83,15 @@ LinkDirection::Slot LinkDirection::send_tlps(std::uint32_t tlps, std::uint64_t w
                                              const sc_core::sc_time& now) {
   forget_before(now.value());
   const std::uint64_t length = duration.value();
-  std::uint64_t start = std::max(earliest, now).value();
+  const sc_core::sc_time& first = std::max(earliest, now);
+  std::uint64_t start = first.value();
   if (nothing_booked_after(start)) {  // the common case: the TLPs go after all booked
-    append(start, start + length, false);
+    const sc_core::sc_time last = first + duration;
+    append(start, last.value(), false);
     stats_.busy += duration;
     stats_.tlps += tlps;
     stats_.tlp_bytes += wire_bytes;
-    const sc_core::sc_time last = sc_core::sc_time::from_value(start + length);
-    return Slot{sc_core::sc_time::from_value(start), last, last + latency_};
+    return Slot{first, last, last + latency_};
   }
   std::size_t i = first_busy_after(start);
   for (;;) {
