@@ -97,6 +97,7 @@ class TransportShared {
   TransportStats stats_;
   TranslationCache<bool> qp_cache_;
   TranslationCache<bool> cq_cache_;
+  BytePool cqe_buffers_;  // a CQE's bytes live until its posted write completes
 };
 
 // Doorbells, BlueFlame writes and the command mailbox. A deregistration

@@ -75,8 +75,10 @@ void TransportShared::write_cqe(std::uint32_t cqn, const ibv_wc& wc, DmaClient& 
   const std::uint64_t index = cq->producer++;
   ++stats_.cqes;
   touch_cq(*cq, dma);
-  auto bytes = std::make_shared<const Bytes>(
-      encode_cqe(Cqe{wc, cqe_owner_for(index, cq->ring.entries), wqe_counter}));
+  const std::array<std::uint8_t, kCqeBytes> cqe =
+      encode_cqe(Cqe{wc, cqe_owner_for(index, cq->ring.entries), wqe_counter});
+  std::shared_ptr<Bytes> bytes = cqe_buffers_.take(kCqeBytes);
+  std::copy(cqe.begin(), cqe.end(), bytes->begin());
   dma.write(cq->ring.address(index), std::move(bytes));
 }
 
