@@ -226,14 +226,12 @@ bool Requester::start_wqe(QpContext& qp) {
     std::uint64_t total = 0;
     for (const ibv_sge& sge : wqe.sges) {
       if (sge.length == 0) continue;
-      TranslationResult part = translation_.translate(sge.lkey, sge.addr, sge.length, access, qp.pd);
-      if (part.status != TranslationStatus::kOk) {
+      if (translation_.translate(sge.lkey, sge.addr, sge.length, access, qp.pd,
+                                 work.local.segments) != TranslationStatus::kOk) {
         ok = false;
         break;
       }
       total += sge.length;
-      work.local.segments.insert(work.local.segments.end(), part.segments.begin(),
-                                 part.segments.end());
     }
     if (ok && total != wqe.length && !atomic) ok = false;
     if (atomic && total < 8) ok = false;

@@ -167,16 +167,13 @@ void Responder::handle_write_or_send(QpContext& qp, const packet::ReceivedPacket
       const RecvWork& recv = qp.recv_ready.front();
       for (const ibv_sge& sge : recv.wqe.sges) {
         if (sge.length == 0) continue;
-        TranslationResult part =
-            translation_.translate(sge.lkey, sge.addr, sge.length, IBV_ACCESS_LOCAL_WRITE, qp.pd);
-        if (part.status != TranslationStatus::kOk) {
+        if (translation_.translate(sge.lkey, sge.addr, sge.length, IBV_ACCESS_LOCAL_WRITE, qp.pd,
+                                   message.target.segments) != TranslationStatus::kOk) {
           // The receive buffer itself is bad: a local protection error at the
           // responder, reported to the requester as a remote operational error.
           fail_message(qp, 0x63, IBV_WC_LOC_PROT_ERR, p.bth.psn);
           return;
         }
-        message.target.segments.insert(message.target.segments.end(), part.segments.begin(),
-                                  part.segments.end());
       }
       message.target_length = recv.capacity;
     } else {
@@ -187,8 +184,9 @@ void Responder::handle_write_or_send(QpContext& qp, const packet::ReceivedPacket
         return;
       }
       if (reth.dma_length > 0) {
-        message.target = translation_.translate(reth.rkey, reth.virtual_address,
-                                                reth.dma_length, IBV_ACCESS_REMOTE_WRITE, qp.pd);
+        message.target.status =
+            translation_.translate(reth.rkey, reth.virtual_address, reth.dma_length,
+                                   IBV_ACCESS_REMOTE_WRITE, qp.pd, message.target.segments);
         if (message.target.status != TranslationStatus::kOk) {
           fail_message(qp, kNakRemoteAccess, IBV_WC_SUCCESS, p.bth.psn);
           return;
