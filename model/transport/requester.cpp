@@ -147,12 +147,16 @@ void Requester::run() {
 void Requester::fetch_wqes(QpContext& qp) {
   shared_.touch_qp(qp, dma_);
   // BlueFlame: the driver wrote the WQE with its doorbell; nothing to fetch.
-  auto blue = qp.blueflame.find(qp.send_fetched);
-  if (blue != qp.blueflame.end()) {
+  // Copies of WQEs the ring has been read past (fetched with others) go unused.
+  while (!qp.blueflame.empty() &&
+         static_cast<std::int32_t>(qp.blueflame.front().first_block - qp.send_fetched) < 0) {
+    qp.blueflame.pop_front();
+  }
+  if (!qp.blueflame.empty() && qp.blueflame.front().first_block == qp.send_fetched) {
+    const Bytes& bytes = qp.blueflame.front().bytes;
     std::uint32_t blocks = 0;
-    std::optional<SendWqe> wqe =
-        decode_send_wqe(blue->second.data(), blue->second.size(), &blocks, nullptr);
-    qp.blueflame.erase(blue);
+    std::optional<SendWqe> wqe = decode_send_wqe(bytes.data(), bytes.size(), &blocks, nullptr);
+    qp.blueflame.pop_front();
     if (wqe) {
       qp.send_fetched += blocks;
       wqe->ring_end = qp.send_fetched;
@@ -164,7 +168,7 @@ void Requester::fetch_wqes(QpContext& qp) {
   const std::uint32_t blocks =
       std::min({ready, shared_.config().wqe_fetch_blocks, qp.send_ring.contiguous(qp.send_fetched)});
   ++shared_.stats().wqe_fetches;
-  qp.fetch_buffer = std::make_shared<Bytes>(std::size_t{blocks} * kSendBlockBytes);
+  qp.fetch_buffer = fetch_buffers_.take(std::size_t{blocks} * kSendBlockBytes);
   qp.fetch_blocks = blocks;
   qp.fetch_ticket = dma_.issue(
       DmaRequest::read(0, qp.send_ring.address(qp.send_fetched),
@@ -206,13 +210,19 @@ void Requester::take_fetched(QpContext& qp) {
 }
 
 bool Requester::start_wqe(QpContext& qp) {
-  SendWqe wqe = std::move(qp.fetched.front());
+  SendWork& work = starting_;
+  work.wqe = qp.fetched.front();
   qp.fetched.pop_front();
+  const SendWqe& wqe = work.wqe;
   shared_.touch_qp(qp, dma_);
   // Charged with the WQE's first packet (send_packet): one wait for both.
   owed_ += shared_.cycles(shared_.config().wqe_cycles);
   ++shared_.stats().wqes_started;
-  SendWork work;
+  work.sent = 0;
+  work.received = 0;
+  work.local.status = TranslationStatus::kOk;
+  work.local.segments.clear();
+  work.local_cursor = SegmentCursor{};
   work.read_or_atomic = is_read_or_atomic(wqe.opcode);
   work.first_psn = qp.next_psn;
   const bool atomic = work.read_or_atomic && wqe.opcode != IBV_WR_RDMA_READ;
@@ -236,7 +246,6 @@ bool Requester::start_wqe(QpContext& qp) {
     if (ok && total != wqe.length && !atomic) ok = false;
     if (atomic && total < 8) ok = false;
   }
-  work.wqe = std::move(wqe);
   if (!work.wqe.is_inline && work.wqe.length > 0)
     MessageBreakdown::instance().mark(*this, "local key translated");
   if (!ok || qp.state != IBV_QPS_RTS) {
@@ -252,7 +261,7 @@ bool Requester::start_wqe(QpContext& qp) {
     shared_.set_error(qp);
     return false;
   }
-  qp.outstanding.push_back(std::move(work));
+  qp.outstanding.push_back_slot() = work;  // the slot's segments keep their capacity
   return true;
 }
 
@@ -309,9 +318,9 @@ void Requester::send_packet(QpContext& qp, SendWork& work) {
   ++shared_.stats().request_packets;
   if (wqe.is_inline) {
     if (length > 0) {
-      request.payload = std::make_shared<const Bytes>(
-          wqe.inline_data.begin() + static_cast<std::ptrdiff_t>(offset),
-          wqe.inline_data.begin() + static_cast<std::ptrdiff_t>(offset + length));
+      std::shared_ptr<Bytes> payload = inline_payloads_.take(length);
+      std::copy_n(wqe.inline_data.begin() + offset, length, payload->begin());
+      request.payload = std::move(payload);
     }
     sender.send(std::move(request), nullptr, 0, 0);
   } else {
