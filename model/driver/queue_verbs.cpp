@@ -221,7 +221,12 @@ int VerbsDriver::ibv_post_send(ibv_qp* qp, const ibv_send_wr* wr, const ibv_send
     if (qp->state == IBV_QPS_RESET || qp->state == IBV_QPS_INIT || qp->state == IBV_QPS_RTR)
       return refuse(EINVAL, "the QP is not in RTS");
     if (wr->num_sge > qp->cap.max_send_sge) return refuse(EINVAL, "more SGEs than max_send_sge");
-    SendWqe wqe;
+    // One record for every WQE posted, so its inline data keeps its
+    // capacity; nothing waits between filling it and encoding it.
+    SendWqe& wqe = posting_;
+    wqe.is_inline = false;
+    wqe.sges.clear();
+    wqe.inline_data.clear();
     wqe.opcode = wr->opcode;
     wqe.signaled = wr->send_flags & IBV_SEND_SIGNALED;
     wqe.solicited = wr->send_flags & IBV_SEND_SOLICITED;

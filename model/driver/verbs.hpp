@@ -178,6 +178,7 @@ class VerbsDriver {
   std::uint64_t context_page_ = 0;     // contexts handed out from this page
   std::uint32_t contexts_left_ = 0;
   std::uint32_t next_qpn_ = 0x100;     // QP numbers, never reused
+  SendWqe posting_;                    // the WQE ibv_post_send is encoding
   sc_core::sc_time landed_;
 };
 

@@ -134,15 +134,17 @@ SendWqeBytes encode_send_wqe(const SendWqe& wqe) {
   return out;
 }
 
-std::optional<SendWqe> decode_send_wqe(const std::uint8_t* bytes, std::size_t available,
-                                       std::uint32_t* blocks, std::string* error) {
-  auto fail = [&](const char* why) -> std::optional<SendWqe> {
+bool decode_send_wqe(const std::uint8_t* bytes, std::size_t available, SendWqe& wqe,
+                     std::uint32_t* blocks, std::string* error) {
+  auto fail = [&](const char* why) {
     if (error) *error = why;
-    return std::nullopt;
+    return false;
   };
   if (available < kSendBlockBytes) return fail("fewer bytes than one block");
   Reader r(bytes, available);
-  SendWqe wqe;
+  wqe.sges.clear();
+  wqe.inline_data.clear();
+  wqe.ring_end = 0;
   const std::uint8_t opcode = r.u8();
   if (opcode > IBV_WR_ATOMIC_FETCH_AND_ADD) return fail("unknown opcode");
   wqe.opcode = static_cast<ibv_wr_opcode>(opcode);
@@ -166,7 +168,6 @@ std::optional<SendWqe> decode_send_wqe(const std::uint8_t* bytes, std::size_t av
   const std::size_t data_room = std::size_t{wqe_blocks} * kSendBlockBytes - kSendControlBytes;
   if (wqe.is_inline) {
     if (wqe.length > data_room) return fail("inline data longer than the WQE");
-    if (wqe.length > kMaxInlineData) return fail("inline data beyond the device's maximum");
     wqe.inline_data.resize(wqe.length);
     r.bytes(wqe.inline_data.data(), wqe.length);
   } else {
@@ -175,7 +176,7 @@ std::optional<SendWqe> decode_send_wqe(const std::uint8_t* bytes, std::size_t av
   }
   if (!r.ok()) return fail("WQE cut short");
   if (blocks) *blocks = wqe_blocks;
-  return wqe;
+  return true;
 }
 
 // Receive WQE (64 bytes): 0 wr_id, 8 SGE count, 12 reserved, 16.. SGEs.

@@ -41,9 +41,10 @@ struct SendWqe {
   std::uint32_t rkey = 0;
   std::uint64_t compare_add = 0;
   std::uint64_t swap = 0;
-  // Held inline: their bounds are the device's (max_send_sge, max_inline_data).
-  InlineVector<ibv_sge, kMaxSendSge> sges;  // empty when inline
-  InlineVector<std::uint8_t, kMaxInlineData> inline_data;
+  InlineVector<ibv_sge, kMaxSendSge> sges;  // empty when inline; held inline (max_send_sge)
+  // Up to kMaxInlineData bytes: a vector, so that the many WQEs without inline
+  // data do not carry that room; the NIC's WQE records reuse its capacity.
+  std::vector<std::uint8_t> inline_data;
   // Not in the WQE's bytes: the NIC notes where in the ring the WQE ended.
   std::uint32_t ring_end = 0;
 };
@@ -52,12 +53,12 @@ struct SendWqe {
 std::uint32_t send_wqe_blocks(std::uint32_t sges, std::uint32_t inline_bytes, bool is_inline);
 // The WQE's blocks, send_wqe_blocks() of them.
 SendWqeBytes encode_send_wqe(const SendWqe& wqe);
-// Decodes the WQE at the start of `bytes`; nullopt (and `error`) when the
-// bytes hold fewer blocks than the WQE says or the control segment is
-// malformed (an unknown opcode, too many SGEs, inline longer than the WQE or
-// than kMaxInlineData).
-std::optional<SendWqe> decode_send_wqe(const std::uint8_t* bytes, std::size_t available,
-                                       std::uint32_t* blocks, std::string* error);
+// Decodes the WQE at the start of `bytes` into `wqe` (every field set; its
+// inline data keeps its capacity); false (and `error`) when the bytes hold
+// fewer blocks than the WQE says or the control segment is malformed (an
+// unknown opcode, too many SGEs, inline longer than the WQE).
+bool decode_send_wqe(const std::uint8_t* bytes, std::size_t available, SendWqe& wqe,
+                     std::uint32_t* blocks, std::string* error);
 
 // ---- Receive queue --------------------------------------------------------
 // A ring of 64-byte entries: wr_id, the element count, then up to

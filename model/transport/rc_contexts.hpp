@@ -127,7 +127,7 @@ struct QpContext {
   std::uint32_t fetch_blocks = 0;
   std::shared_ptr<Bytes> fetch_buffer;
   SlotRing<BlueFlameWqe> blueflame; // written with their doorbells, not yet taken, in ring order
-  RingQueue<SendWqe> fetched;       // fetched, not started
+  SlotRing<SendWqe> fetched;        // fetched, not started
   SlotRing<SendWork> outstanding;   // started, not completed, in PSN order
   std::uint32_t next_psn = 0;
   std::uint32_t acked_psn = 0;      // the oldest PSN not yet acknowledged

@@ -186,6 +186,7 @@ class Requester : public sc_core::sc_module {
   // The WQE start_wqe is starting: the completer reads the QP's ring while
   // the translations wait, so it joins the ring only once complete.
   SendWork starting_;
+  SendWqe decoded_;  // a WQE just decoded, copied into the QP's ring if whole
   BytePool fetch_buffers_;    // WQE fetches in flight
   BytePool inline_payloads_;  // inline packets' payloads, until built into frames
   std::uint32_t last_qpn_ = 0;

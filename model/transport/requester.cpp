@@ -155,12 +155,12 @@ void Requester::fetch_wqes(QpContext& qp) {
   if (!qp.blueflame.empty() && qp.blueflame.front().first_block == qp.send_fetched) {
     const Bytes& bytes = qp.blueflame.front().bytes;
     std::uint32_t blocks = 0;
-    std::optional<SendWqe> wqe = decode_send_wqe(bytes.data(), bytes.size(), &blocks, nullptr);
+    const bool ok = decode_send_wqe(bytes.data(), bytes.size(), decoded_, &blocks, nullptr);
     qp.blueflame.pop_front();
-    if (wqe) {
+    if (ok) {
       qp.send_fetched += blocks;
-      wqe->ring_end = qp.send_fetched;
-      qp.fetched.push_back(std::move(*wqe));
+      decoded_.ring_end = qp.send_fetched;
+      qp.fetched.push_back_slot() = decoded_;
       return;
     }
   }
@@ -184,13 +184,14 @@ void Requester::take_fetched(QpContext& qp) {
   std::uint32_t at = 0;
   while (ok && at < qp.fetch_blocks) {
     std::uint32_t blocks = 0;
-    std::optional<SendWqe> wqe =
-        decode_send_wqe(qp.fetch_buffer->data() + std::size_t{at} * kSendBlockBytes,
-                        std::size_t{qp.fetch_blocks - at} * kSendBlockBytes, &blocks, nullptr);
-    if (!wqe) break;  // cut by the fetch limit: fetched again from its first block
+    if (!decode_send_wqe(qp.fetch_buffer->data() + std::size_t{at} * kSendBlockBytes,
+                         std::size_t{qp.fetch_blocks - at} * kSendBlockBytes, decoded_, &blocks,
+                         nullptr)) {
+      break;  // cut by the fetch limit: fetched again from its first block
+    }
     at += blocks;
-    wqe->ring_end = qp.send_fetched + at;
-    qp.fetched.push_back(std::move(*wqe));
+    decoded_.ring_end = qp.send_fetched + at;
+    qp.fetched.push_back_slot() = decoded_;
   }
   qp.send_fetched += at;
   if (at == 0) {
@@ -332,22 +333,22 @@ void Requester::send_packet(QpContext& qp, SendWork& work) {
 void Requester::flush(QpContext& qp) {
   // Every WQE of a QP in ERR completes with IBV_WC_WR_FLUSH_ERR, signaled or
   // not, in order: started ones first, then fetched ones; the rest are fetched.
-  auto flush_one = [&](const SendWqe& wqe) {
+  // The CQE is made before the pop: writing it may wait, and a slot popped
+  // may be taken again meanwhile.
+  auto flush_front = [&](auto& ring, const SendWqe& wqe) {
     ibv_wc wc;
     wc.wr_id = wqe.wr_id;
     wc.status = IBV_WC_WR_FLUSH_ERR;
     wc.opcode = wc_opcode_of(wqe.opcode);
     wc.qp_num = qp.qpn;
-    shared_.write_cqe(qp.send_cqn, wc, dma_, wqe.ring_end);
+    const std::uint32_t ring_end = wqe.ring_end;
+    ring.pop_front();
+    shared_.write_cqe(qp.send_cqn, wc, dma_, ring_end);
   };
   if (!qp.outstanding.empty()) {
-    const SendWqe wqe = qp.outstanding.front().wqe;
-    qp.outstanding.pop_front();
-    flush_one(wqe);
+    flush_front(qp.outstanding, qp.outstanding.front().wqe);
   } else if (!qp.fetched.empty()) {
-    const SendWqe wqe = qp.fetched.front();
-    qp.fetched.pop_front();
-    flush_one(wqe);
+    flush_front(qp.fetched, qp.fetched.front());
   } else if (!qp.fetch_pending && qp.send_fetched != qp.send_producer) {
     fetch_wqes(qp);
   }
