@@ -1,4 +1,6 @@
 // The driver's queue verbs: CQs and QPs, posting and polling.
+#include <algorithm>
+#include <array>
 #include <cerrno>
 #include <stdexcept>
 
@@ -13,10 +15,9 @@ std::uint32_t round_up_power_of_two(std::uint64_t n) {
   return p;
 }
 
-std::vector<std::uint8_t> little_endian(std::uint64_t value, std::size_t bytes) {
-  std::vector<std::uint8_t> out(bytes);
+// The low `bytes` bytes of `value`, little-endian, at `out` (a doorbell's index).
+void store_little_endian(std::uint8_t* out, std::uint64_t value, std::size_t bytes) {
   for (std::size_t i = 0; i < bytes; ++i) out[i] = static_cast<std::uint8_t>(value >> (8 * i));
-  return out;
 }
 
 // Largest send WQE this QP may need, in blocks.
@@ -38,10 +39,16 @@ int VerbsDriver::fail(int error, std::string reason) {
   return error;
 }
 
-void VerbsDriver::mmio(std::uint64_t offset, const std::vector<std::uint8_t>& bytes,
+void VerbsDriver::mmio(std::uint64_t offset, const std::uint8_t* data, std::uint32_t length,
                        const sc_core::sc_time& cpu) {
-  platform().mmio_write(offset, bytes.data(), static_cast<std::uint32_t>(bytes.size()),
-                        cpu + platform().verbs.mmio_write);
+  platform().mmio_write(offset, data, length, cpu + platform().verbs.mmio_write);
+}
+
+void VerbsDriver::ring_doorbell(std::uint64_t offset, std::uint64_t index, std::uint32_t bytes,
+                                const sc_core::sc_time& cpu) {
+  std::uint8_t doorbell[8];
+  store_little_endian(doorbell, index, bytes);
+  mmio(offset, doorbell, bytes, cpu);
 }
 
 std::vector<std::uint64_t> VerbsDriver::allocate_ring(std::uint64_t bytes) {
@@ -72,7 +79,7 @@ CommandStatus VerbsDriver::run_command(const Command& command) {
   sc_core::wait(p.verbs.command);
   memory_.write_bytes(mailbox_, bytes.data(), bytes.size());
   const sc_core::sc_event& answered = memory_.watch(mailbox_ + kCommandStatusOffset, 4);
-  mmio(kBarCommandDoorbell, little_endian(mailbox_, 8));
+  ring_doorbell(kBarCommandDoorbell, mailbox_, 8);
   for (;;) {
     std::uint8_t word[4];
     memory_.read_bytes(mailbox_ + kCommandStatusOffset, word, 4);
@@ -122,7 +129,7 @@ ibv_qp* VerbsDriver::ibv_create_qp(ibv_pd* pd, const ibv_qp_init_attr& init) {
   }
   if (cap.max_send_wr < 1 || cap.max_send_wr > 32768 || cap.max_recv_wr > 32768 ||
       cap.max_send_sge > kMaxSendSge || cap.max_recv_sge > kMaxRecvSge ||
-      cap.max_inline_data > 1024) {
+      cap.max_inline_data > kMaxInlineData) {
     fail(EINVAL, "ibv_create_qp: capabilities beyond the device's (max_send_wr and max_recv_wr "
                  "up to 32768, max_send_sge 16, max_recv_sge 3, max_inline_data 1024)");
     return nullptr;
@@ -201,7 +208,7 @@ int VerbsDriver::ibv_destroy_qp(ibv_qp* qp) {
 int VerbsDriver::ibv_post_send(ibv_qp* qp, const ibv_send_wr* wr, const ibv_send_wr** bad_wr) {
   const DriverPlatform& p = platform();
   if (qp == nullptr) return fail(EINVAL, "ibv_post_send: no QP");
-  std::vector<std::uint8_t> last_wqe;
+  SendWqeBytes last_wqe;  // the last WQE posted, for BlueFlame
   std::uint32_t posted = 0;
   sc_core::sc_time cpu = sc_core::SC_ZERO_TIME;  // charged with the doorbell
   for (; wr != nullptr; wr = wr->next) {
@@ -214,7 +221,12 @@ int VerbsDriver::ibv_post_send(ibv_qp* qp, const ibv_send_wr* wr, const ibv_send
     if (qp->state == IBV_QPS_RESET || qp->state == IBV_QPS_INIT || qp->state == IBV_QPS_RTR)
       return refuse(EINVAL, "the QP is not in RTS");
     if (wr->num_sge > qp->cap.max_send_sge) return refuse(EINVAL, "more SGEs than max_send_sge");
-    SendWqe wqe;
+    // One record for every WQE posted, so its inline data keeps its
+    // capacity; nothing waits between filling it and encoding it.
+    SendWqe& wqe = posting_;
+    wqe.is_inline = false;
+    wqe.sges.clear();
+    wqe.inline_data.clear();
     wqe.opcode = wr->opcode;
     wqe.signaled = wr->send_flags & IBV_SEND_SIGNALED;
     wqe.solicited = wr->send_flags & IBV_SEND_SOLICITED;
@@ -247,7 +259,7 @@ int VerbsDriver::ibv_post_send(ibv_qp* qp, const ibv_send_wr* wr, const ibv_send
     } else {
       wqe.sges.assign(wr->sg_list, wr->sg_list + wr->num_sge);
     }
-    const std::vector<std::uint8_t> bytes = encode_send_wqe(wqe);
+    const SendWqeBytes bytes = encode_send_wqe(wqe);
     const auto blocks = static_cast<std::uint32_t>(bytes.size() / kSendBlockBytes);
     if (qp->send_producer + blocks - qp->send_consumer > qp->send_ring.entries)
       return refuse(ENOMEM, "the send queue is full");
@@ -263,12 +275,14 @@ int VerbsDriver::ibv_post_send(ibv_qp* qp, const ibv_send_wr* wr, const ibv_send
   if (posted == 0) return 0;
   // One doorbell for the list; a single small WQE goes with it (BlueFlame).
   if (posted == 1 && last_wqe.size() <= p.verbs.blueflame_bytes) {
-    std::vector<std::uint8_t> write = little_endian(qp->send_producer, 8);
-    write.insert(write.end(), last_wqe.begin(), last_wqe.end());
-    mmio(kBarBlueFlame + std::uint64_t{qp->qp_num} * kBarBlueFlameStride, write, cpu);
+    std::array<std::uint8_t, 8 + SendWqeBytes::capacity()> write;
+    store_little_endian(write.data(), qp->send_producer, 8);
+    std::copy(last_wqe.begin(), last_wqe.end(), write.begin() + 8);
+    mmio(kBarBlueFlame + std::uint64_t{qp->qp_num} * kBarBlueFlameStride, write.data(),
+         static_cast<std::uint32_t>(8 + last_wqe.size()), cpu);
   } else {
-    mmio(kBarSendDoorbells + std::uint64_t{qp->qp_num} * kBarDoorbellStride,
-         little_endian(qp->send_producer, 4), cpu);
+    ring_doorbell(kBarSendDoorbells + std::uint64_t{qp->qp_num} * kBarDoorbellStride,
+                  qp->send_producer, 4, cpu);
   }
   last_error_ = 0;
   return 0;
@@ -292,14 +306,14 @@ int VerbsDriver::ibv_post_recv(ibv_qp* qp, const ibv_recv_wr* wr, const ibv_recv
     wqe.wr_id = wr->wr_id;
     wqe.sges.assign(wr->sg_list, wr->sg_list + wr->num_sge);
     cpu += platform().verbs.post_recv;
-    const std::vector<std::uint8_t> bytes = encode_recv_wqe(wqe);
+    const std::array<std::uint8_t, kRecvWqeBytes> bytes = encode_recv_wqe(wqe);
     memory_.write_bytes(qp->recv_ring.address(qp->recv_producer), bytes.data(), bytes.size());
     ++qp->recv_producer;
     ++posted;
   }
   if (posted > 0) {
-    mmio(kBarRecvDoorbells + std::uint64_t{qp->qp_num} * kBarDoorbellStride,
-         little_endian(qp->recv_producer, 4), cpu);
+    ring_doorbell(kBarRecvDoorbells + std::uint64_t{qp->qp_num} * kBarDoorbellStride,
+                  qp->recv_producer, 4, cpu);
   }
   last_error_ = 0;
   return 0;

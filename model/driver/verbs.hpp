@@ -152,8 +152,11 @@ class VerbsDriver {
   std::vector<std::uint64_t> allocate_ring(std::uint64_t bytes);
   std::uint64_t allocate_context();
   // An MMIO write after `cpu` of the verb's CPU time (one wait for both).
-  void mmio(std::uint64_t offset, const std::vector<std::uint8_t>& bytes,
+  void mmio(std::uint64_t offset, const std::uint8_t* data, std::uint32_t length,
             const sc_core::sc_time& cpu = sc_core::SC_ZERO_TIME);
+  // The same for a doorbell: `index`'s low `bytes` bytes, little-endian.
+  void ring_doorbell(std::uint64_t offset, std::uint64_t index, std::uint32_t bytes,
+                     const sc_core::sc_time& cpu = sc_core::SC_ZERO_TIME);
   int fail(int error, std::string reason);
 
   HostMemory& memory_;
@@ -175,6 +178,7 @@ class VerbsDriver {
   std::uint64_t context_page_ = 0;     // contexts handed out from this page
   std::uint32_t contexts_left_ = 0;
   std::uint32_t next_qpn_ = 0x100;     // QP numbers, never reused
+  SendWqe posting_;                    // the WQE ibv_post_send is encoding
   sc_core::sc_time landed_;
 };
 

@@ -317,19 +317,37 @@ TranslationStatus MemoryTranslation::check(std::uint32_t key, const MptEntry& mp
 TranslationResult MemoryTranslation::translate(std::uint32_t key, std::uint64_t va,
                                                std::uint64_t length, std::uint32_t access,
                                                std::uint32_t pd) {
-  struct Waiter final : TranslationRequester {
-    void translation_done(const TranslationResponse& response) override {
-      result = response.result;
-      answered = true;
-      done.notify();
-    }
-    sc_core::sc_event done;
-    bool answered = false;
-    TranslationResult result;
-  } waiter;
-  submit(waiter, TranslationRequest{0, key, va, length, access, pd});
-  while (!waiter.answered) sc_core::wait(waiter.done);
-  return std::move(waiter.result);
+  TranslationResult result;
+  result.status = translate(key, va, length, access, pd, result.segments);
+  return result;
+}
+
+void MemoryTranslation::BlockingCall::translation_done(const TranslationResponse& response) {
+  status = response.result.status;
+  if (status == TranslationStatus::kOk) {
+    segments->insert(segments->end(), response.result.segments.begin(),
+                     response.result.segments.end());
+  }
+  answered = true;
+  done.notify();
+}
+
+TranslationStatus MemoryTranslation::translate(std::uint32_t key, std::uint64_t va,
+                                               std::uint64_t length, std::uint32_t access,
+                                               std::uint32_t pd,
+                                               std::vector<PhysicalSegment>& segments) {
+  if (idle_calls_.empty()) {
+    calls_.push_back(std::make_unique<BlockingCall>());
+    idle_calls_.push_back(calls_.back().get());
+  }
+  BlockingCall& call = *idle_calls_.back();
+  idle_calls_.pop_back();
+  call.answered = false;
+  call.segments = &segments;
+  submit(call, TranslationRequest{0, key, va, length, access, pd});
+  while (!call.answered) sc_core::wait(call.done);
+  idle_calls_.push_back(&call);
+  return call.status;
 }
 
 void MemoryTranslation::restart(const CacheGeometry& mtt_cache) {

@@ -143,6 +143,11 @@ class MemoryTranslation : public sc_core::sc_module, public TranslationRequestIf
   // Call from a thread.
   TranslationResult translate(std::uint32_t key, std::uint64_t va, std::uint64_t length,
                               std::uint32_t access, std::uint32_t pd);
+  // The same, appending the segments to `segments` (kept as they were when
+  // the status is not kOk): a caller that reuses its vector allocates nothing.
+  TranslationStatus translate(std::uint32_t key, std::uint64_t va, std::uint64_t length,
+                              std::uint32_t access, std::uint32_t pd,
+                              std::vector<PhysicalSegment>& segments);
 
   // Sees the DMA time of every walk as it ends (for a distribution; the
   // stats keep only counts and the sum).
@@ -196,6 +201,16 @@ class MemoryTranslation : public sc_core::sc_module, public TranslationRequestIf
     Walk* next = nullptr;        // in the walk queue or the free list
   };
 
+  // A thread blocked in translate(). Pooled, so that its event (whose list
+  // of waiting threads SystemC grows on first use) is made once.
+  struct BlockingCall final : TranslationRequester {
+    void translation_done(const TranslationResponse& response) override;
+    sc_core::sc_event done;
+    bool answered = false;
+    TranslationStatus status = TranslationStatus::kOk;
+    std::vector<PhysicalSegment>* segments = nullptr;
+  };
+
   struct WalkerSlot {
     Walk* walk = nullptr;
     sc_core::sc_event start;
@@ -242,6 +257,8 @@ class MemoryTranslation : public sc_core::sc_module, public TranslationRequestIf
   std::vector<Walk*> open_walks_;  // queued or in flight: what a miss may join
   Walk* queue_head_ = nullptr;     // waiting for a slot, oldest first
   Walk* queue_tail_ = nullptr;
+  std::vector<std::unique_ptr<BlockingCall>> calls_;
+  std::vector<BlockingCall*> idle_calls_;
   std::vector<std::unique_ptr<WalkerSlot>> slots_;
   std::vector<std::size_t> idle_slots_;
   std::uint64_t walks_in_flight_ = 0;

@@ -260,6 +260,13 @@ std::optional<IcrcLocation> locate_icrc(const std::uint8_t* frame, std::size_t l
 
 std::vector<std::uint8_t> build_frame(const RocePacket& headers, const std::uint8_t* payload,
                                       std::size_t length, IcrcHandling icrc) {
+  std::vector<std::uint8_t> frame;
+  build_frame_into(frame, headers, payload, length, icrc);
+  return frame;
+}
+
+void build_frame_into(std::vector<std::uint8_t>& frame, const RocePacket& headers,
+                      const std::uint8_t* payload, std::size_t length, IcrcHandling icrc) {
   const OpcodeInfo* const info = find_opcode(headers.bth.opcode);
   if (info == nullptr) {
     throw std::invalid_argument("build_frame: unsupported opcode " +
@@ -285,7 +292,7 @@ std::vector<std::uint8_t> build_frame(const RocePacket& headers, const std::uint
   // zero-filling the whole frame first would write every payload byte twice.
   const std::size_t header_bytes =
       ethernet.size() + ip_size + UdpHeader::kSize + Bth::kSize + info->ext_header_bytes();
-  std::vector<std::uint8_t> frame;
+  frame.clear();
   frame.reserve(ethernet.size() + ip_size + udp_size);
   frame.resize(header_bytes);
   std::uint8_t* out = frame.data();
@@ -330,7 +337,6 @@ std::vector<std::uint8_t> build_frame(const RocePacket& headers, const std::uint
     store_icrc(compute_icrc(ip_start, static_cast<std::size_t>(icrc_field - ip_start)),
                icrc_field);
   }
-  return frame;
 }
 
 }  // namespace rnicsim::packet

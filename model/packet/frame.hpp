@@ -98,6 +98,10 @@ ParseResult parse_frame(const std::uint8_t* frame, std::size_t length,
 std::vector<std::uint8_t> build_frame(const RocePacket& headers, const std::uint8_t* payload,
                                       std::size_t length,
                                       IcrcHandling icrc = IcrcHandling::kCompute);
+// The same into `frame`, whose old contents are replaced and whose capacity
+// is kept: a reused buffer costs no allocation per frame.
+void build_frame_into(std::vector<std::uint8_t>& frame, const RocePacket& headers,
+                      const std::uint8_t* payload, std::size_t length, IcrcHandling icrc);
 
 // Where an ICRC engine finds a frame's ICRC: the IP header starts at
 // `ip_offset` and the ICRC field at `icrc_offset` (the ICRC covers the bytes

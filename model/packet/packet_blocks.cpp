@@ -16,8 +16,8 @@ void PacketBuilder::serve(TransmitRequest& request, Emitter& emitter) {
   const std::size_t length = request.payload ? request.payload->size() : 0;
   const std::uint8_t* payload = request.payload ? request.payload->data() : nullptr;
   if (request.single_packet) {
-    auto bytes = std::make_shared<Bytes>(
-        build_frame(request.header_template, payload, length, IcrcHandling::kSkip));
+    std::shared_ptr<Bytes> bytes = frames_.take(0);
+    build_frame_into(*bytes, request.header_template, payload, length, IcrcHandling::kSkip);
     emitter.emit(OutgoingFrame{stats().items_out, std::move(bytes), sc_core::sc_time_stamp(), {}});
     return;
   }
@@ -40,8 +40,9 @@ void PacketBuilder::serve(TransmitRequest& request, Emitter& emitter) {
     if (segment.has_ieth) headers.ieth = request.ieth;
     if (segment.has_aeth) headers.aeth = request.aeth;
     if (segment.has_deth) headers.deth = request.deth;
-    auto bytes = std::make_shared<Bytes>(build_frame(headers, payload + segment.payload_offset,
-                                                     segment.payload_length, IcrcHandling::kSkip));
+    std::shared_ptr<Bytes> bytes = frames_.take(0);
+    build_frame_into(*bytes, headers, payload + segment.payload_offset, segment.payload_length,
+                     IcrcHandling::kSkip);
     emitter.emit(OutgoingFrame{stats().items_out, std::move(bytes), sc_core::sc_time_stamp(), {}});
   }
 }

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "common/block_impl.hpp"
+#include "common/byte_pool.hpp"
 #include "common/stage.hpp"
 #include "common/stage_span.hpp"
 #include "common/stage_timing.hpp"
@@ -85,6 +86,9 @@ class PacketBuilder : public Stage<TransmitRequest, OutgoingFrame> {
 
  protected:
   void serve(TransmitRequest& request, Emitter& emitter) override;
+
+ private:
+  BytePool frames_;  // a frame's buffer comes back when its last holder (the peer) is done
 };
 
 // Statistics (StageStats): items = frames taken, items_out = packets accepted,

@@ -78,7 +78,9 @@ void CommandUnit::b_transport(tlm::tlm_generic_payload& payload, sc_core::sc_tim
       ++shared_.stats().blueflame_writes;
       const std::uint32_t blocks = (length - 8) / kSendBlockBytes;
       if (blocks > 0 && length > 8) {
-        qp->blueflame[producer - blocks] = std::vector<std::uint8_t>(data + 8, data + length);
+        BlueFlameWqe& wqe = qp->blueflame.push_back_slot();
+        wqe.first_block = producer - blocks;
+        wqe.bytes.assign(data + 8, data + length);
       }
       qp->send_producer = producer;
       contexts.send_work.notify(sc_core::SC_ZERO_TIME);

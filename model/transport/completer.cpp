@@ -74,14 +74,12 @@ void Completer::handle(const packet::ReceivedPacket& packet) {
     return;  // not what the QP waits for: a duplicate (issue 12 handles the rest)
   }
   if (opcode == kAtomicAcknowledge) {
-    auto bytes = std::make_shared<Bytes>(8);
+    std::shared_ptr<Bytes> bytes = atomic_results_.take(8);
     const std::uint64_t original = p.atomic_ack_eth->original_data;
     for (int i = 0; i < 8; ++i) (*bytes)[i] = static_cast<std::uint8_t>(original >> (8 * i));
     if (psn_diff(psn_add(psn, 1), qp->acked_psn) > 0) qp->acked_psn = psn_add(psn, 1);
-    for (const DmaRequest& r :
-         requests_for(DmaOp::kWrite, work->local.segments, 0, 8, bytes->data())) {
-      dma_.issue(r, bytes, false);
-    }
+    requests_for(writes_, DmaOp::kWrite, work->local.segments, 0, 8, bytes->data());
+    for (const DmaRequest& r : writes_) dma_.issue(r, bytes, false);
     retire_front(*qp, IBV_WC_SUCCESS);
     return;
   }
@@ -92,11 +90,9 @@ void Completer::handle(const packet::ReceivedPacket& packet) {
   const std::uint64_t length = p.payload_length;
   if (length > 0 && offset + length <= work->wqe.length) {
     std::uint8_t* data = const_cast<std::uint8_t*>(packet.frame->data() + p.payload_offset);
-    for (const DmaRequest& r :
-         requests_for(DmaOp::kWrite, work->local.segments, offset, length, data,
-                      &work->local_cursor)) {
-      dma_.issue(r, packet.frame, false);
-    }
+    requests_for(writes_, DmaOp::kWrite, work->local.segments, offset, length, data,
+                 &work->local_cursor);
+    for (const DmaRequest& r : writes_) dma_.issue(r, packet.frame, false);
     work->received += length;
   }
   if (opcode == kReadResponseLast || opcode == kReadResponseOnly) {
@@ -123,19 +119,22 @@ void Completer::retire_through(QpContext& qp, std::uint32_t psn) {
 }
 
 void Completer::retire_front(QpContext& qp, ibv_wc_status status) {
-  const SendWork work = std::move(qp.outstanding.front());
-  qp.outstanding.pop_front();
-  ++qp.send_completed;
-  if (work.read_or_atomic && qp.rd_atomic_outstanding > 0) --qp.rd_atomic_outstanding;
-  shared_.contexts().send_work.notify(sc_core::SC_ZERO_TIME);
-  if (status == IBV_WC_SUCCESS && !work.wqe.signaled) return;
+  // What the CQE needs is read before the pop: the next WQE started may take the slot.
+  const SendWork& work = qp.outstanding.front();
+  const bool read_or_atomic = work.read_or_atomic;
+  const bool completes = status != IBV_WC_SUCCESS || work.wqe.signaled;
+  const std::uint32_t ring_end = work.wqe.ring_end;
   ibv_wc wc;
   wc.wr_id = work.wqe.wr_id;
   wc.status = status;
   wc.opcode = wc_opcode_of(work.wqe.opcode);
   wc.byte_len = work.wqe.length;
   wc.qp_num = qp.qpn;
-  shared_.write_cqe(qp.send_cqn, wc, dma_, work.wqe.ring_end);
+  qp.outstanding.pop_front();
+  ++qp.send_completed;
+  if (read_or_atomic && qp.rd_atomic_outstanding > 0) --qp.rd_atomic_outstanding;
+  shared_.contexts().send_work.notify(sc_core::SC_ZERO_TIME);
+  if (completes) shared_.write_cqe(qp.send_cqn, wc, dma_, ring_end);
 }
 
 void Completer::on_nak(QpContext& qp, std::uint8_t syndrome, std::uint32_t psn) {

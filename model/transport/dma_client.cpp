@@ -72,10 +72,10 @@ void DmaClient::write(std::uint64_t address, std::shared_ptr<const Bytes> data) 
   issue(request, std::move(data), false);
 }
 
-std::vector<DmaRequest> requests_for(DmaOp op, const std::vector<PhysicalSegment>& segments,
-                                     std::uint64_t offset, std::uint64_t length,
-                                     std::uint8_t* buffer, SegmentCursor* cursor) {
-  std::vector<DmaRequest> requests;
+void requests_for(std::vector<DmaRequest>& requests, DmaOp op,
+                  const std::vector<PhysicalSegment>& segments, std::uint64_t offset,
+                  std::uint64_t length, std::uint8_t* buffer, SegmentCursor* cursor) {
+  requests.clear();
   DmaRequest current;
   current.op = op;
   current.buffer = buffer;
@@ -112,7 +112,6 @@ std::vector<DmaRequest> requests_for(DmaOp op, const std::vector<PhysicalSegment
   }
   if (left != 0) throw std::logic_error("requests_for: segments shorter than the range");
   if (current.segment_count != 0) requests.push_back(current);
-  return requests;
 }
 
 }  // namespace rnicsim

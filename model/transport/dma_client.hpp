@@ -60,12 +60,13 @@ struct SegmentCursor {
   std::uint64_t start = 0;  // its offset in the message
 };
 
-// Requests that move `length` bytes between a buffer and the physical
+// Fills `requests` (emptied first; a reused vector allocates nothing) with
+// the requests that move `length` bytes between a buffer and the physical
 // segments `segments`, starting `offset` bytes into them: a list of up to
 // kMaxDmaSegments segments per request. With a cursor, the search starts at
 // it when `offset` is not before it, and the cursor moves to the range's start.
-std::vector<DmaRequest> requests_for(DmaOp op, const std::vector<PhysicalSegment>& segments,
-                                     std::uint64_t offset, std::uint64_t length,
-                                     std::uint8_t* buffer, SegmentCursor* cursor = nullptr);
+void requests_for(std::vector<DmaRequest>& requests, DmaOp op,
+                  const std::vector<PhysicalSegment>& segments, std::uint64_t offset,
+                  std::uint64_t length, std::uint8_t* buffer, SegmentCursor* cursor = nullptr);
 
 }  // namespace rnicsim

@@ -6,21 +6,25 @@
 namespace rnicsim {
 namespace {
 
-// Little-endian writes and reads at a cursor.
+// Little-endian writes and reads at a cursor. A Writer appends to a byte
+// vector: a growing std::vector (commands) or an InlineVector (WQEs, CQEs).
+template <class Out>
 class Writer {
  public:
-  explicit Writer(std::vector<std::uint8_t>& out) : out_(out) {}
+  explicit Writer(Out& out) : out_(out) {}
   void u8(std::uint8_t v) { out_.push_back(v); }
   void u16(std::uint16_t v) { put(v, 2); }
   void u32(std::uint32_t v) { put(v, 4); }
   void u64(std::uint64_t v) { put(v, 8); }
-  void bytes(const std::uint8_t* data, std::size_t n) { out_.insert(out_.end(), data, data + n); }
+  void bytes(const std::uint8_t* data, std::size_t n) {
+    for (std::size_t i = 0; i < n; ++i) out_.push_back(data[i]);
+  }
 
  private:
   void put(std::uint64_t v, int n) {
     for (int i = 0; i < n; ++i) out_.push_back(static_cast<std::uint8_t>(v >> (8 * i)));
   }
-  std::vector<std::uint8_t>& out_;
+  Out& out_;
 };
 
 class Reader {
@@ -64,7 +68,8 @@ constexpr std::uint8_t kFlagSolicited = 2;
 constexpr std::uint8_t kFlagFence = 4;
 constexpr std::uint8_t kFlagInline = 8;
 
-void write_sge(Writer& w, const ibv_sge& sge) {
+template <class Out>
+void write_sge(Writer<Out>& w, const ibv_sge& sge) {
   w.u64(sge.addr);
   w.u32(sge.length);
   w.u32(sge.lkey);
@@ -78,7 +83,7 @@ ibv_sge read_sge(Reader& r) {
   return sge;
 }
 
-void write_pages(Writer& w, const std::vector<std::uint64_t>& pages) {
+void write_pages(Writer<std::vector<std::uint8_t>>& w, const std::vector<std::uint64_t>& pages) {
   w.u32(static_cast<std::uint32_t>(pages.size()));
   for (std::uint64_t page : pages) w.u64(page);
 }
@@ -101,12 +106,11 @@ std::uint32_t send_wqe_blocks(std::uint32_t sges, std::uint32_t inline_bytes, bo
 // Control segment (48 bytes):
 //   0 opcode  1 flags  2 SGE count  3 blocks  4 imm_data  8 wr_id  16 remote_addr
 //   24 rkey  28 length  32 compare_add  40 swap
-std::vector<std::uint8_t> encode_send_wqe(const SendWqe& wqe) {
+SendWqeBytes encode_send_wqe(const SendWqe& wqe) {
   const std::uint32_t blocks = send_wqe_blocks(static_cast<std::uint32_t>(wqe.sges.size()),
                                                static_cast<std::uint32_t>(wqe.inline_data.size()),
                                                wqe.is_inline);
-  std::vector<std::uint8_t> out;
-  out.reserve(std::size_t{blocks} * kSendBlockBytes);
+  SendWqeBytes out;
   Writer w(out);
   w.u8(wqe.opcode);
   w.u8(static_cast<std::uint8_t>((wqe.signaled ? kFlagSignaled : 0) |
@@ -130,15 +134,17 @@ std::vector<std::uint8_t> encode_send_wqe(const SendWqe& wqe) {
   return out;
 }
 
-std::optional<SendWqe> decode_send_wqe(const std::uint8_t* bytes, std::size_t available,
-                                       std::uint32_t* blocks, std::string* error) {
-  auto fail = [&](const char* why) -> std::optional<SendWqe> {
+bool decode_send_wqe(const std::uint8_t* bytes, std::size_t available, SendWqe& wqe,
+                     std::uint32_t* blocks, std::string* error) {
+  auto fail = [&](const char* why) {
     if (error) *error = why;
-    return std::nullopt;
+    return false;
   };
   if (available < kSendBlockBytes) return fail("fewer bytes than one block");
   Reader r(bytes, available);
-  SendWqe wqe;
+  wqe.sges.clear();
+  wqe.inline_data.clear();
+  wqe.ring_end = 0;
   const std::uint8_t opcode = r.u8();
   if (opcode > IBV_WR_ATOMIC_FETCH_AND_ADD) return fail("unknown opcode");
   wqe.opcode = static_cast<ibv_wr_opcode>(opcode);
@@ -170,19 +176,21 @@ std::optional<SendWqe> decode_send_wqe(const std::uint8_t* bytes, std::size_t av
   }
   if (!r.ok()) return fail("WQE cut short");
   if (blocks) *blocks = wqe_blocks;
-  return wqe;
+  return true;
 }
 
 // Receive WQE (64 bytes): 0 wr_id, 8 SGE count, 12 reserved, 16.. SGEs.
-std::vector<std::uint8_t> encode_recv_wqe(const RecvWqe& wqe) {
-  std::vector<std::uint8_t> out;
+std::array<std::uint8_t, kRecvWqeBytes> encode_recv_wqe(const RecvWqe& wqe) {
+  InlineVector<std::uint8_t, kRecvWqeBytes> out;
   Writer w(out);
   w.u64(wqe.wr_id);
   w.u32(static_cast<std::uint32_t>(wqe.sges.size()));
   w.u32(0);
   for (const ibv_sge& sge : wqe.sges) write_sge(w, sge);
   out.resize(kRecvWqeBytes, 0);
-  return out;
+  std::array<std::uint8_t, kRecvWqeBytes> bytes;
+  std::copy(out.begin(), out.end(), bytes.begin());
+  return bytes;
 }
 
 std::optional<RecvWqe> decode_recv_wqe(const std::uint8_t* bytes, std::string* error) {
@@ -201,9 +209,8 @@ std::optional<RecvWqe> decode_recv_wqe(const std::uint8_t* bytes, std::string* e
 
 // CQE (32 bytes): 0 wr_id, 8 byte_len, 12 imm_data, 16 qp_num, 20 status,
 // 21 opcode, 22 wc_flags, 23 owner, 24 vendor_err, 28 wqe_counter.
-std::vector<std::uint8_t> encode_cqe(const Cqe& cqe) {
-  std::vector<std::uint8_t> out;
-  out.reserve(kCqeBytes);
+std::array<std::uint8_t, kCqeBytes> encode_cqe(const Cqe& cqe) {
+  InlineVector<std::uint8_t, kCqeBytes> out;
   Writer w(out);
   w.u64(cqe.wc.wr_id);
   w.u32(cqe.wc.byte_len);
@@ -215,7 +222,9 @@ std::vector<std::uint8_t> encode_cqe(const Cqe& cqe) {
   w.u8(cqe.owner ? 1 : 0);
   w.u32(cqe.wc.vendor_err);
   w.u32(cqe.wqe_counter);
-  return out;
+  std::array<std::uint8_t, kCqeBytes> bytes;
+  std::copy(out.begin(), out.end(), bytes.begin());
+  return bytes;
 }
 
 Cqe decode_cqe(const std::uint8_t* bytes) {

@@ -4,11 +4,13 @@
 // entries (CQEs), the NIC's register window (BAR) and the command mailbox.
 // Everything is little-endian, as host memory is. transport/README.md draws
 // the layouts; these functions are the only code that reads or writes them.
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "common/inline_vector.hpp"
 #include "transport/verbs_types.hpp"
 
 namespace rnicsim {
@@ -21,6 +23,10 @@ namespace rnicsim {
 constexpr std::uint32_t kSendBlockBytes = 64;
 constexpr std::uint32_t kSendControlBytes = 48;
 constexpr std::uint32_t kDataSegmentBytes = 16;
+// The longest WQE: one with the most inline data a QP may have.
+constexpr std::uint32_t kMaxSendWqeBlocks =
+    (kSendControlBytes + kMaxInlineData + kSendBlockBytes - 1) / kSendBlockBytes;
+using SendWqeBytes = InlineVector<std::uint8_t, kMaxSendWqeBlocks * kSendBlockBytes>;
 
 struct SendWqe {
   ibv_wr_opcode opcode = IBV_WR_SEND;
@@ -35,7 +41,9 @@ struct SendWqe {
   std::uint32_t rkey = 0;
   std::uint64_t compare_add = 0;
   std::uint64_t swap = 0;
-  std::vector<ibv_sge> sges;           // empty when inline
+  InlineVector<ibv_sge, kMaxSendSge> sges;  // empty when inline; held inline (max_send_sge)
+  // Up to kMaxInlineData bytes: a vector, so that the many WQEs without inline
+  // data do not carry that room; the NIC's WQE records reuse its capacity.
   std::vector<std::uint8_t> inline_data;
   // Not in the WQE's bytes: the NIC notes where in the ring the WQE ended.
   std::uint32_t ring_end = 0;
@@ -44,12 +52,13 @@ struct SendWqe {
 // Blocks a WQE with `sges` elements or `inline_bytes` of inline data takes.
 std::uint32_t send_wqe_blocks(std::uint32_t sges, std::uint32_t inline_bytes, bool is_inline);
 // The WQE's blocks, send_wqe_blocks() of them.
-std::vector<std::uint8_t> encode_send_wqe(const SendWqe& wqe);
-// Decodes the WQE at the start of `bytes`; nullopt (and `error`) when the
-// bytes hold fewer blocks than the WQE says or the control segment is
-// malformed (an unknown opcode, too many SGEs, inline longer than the WQE).
-std::optional<SendWqe> decode_send_wqe(const std::uint8_t* bytes, std::size_t available,
-                                       std::uint32_t* blocks, std::string* error);
+SendWqeBytes encode_send_wqe(const SendWqe& wqe);
+// Decodes the WQE at the start of `bytes` into `wqe` (every field set; its
+// inline data keeps its capacity); false (and `error`) when the bytes hold
+// fewer blocks than the WQE says or the control segment is malformed (an
+// unknown opcode, too many SGEs, inline longer than the WQE).
+bool decode_send_wqe(const std::uint8_t* bytes, std::size_t available, SendWqe& wqe,
+                     std::uint32_t* blocks, std::string* error);
 
 // ---- Receive queue --------------------------------------------------------
 // A ring of 64-byte entries: wr_id, the element count, then up to
@@ -58,9 +67,9 @@ constexpr std::uint32_t kRecvWqeBytes = 64;
 
 struct RecvWqe {
   std::uint64_t wr_id = 0;
-  std::vector<ibv_sge> sges;
+  InlineVector<ibv_sge, kMaxRecvSge> sges;
 };
-std::vector<std::uint8_t> encode_recv_wqe(const RecvWqe& wqe);
+std::array<std::uint8_t, kRecvWqeBytes> encode_recv_wqe(const RecvWqe& wqe);
 std::optional<RecvWqe> decode_recv_wqe(const std::uint8_t* bytes, std::string* error);
 
 // ---- Completion queue -----------------------------------------------------
@@ -76,7 +85,7 @@ struct Cqe {
   // driver knows which blocks the NIC is done with (mlx5's wqe_counter).
   std::uint32_t wqe_counter = 0;
 };
-std::vector<std::uint8_t> encode_cqe(const Cqe& cqe);
+std::array<std::uint8_t, kCqeBytes> encode_cqe(const Cqe& cqe);
 Cqe decode_cqe(const std::uint8_t* bytes);
 // The owner value of a new entry at ring position `index` of a `depth`-entry ring.
 bool cqe_owner_for(std::uint64_t index, std::uint32_t depth);

@@ -7,13 +7,18 @@
 //
 // The values live here; the context caches (transport_units.hpp) charge
 // the time a real NIC spends fetching a context it does not hold.
+//
+// The per-QP queues reuse their storage: plain values sit in RingQueues,
+// items that own vectors (segments, bytes) in SlotRings, whose popped items
+// keep their capacity for the next, so a QP in steady state allocates nothing.
 #include <cstdint>
-#include <deque>
 #include <map>
 #include <memory>
 #include <systemc>
 #include <vector>
 
+#include "common/ring_queue.hpp"
+#include "common/slot_ring.hpp"
 #include "common/transfer.hpp"
 #include "mtt/memory_translation.hpp"
 #include "packet/frame.hpp"
@@ -58,6 +63,13 @@ struct SendWork {
   std::uint32_t request_packets() const { return read_or_atomic ? 1 : packets; }
 };
 
+// A WQE the driver wrote with its doorbell (BlueFlame): the requester takes
+// it instead of fetching the WQE from the send ring.
+struct BlueFlameWqe {
+  std::uint32_t first_block = 0;  // where it lies in the send ring
+  std::vector<std::uint8_t> bytes;
+};
+
 // A receive WQE the responder has fetched.
 struct RecvWork {
   RecvWqe wqe;
@@ -75,6 +87,14 @@ struct InboundMessage {
   SegmentCursor target_cursor;
   std::uint64_t target_length = 0;
   bool failed = false;           // a NAK was sent; the rest is dropped
+
+  // As a new InboundMessage{}, but the segments keep their capacity.
+  void reset() {
+    std::vector<PhysicalSegment> segments = std::move(target.segments);
+    segments.clear();
+    *this = InboundMessage{};
+    target.segments = std::move(segments);
+  }
 };
 
 struct QpContext {
@@ -106,9 +126,9 @@ struct QpContext {
   std::uint32_t fetch_ticket = 0;  // the WQE fetch's DMA ticket
   std::uint32_t fetch_blocks = 0;
   std::shared_ptr<Bytes> fetch_buffer;
-  std::map<std::uint32_t, std::vector<std::uint8_t>> blueflame;  // first block -> WQE blocks
-  std::deque<SendWqe> fetched;      // fetched, not started
-  std::deque<SendWork> outstanding; // started, not completed, in PSN order
+  SlotRing<BlueFlameWqe> blueflame; // written with their doorbells, not yet taken, in ring order
+  SlotRing<SendWqe> fetched;        // fetched, not started
+  SlotRing<SendWork> outstanding;   // started, not completed, in PSN order
   std::uint32_t next_psn = 0;
   std::uint32_t acked_psn = 0;      // the oldest PSN not yet acknowledged
   std::uint32_t rd_atomic_outstanding = 0;
@@ -120,7 +140,7 @@ struct QpContext {
   std::uint32_t recv_producer = 0;  // entries, from the doorbell
   std::uint32_t recv_fetched = 0;
   bool recv_fetch_pending = false;
-  std::deque<RecvWork> recv_ready;
+  RingQueue<RecvWork> recv_ready;
   std::uint32_t expected_psn = 0;
   std::uint32_t msn = 0;
   bool nak_outstanding = false;     // a NAK went out; out-of-sequence packets are dropped silently

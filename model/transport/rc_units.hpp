@@ -27,6 +27,7 @@
 #include "common/channel.hpp"
 #include "common/clock_domain.hpp"
 #include "common/module_macros.hpp"
+#include "common/slot_ring.hpp"
 #include "dma/dma_engine.hpp"
 #include "mtt/memory_translation.hpp"
 #include "mtt/translation_cache.hpp"
@@ -97,6 +98,8 @@ class TransportShared {
   TransportStats stats_;
   TranslationCache<bool> qp_cache_;
   TranslationCache<bool> cq_cache_;
+  BytePool cqe_buffers_;      // a CQE's bytes live until its posted write completes
+  BytePool context_buffers_;  // a context read's destination, one per read in flight
 };
 
 // Doorbells, BlueFlame writes and the command mailbox. A deregistration
@@ -124,6 +127,7 @@ class CommandUnit : public sc_core::sc_module {
 // Sends request packets in the order they were made, each once its payload
 // is read (READ requests and atomics carry none): packets of different QPs
 // interleave, and a long message's first packet leaves before its last is read.
+// One thread of the owning unit calls send().
 class OrderedSender : public sc_core::sc_module {
  public:
   sc_core::sc_port<PushIf<packet::TransmitRequest>> out;
@@ -137,12 +141,12 @@ class OrderedSender : public sc_core::sc_module {
   // its payload from, starting `offset` bytes in. It also waits for the DMA
   // requests `after` (an ACK waits for the writes it acknowledges).
   void send(packet::TransmitRequest request, const std::vector<PhysicalSegment>* payload_from,
-            std::uint64_t offset, std::uint32_t length, std::vector<std::uint32_t> after = {},
-            SegmentCursor* cursor = nullptr);
+            std::uint64_t offset, std::uint32_t length,
+            const std::vector<std::uint32_t>& after = {}, SegmentCursor* cursor = nullptr);
 
  private:
   struct Pending {
-    packet::TransmitRequest request;
+    packet::TransmitRequest request;  // moved out when sent: the slot keeps no payload
     std::vector<std::uint32_t> tickets;
   };
   void run();
@@ -150,7 +154,11 @@ class OrderedSender : public sc_core::sc_module {
   DmaClient& dma_;
   sc_core::sc_time latency_;
   BytePool payloads_;  // the DMA reads every byte of a payload it takes
-  std::deque<Pending> pending_;
+  SlotRing<Pending> pending_;
+  // The packet being queued: its tickets gather here while its reads are
+  // issued (issuing may wait), so run() never sees a packet half made.
+  std::vector<std::uint32_t> staged_tickets_;
+  std::vector<DmaRequest> reads_;  // the reads of the packet being queued
   sc_core::sc_event queued_;
 };
 
@@ -175,6 +183,12 @@ class Requester : public sc_core::sc_module {
   TransportShared& shared_;
   DmaClient dma_;
   MemoryTranslation& translation_;
+  // The WQE start_wqe is starting: the completer reads the QP's ring while
+  // the translations wait, so it joins the ring only once complete.
+  SendWork starting_;
+  SendWqe decoded_;  // a WQE just decoded, copied into the QP's ring if whole
+  BytePool fetch_buffers_;    // WQE fetches in flight
+  BytePool inline_payloads_;  // inline packets' payloads, until built into frames
   std::uint32_t last_qpn_ = 0;
   sc_core::sc_event hold_over_;  // an RNR hold ends
   // Work, DMA progress or an RNR hold's end; built once (`a | b` allocates).
@@ -228,6 +242,14 @@ class Responder : public sc_core::sc_module {
   MemoryTranslation& translation_;
   Channel<packet::ReceivedPacket>& queue_;
   std::vector<std::uint32_t> owing_acks_;  // QPs with ACKs held back for coalescing
+  // Reused by the thread that handles packets (run): payload writes, a
+  // READ's source, an atomic's target and the write its response waits for.
+  std::vector<DmaRequest> writes_;
+  TranslationResult read_source_;
+  std::vector<PhysicalSegment> atomic_target_;
+  std::vector<std::uint32_t> atomic_written_;
+  BytePool atomic_results_;
+  BytePool recv_fetches_;  // receive WQE fetches (both threads fetch)
 };
 
 class Completer : public sc_core::sc_module {
@@ -246,6 +268,8 @@ class Completer : public sc_core::sc_module {
 
   TransportShared& shared_;
   DmaClient dma_;
+  std::vector<DmaRequest> writes_;  // a response's data into the local buffer
+  BytePool atomic_results_;
 };
 
 // Work completion opcode of a send WQE's opcode.

@@ -147,16 +147,20 @@ void Requester::run() {
 void Requester::fetch_wqes(QpContext& qp) {
   shared_.touch_qp(qp, dma_);
   // BlueFlame: the driver wrote the WQE with its doorbell; nothing to fetch.
-  auto blue = qp.blueflame.find(qp.send_fetched);
-  if (blue != qp.blueflame.end()) {
+  // Copies of WQEs the ring has been read past (fetched with others) go unused.
+  while (!qp.blueflame.empty() &&
+         static_cast<std::int32_t>(qp.blueflame.front().first_block - qp.send_fetched) < 0) {
+    qp.blueflame.pop_front();
+  }
+  if (!qp.blueflame.empty() && qp.blueflame.front().first_block == qp.send_fetched) {
+    const Bytes& bytes = qp.blueflame.front().bytes;
     std::uint32_t blocks = 0;
-    std::optional<SendWqe> wqe =
-        decode_send_wqe(blue->second.data(), blue->second.size(), &blocks, nullptr);
-    qp.blueflame.erase(blue);
-    if (wqe) {
+    const bool ok = decode_send_wqe(bytes.data(), bytes.size(), decoded_, &blocks, nullptr);
+    qp.blueflame.pop_front();
+    if (ok) {
       qp.send_fetched += blocks;
-      wqe->ring_end = qp.send_fetched;
-      qp.fetched.push_back(std::move(*wqe));
+      decoded_.ring_end = qp.send_fetched;
+      qp.fetched.push_back_slot() = decoded_;
       return;
     }
   }
@@ -164,7 +168,7 @@ void Requester::fetch_wqes(QpContext& qp) {
   const std::uint32_t blocks =
       std::min({ready, shared_.config().wqe_fetch_blocks, qp.send_ring.contiguous(qp.send_fetched)});
   ++shared_.stats().wqe_fetches;
-  qp.fetch_buffer = std::make_shared<Bytes>(std::size_t{blocks} * kSendBlockBytes);
+  qp.fetch_buffer = fetch_buffers_.take(std::size_t{blocks} * kSendBlockBytes);
   qp.fetch_blocks = blocks;
   qp.fetch_ticket = dma_.issue(
       DmaRequest::read(0, qp.send_ring.address(qp.send_fetched),
@@ -180,13 +184,14 @@ void Requester::take_fetched(QpContext& qp) {
   std::uint32_t at = 0;
   while (ok && at < qp.fetch_blocks) {
     std::uint32_t blocks = 0;
-    std::optional<SendWqe> wqe =
-        decode_send_wqe(qp.fetch_buffer->data() + std::size_t{at} * kSendBlockBytes,
-                        std::size_t{qp.fetch_blocks - at} * kSendBlockBytes, &blocks, nullptr);
-    if (!wqe) break;  // cut by the fetch limit: fetched again from its first block
+    if (!decode_send_wqe(qp.fetch_buffer->data() + std::size_t{at} * kSendBlockBytes,
+                         std::size_t{qp.fetch_blocks - at} * kSendBlockBytes, decoded_, &blocks,
+                         nullptr)) {
+      break;  // cut by the fetch limit: fetched again from its first block
+    }
     at += blocks;
-    wqe->ring_end = qp.send_fetched + at;
-    qp.fetched.push_back(std::move(*wqe));
+    decoded_.ring_end = qp.send_fetched + at;
+    qp.fetched.push_back_slot() = decoded_;
   }
   qp.send_fetched += at;
   if (at == 0) {
@@ -206,13 +211,19 @@ void Requester::take_fetched(QpContext& qp) {
 }
 
 bool Requester::start_wqe(QpContext& qp) {
-  SendWqe wqe = std::move(qp.fetched.front());
+  SendWork& work = starting_;
+  work.wqe = qp.fetched.front();
   qp.fetched.pop_front();
+  const SendWqe& wqe = work.wqe;
   shared_.touch_qp(qp, dma_);
   // Charged with the WQE's first packet (send_packet): one wait for both.
   owed_ += shared_.cycles(shared_.config().wqe_cycles);
   ++shared_.stats().wqes_started;
-  SendWork work;
+  work.sent = 0;
+  work.received = 0;
+  work.local.status = TranslationStatus::kOk;
+  work.local.segments.clear();
+  work.local_cursor = SegmentCursor{};
   work.read_or_atomic = is_read_or_atomic(wqe.opcode);
   work.first_psn = qp.next_psn;
   const bool atomic = work.read_or_atomic && wqe.opcode != IBV_WR_RDMA_READ;
@@ -226,19 +237,16 @@ bool Requester::start_wqe(QpContext& qp) {
     std::uint64_t total = 0;
     for (const ibv_sge& sge : wqe.sges) {
       if (sge.length == 0) continue;
-      TranslationResult part = translation_.translate(sge.lkey, sge.addr, sge.length, access, qp.pd);
-      if (part.status != TranslationStatus::kOk) {
+      if (translation_.translate(sge.lkey, sge.addr, sge.length, access, qp.pd,
+                                 work.local.segments) != TranslationStatus::kOk) {
         ok = false;
         break;
       }
       total += sge.length;
-      work.local.segments.insert(work.local.segments.end(), part.segments.begin(),
-                                 part.segments.end());
     }
     if (ok && total != wqe.length && !atomic) ok = false;
     if (atomic && total < 8) ok = false;
   }
-  work.wqe = std::move(wqe);
   if (!work.wqe.is_inline && work.wqe.length > 0)
     MessageBreakdown::instance().mark(*this, "local key translated");
   if (!ok || qp.state != IBV_QPS_RTS) {
@@ -254,7 +262,7 @@ bool Requester::start_wqe(QpContext& qp) {
     shared_.set_error(qp);
     return false;
   }
-  qp.outstanding.push_back(std::move(work));
+  qp.outstanding.push_back_slot() = work;  // the slot's segments keep their capacity
   return true;
 }
 
@@ -311,9 +319,9 @@ void Requester::send_packet(QpContext& qp, SendWork& work) {
   ++shared_.stats().request_packets;
   if (wqe.is_inline) {
     if (length > 0) {
-      request.payload = std::make_shared<const Bytes>(
-          wqe.inline_data.begin() + static_cast<std::ptrdiff_t>(offset),
-          wqe.inline_data.begin() + static_cast<std::ptrdiff_t>(offset + length));
+      std::shared_ptr<Bytes> payload = inline_payloads_.take(length);
+      std::copy_n(wqe.inline_data.begin() + offset, length, payload->begin());
+      request.payload = std::move(payload);
     }
     sender.send(std::move(request), nullptr, 0, 0);
   } else {
@@ -325,22 +333,22 @@ void Requester::send_packet(QpContext& qp, SendWork& work) {
 void Requester::flush(QpContext& qp) {
   // Every WQE of a QP in ERR completes with IBV_WC_WR_FLUSH_ERR, signaled or
   // not, in order: started ones first, then fetched ones; the rest are fetched.
-  auto flush_one = [&](const SendWqe& wqe) {
+  // The CQE is made before the pop: writing it may wait, and a slot popped
+  // may be taken again meanwhile.
+  auto flush_front = [&](auto& ring, const SendWqe& wqe) {
     ibv_wc wc;
     wc.wr_id = wqe.wr_id;
     wc.status = IBV_WC_WR_FLUSH_ERR;
     wc.opcode = wc_opcode_of(wqe.opcode);
     wc.qp_num = qp.qpn;
-    shared_.write_cqe(qp.send_cqn, wc, dma_, wqe.ring_end);
+    const std::uint32_t ring_end = wqe.ring_end;
+    ring.pop_front();
+    shared_.write_cqe(qp.send_cqn, wc, dma_, ring_end);
   };
   if (!qp.outstanding.empty()) {
-    const SendWqe wqe = qp.outstanding.front().wqe;
-    qp.outstanding.pop_front();
-    flush_one(wqe);
+    flush_front(qp.outstanding, qp.outstanding.front().wqe);
   } else if (!qp.fetched.empty()) {
-    const SendWqe wqe = qp.fetched.front();
-    qp.fetched.pop_front();
-    flush_one(wqe);
+    flush_front(qp.fetched, qp.fetched.front());
   } else if (!qp.fetch_pending && qp.send_fetched != qp.send_producer) {
     fetch_wqes(qp);
   }

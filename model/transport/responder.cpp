@@ -124,12 +124,12 @@ bool Responder::fetch_recv(QpContext& qp) {
   if (ready == 0) return false;
   const std::uint32_t count = std::min({ready, shared_.config().recv_prefetch,
                                         qp.recv_ring.contiguous(qp.recv_fetched)});
-  std::vector<std::uint8_t> bytes(std::size_t{count} * kRecvWqeBytes);
+  const std::shared_ptr<Bytes> bytes = recv_fetches_.take(std::size_t{count} * kRecvWqeBytes);
   const std::uint32_t first = qp.recv_fetched;
   qp.recv_fetched += count;
-  dma_.read(qp.recv_ring.address(first), bytes.data(), count * kRecvWqeBytes);
+  dma_.read(qp.recv_ring.address(first), bytes->data(), count * kRecvWqeBytes);
   for (std::uint32_t i = 0; i < count; ++i) {
-    std::optional<RecvWqe> wqe = decode_recv_wqe(bytes.data() + std::size_t{i} * kRecvWqeBytes,
+    std::optional<RecvWqe> wqe = decode_recv_wqe(bytes->data() + std::size_t{i} * kRecvWqeBytes,
                                                  nullptr);
     RecvWork work;
     if (wqe) {
@@ -151,7 +151,7 @@ void Responder::handle_write_or_send(QpContext& qp, const packet::ReceivedPacket
   }
   const bool needs_recv = kind.send || kind.with_imm;
   if (kind.first) {
-    message = InboundMessage{};
+    message.reset();
     message.active = true;
     message.is_send = kind.send;
     if (needs_recv && !fetch_recv(qp)) {
@@ -167,16 +167,13 @@ void Responder::handle_write_or_send(QpContext& qp, const packet::ReceivedPacket
       const RecvWork& recv = qp.recv_ready.front();
       for (const ibv_sge& sge : recv.wqe.sges) {
         if (sge.length == 0) continue;
-        TranslationResult part =
-            translation_.translate(sge.lkey, sge.addr, sge.length, IBV_ACCESS_LOCAL_WRITE, qp.pd);
-        if (part.status != TranslationStatus::kOk) {
+        if (translation_.translate(sge.lkey, sge.addr, sge.length, IBV_ACCESS_LOCAL_WRITE, qp.pd,
+                                   message.target.segments) != TranslationStatus::kOk) {
           // The receive buffer itself is bad: a local protection error at the
           // responder, reported to the requester as a remote operational error.
           fail_message(qp, 0x63, IBV_WC_LOC_PROT_ERR, p.bth.psn);
           return;
         }
-        message.target.segments.insert(message.target.segments.end(), part.segments.begin(),
-                                  part.segments.end());
       }
       message.target_length = recv.capacity;
     } else {
@@ -187,8 +184,9 @@ void Responder::handle_write_or_send(QpContext& qp, const packet::ReceivedPacket
         return;
       }
       if (reth.dma_length > 0) {
-        message.target = translation_.translate(reth.rkey, reth.virtual_address,
-                                                reth.dma_length, IBV_ACCESS_REMOTE_WRITE, qp.pd);
+        message.target.status =
+            translation_.translate(reth.rkey, reth.virtual_address, reth.dma_length,
+                                   IBV_ACCESS_REMOTE_WRITE, qp.pd, message.target.segments);
         if (message.target.status != TranslationStatus::kOk) {
           fail_message(qp, kNakRemoteAccess, IBV_WC_SUCCESS, p.bth.psn);
           return;
@@ -210,11 +208,9 @@ void Responder::handle_write_or_send(QpContext& qp, const packet::ReceivedPacket
   }
   if (length > 0) {
     std::uint8_t* bytes = const_cast<std::uint8_t*>(packet.frame->data() + p.payload_offset);
-    for (const DmaRequest& r :
-         requests_for(DmaOp::kWrite, message.target.segments, message.offset, length, bytes,
-                      &message.target_cursor)) {
-      qp.unacked_writes.push_back(dma_.issue(r, packet.frame));
-    }
+    requests_for(writes_, DmaOp::kWrite, message.target.segments, message.offset, length, bytes,
+                 &message.target_cursor);
+    for (const DmaRequest& r : writes_) qp.unacked_writes.push_back(dma_.issue(r, packet.frame));
   }
   message.offset += length;
   qp.expected_psn = psn_add(qp.expected_psn, 1);
@@ -235,14 +231,16 @@ void Responder::handle_write_or_send(QpContext& qp, const packet::ReceivedPacket
 void Responder::handle_read(QpContext& qp, const packet::ReceivedPacket& packet) {
   const packet::RocePacket& p = packet.packet;
   const packet::Reth& reth = *p.reth;
-  TranslationResult source;
+  TranslationResult& source = read_source_;
+  source.status = TranslationStatus::kOk;
+  source.segments.clear();
   if (!(qp.access & IBV_ACCESS_REMOTE_READ)) {
     fail_message(qp, kNakRemoteAccess, IBV_WC_SUCCESS, p.bth.psn);
     return;
   }
   if (reth.dma_length > 0) {
-    source = translation_.translate(reth.rkey, reth.virtual_address, reth.dma_length,
-                                    IBV_ACCESS_REMOTE_READ, qp.pd);
+    source.status = translation_.translate(reth.rkey, reth.virtual_address, reth.dma_length,
+                                           IBV_ACCESS_REMOTE_READ, qp.pd, source.segments);
     if (source.status != TranslationStatus::kOk) {
       fail_message(qp, kNakRemoteAccess, IBV_WC_SUCCESS, p.bth.psn);
       return;
@@ -287,24 +285,24 @@ void Responder::handle_atomic(QpContext& qp, const packet::ReceivedPacket& packe
     fail_message(qp, kNakInvalidRequest, IBV_WC_SUCCESS, p.bth.psn);
     return;
   }
-  TranslationResult target =
-      translation_.translate(a.rkey, a.virtual_address, 8, IBV_ACCESS_REMOTE_ATOMIC, qp.pd);
-  if (target.status != TranslationStatus::kOk) {
+  atomic_target_.clear();
+  if (translation_.translate(a.rkey, a.virtual_address, 8, IBV_ACCESS_REMOTE_ATOMIC, qp.pd,
+                             atomic_target_) != TranslationStatus::kOk) {
     fail_message(qp, kNakRemoteAccess, IBV_WC_SUCCESS, p.bth.psn);
     return;
   }
   // Read, modify, write: the responder handles one request at a time, so no
   // other NIC access comes between the read and the write.
+  const std::uint64_t address = atomic_target_.front().address;
   std::uint8_t value[8];
-  dma_.read(target.segments.front().address, value, 8);
+  dma_.read(address, value, 8);
   const std::uint64_t original = load_le64(value);
   const std::uint64_t updated =
       p.bth.opcode == kFetchAdd ? original + a.swap_add
                                 : (original == a.compare ? a.swap_add : original);
-  auto out = std::make_shared<Bytes>(8);
+  std::shared_ptr<Bytes> out = atomic_results_.take(8);
   for (int i = 0; i < 8; ++i) (*out)[i] = static_cast<std::uint8_t>(updated >> (8 * i));
-  const std::uint32_t written = dma_.issue(
-      DmaRequest::write(0, target.segments.front().address, 8, out->data()), out);
+  atomic_written_.assign(1, dma_.issue(DmaRequest::write(0, address, 8, out->data()), out));
   if (qp.acks_owed > 0) send_ack(qp, kAckUnlimitedCredits, psn_add(qp.expected_psn, kPsnMask));
   qp.msn = psn_add(qp.msn, 1);
   packet::TransmitRequest r;
@@ -315,7 +313,7 @@ void Responder::handle_atomic(QpContext& qp, const packet::ReceivedPacket& packe
   r.header_template.aeth = packet::Aeth{kAckUnlimitedCredits, qp.msn};
   r.header_template.atomic_ack_eth = packet::AtomicAckEth{original};
   ++shared_.stats().response_packets;
-  sender.send(std::move(r), nullptr, 0, 0, {written});
+  sender.send(std::move(r), nullptr, 0, 0, atomic_written_);
   qp.expected_psn = psn_add(qp.expected_psn, 1);
   qp.last_acked_psn = p.bth.psn;
 }
@@ -346,8 +344,8 @@ void Responder::send_ack(QpContext& qp, std::uint8_t syndrome, std::uint32_t psn
   }
   ++shared_.stats().response_packets;
   // An ACK or NAK leaves once the payload it covers is in host memory.
-  sender.send(std::move(r), nullptr, 0, 0, std::move(qp.unacked_writes));
-  qp.unacked_writes.clear();
+  sender.send(std::move(r), nullptr, 0, 0, qp.unacked_writes);
+  qp.unacked_writes.clear();  // keeps its capacity for the next ACK's
 }
 
 void Responder::fail_message(QpContext& qp, std::uint8_t nak, ibv_wc_status recv_status,
@@ -361,7 +359,7 @@ void Responder::fail_message(QpContext& qp, std::uint8_t nak, ibv_wc_status recv
     qp.recv_ready.pop_front();
     recv_completion(qp, recv, recv_status, 0, false, 0, false);
   }
-  qp.inbound = InboundMessage{};
+  qp.inbound.reset();
   shared_.set_error(qp);
 }
 

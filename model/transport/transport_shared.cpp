@@ -54,16 +54,16 @@ TransportShared::TransportShared(const TransportConfig& config, const NicAddress
 void TransportShared::touch_qp(const QpContext& qp, DmaClient& dma) {
   if (qp_cache_.lookup(qp.qpn)) return;
   ++stats_.qp_cache_misses;
-  std::vector<std::uint8_t> context(config_.qp_context_bytes);
-  dma.read(qp.context_address, context.data(), config_.qp_context_bytes);
+  const std::shared_ptr<Bytes> context = context_buffers_.take(config_.qp_context_bytes);
+  dma.read(qp.context_address, context->data(), config_.qp_context_bytes);
   qp_cache_.insert(qp.qpn, true);
 }
 
 void TransportShared::touch_cq(const CqContext& cq, DmaClient& dma) {
   if (cq_cache_.lookup(cq.cqn)) return;
   ++stats_.cq_cache_misses;
-  std::vector<std::uint8_t> context(config_.cq_context_bytes);
-  dma.read(cq.context_address, context.data(), config_.cq_context_bytes);
+  const std::shared_ptr<Bytes> context = context_buffers_.take(config_.cq_context_bytes);
+  dma.read(cq.context_address, context->data(), config_.cq_context_bytes);
   cq_cache_.insert(cq.cqn, true);
 }
 
@@ -75,8 +75,10 @@ void TransportShared::write_cqe(std::uint32_t cqn, const ibv_wc& wc, DmaClient& 
   const std::uint64_t index = cq->producer++;
   ++stats_.cqes;
   touch_cq(*cq, dma);
-  auto bytes = std::make_shared<const Bytes>(
-      encode_cqe(Cqe{wc, cqe_owner_for(index, cq->ring.entries), wqe_counter}));
+  const std::array<std::uint8_t, kCqeBytes> cqe =
+      encode_cqe(Cqe{wc, cqe_owner_for(index, cq->ring.entries), wqe_counter});
+  std::shared_ptr<Bytes> bytes = cqe_buffers_.take(kCqeBytes);
+  std::copy(cqe.begin(), cqe.end(), bytes->begin());
   dma.write(cq->ring.address(index), std::move(bytes));
 }
 
@@ -112,20 +114,18 @@ OrderedSender::OrderedSender(const sc_core::sc_module_name& name, DmaClient& dma
 
 void OrderedSender::send(packet::TransmitRequest request,
                          const std::vector<PhysicalSegment>* payload_from, std::uint64_t offset,
-                         std::uint32_t length, std::vector<std::uint32_t> after,
+                         std::uint32_t length, const std::vector<std::uint32_t>& after,
                          SegmentCursor* cursor) {
-  Pending pending;
-  pending.tickets = std::move(after);
+  staged_tickets_.assign(after.begin(), after.end());
   if (payload_from != nullptr && length > 0) {
     std::shared_ptr<Bytes> buffer = payloads_.take(length);
-    for (const DmaRequest& r :
-         requests_for(DmaOp::kRead, *payload_from, offset, length, buffer->data(), cursor)) {
-      pending.tickets.push_back(dma_.issue(r, buffer));
-    }
+    requests_for(reads_, DmaOp::kRead, *payload_from, offset, length, buffer->data(), cursor);
+    for (const DmaRequest& r : reads_) staged_tickets_.push_back(dma_.issue(r, buffer));
     request.payload = std::move(buffer);
   }
+  Pending& pending = pending_.push_back_slot();
   pending.request = std::move(request);
-  pending_.push_back(std::move(pending));
+  pending.tickets.assign(staged_tickets_.begin(), staged_tickets_.end());
   queued_.notify(sc_core::SC_ZERO_TIME);
 }
 

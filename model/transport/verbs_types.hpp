@@ -78,6 +78,8 @@ struct ibv_sge {
 // At most this many scatter/gather elements per work request.
 constexpr std::uint32_t kMaxSendSge = 16;
 constexpr std::uint32_t kMaxRecvSge = 3;
+// At most this many bytes of inline data per work request (max_inline_data).
+constexpr std::uint32_t kMaxInlineData = 1024;
 
 struct ibv_send_wr {
   std::uint64_t wr_id = 0;

@@ -3,12 +3,12 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <deque>
 #include <ostream>
 #include <stdexcept>
 
 #include "common/activity.hpp"
 #include "common/message_breakdown.hpp"
+#include "common/ring_queue.hpp"
 #include "common/run_progress.hpp"
 #include "common/simulation.hpp"
 #include "common/time_units.hpp"
@@ -222,7 +222,12 @@ class PerfWorkload : public sc_core::sc_module {
   }
 
   void await_byte(std::size_t node, std::uint64_t va, std::uint8_t value) {
-    while (contents(node, va, 1)[0] != value) driver(node).wait_write(va, 1);
+    for (;;) {
+      std::uint8_t byte = 0;
+      software(node).process.read(testbed_.node(node).host.memory, va, &byte, 1);
+      if (byte == value) return;
+      driver(node).wait_write(va, 1);
+    }
   }
 
   void send_lat_side(std::size_t node, std::uint64_t bytes, std::vector<std::uint64_t>* posts) {
@@ -275,7 +280,8 @@ class PerfWorkload : public sc_core::sc_module {
     posted.assign(total, 0);
     completed.assign(total, 0);
     std::vector<std::uint64_t> sent(qps, 0), done(qps, 0);
-    std::vector<std::deque<std::uint64_t>> open(qps);  // posted, not completed
+    // Posted, not completed; a ring, as a deque would allocate every few messages.
+    std::vector<RingQueue<std::uint64_t>> open(qps);
     std::uint64_t next = 0, finished = 0;
     std::vector<ibv_wc> wcs(std::max<std::uint32_t>(16, options_.cqe_poll_batch()));
     while (finished < total) {
@@ -379,6 +385,7 @@ class PerfWorkload : public sc_core::sc_module {
       size_start_.notify(sc_core::SC_ZERO_TIME);
       std::vector<std::uint64_t> posts, completed;
       if (options_.is_latency()) {
+        posts.reserve(options_.iterations);  // one post time per iteration
         if (options_.is_write()) {
           write_lat_side(0, bytes, &posts);
         } else if (options_.is_send()) {
