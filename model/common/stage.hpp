@@ -271,13 +271,17 @@ class Stage : public sc_core::sc_module {
     sc_core::sc_time service;  // from the previous output's departure to this one's
   };
 
+  // Whether the stage has output `port` of `count`; reports the error if not.
+  bool has_output(std::size_t port, std::size_t count) {
+    if (port < count) return true;
+    SC_REPORT_ERROR("rnicsim/stage", (std::string(name()) + ": no output " +
+                                      std::to_string(port) + " to emit on")
+                                         .c_str());
+    return false;
+  }
+
   void hold_or_send(Out& item, std::size_t port) {
-    if (port >= nb_outputs_.size()) {
-      SC_REPORT_ERROR("rnicsim/stage", (std::string(name()) + ": no output " +
-                                        std::to_string(port) + " to emit on")
-                                           .c_str());
-      return;
-    }
+    if (!has_output(port, nb_outputs_.size())) return;
     if (occupancy_ == Occupancy::kOutputs) occupy(output_bits(item));
     Held held{std::move(item), port, pending_};
     pending_ = sc_core::SC_ZERO_TIME;
@@ -358,12 +362,7 @@ class Stage : public sc_core::sc_module {
   }
 
   void emit_item(Out& item, std::size_t port) {
-    if (port >= outputs_.size()) {
-      SC_REPORT_ERROR("rnicsim/stage", (std::string(name()) + ": no output " +
-                                        std::to_string(port) + " to emit on")
-                                           .c_str());
-      return;
-    }
+    if (!has_output(port, outputs_.size())) return;
     if (occupancy_ == Occupancy::kOutputs) occupy(output_bits(item));
     settle();
     const sc_core::sc_time done = sc_core::sc_time_stamp();
