@@ -4,38 +4,21 @@
 // global operator new to count, so it is a program of its own.
 #include <gtest/gtest.h>
 
-#include <atomic>
-#include <cstdlib>
-#include <new>
 #include <systemc>
 #include <vector>
 
 #include "common/module_macros.hpp"
+#include "counting_new.hpp"
 #include "common/time_units.hpp"
 #include "dma/dma_engine.hpp"
 #include "dma/request_splitter.hpp"
 #include "host_memory/host_memory.hpp"
 #include "pcie/pcie_link.hpp"
 
-namespace {
-std::atomic<std::uint64_t> allocations{0};
-}  // namespace
-
-void* operator new(std::size_t size) {
-  ++allocations;
-  if (void* p = std::malloc(size == 0 ? 1 : size)) return p;
-  throw std::bad_alloc();
-}
-// GCC's optimizer sees free() applied to memory from operator new once these
-// replacements are inlined and warns; here the pairing is exactly what we want.
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t) noexcept { std::free(p); }
-#pragma GCC diagnostic pop
-
 namespace rnicsim {
 namespace {
+
+using testing::allocations;
 
 constexpr std::uint32_t kInFlight = 16;
 constexpr std::uint64_t kWarmUp = 2000;

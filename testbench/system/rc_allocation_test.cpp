@@ -7,34 +7,14 @@
 #include <gtest/gtest.h>
 
 #include <array>
-#include <atomic>
-#include <cstdlib>
-#include <new>
 
+#include "counting_new.hpp"
 #include "system/rc_bench.hpp"
-
-namespace {
-std::atomic<std::uint64_t> allocations{0};
-}  // namespace
-
-// Under AddressSanitizer these replace ASan's own operator new and delete
-// (and go through its malloc and free), so the count is the same there.
-void* operator new(std::size_t size) {
-  ++allocations;
-  if (void* p = std::malloc(size == 0 ? 1 : size)) return p;
-  throw std::bad_alloc();
-}
-// GCC's optimizer sees free() applied to memory from operator new once these
-// replacements are inlined and warns; here the pairing is exactly what we want.
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t) noexcept { std::free(p); }
-#pragma GCC diagnostic pop
 
 namespace rnicsim {
 namespace {
 
+using testing::allocations;
 using testing::Buffer;
 using testing::kAllAccess;
 using testing::pattern;
