@@ -160,6 +160,8 @@ class DmaEngine : public sc_core::sc_module, private pcie::TlpWindowListener {
   void b_transport(int initiator, tlm::tlm_generic_payload& request, sc_core::sc_time& delay);
   void schedule();
   bool book_reads(const sc_core::sc_time& now);
+  // Fills ready_tags_ with the tags whose read has left, free soonest first.
+  bool collect_ready_tags(const sc_core::sc_time& now);
   bool book_writes(const sc_core::sc_time& now);
   // The port's oldest request with bytes to cut, if it is of `op` (requests
   // with nothing left to cut leave the queue, completing if they were empty).
@@ -175,6 +177,7 @@ class DmaEngine : public sc_core::sc_module, private pcie::TlpWindowListener {
   DmaEngineConfig config_;
   std::vector<Tag> tags_;
   std::vector<std::uint32_t> ready_tags_;  // scratch: tags that may take a read now
+  std::vector<std::uint32_t> tag_order_;   // every tag, in about the order they free
   std::vector<sc_core::sc_time> earliest_;  // scratch
   sc_core::sc_time writes_sent_by_;        // the last write window has left the NIC
   sc_core::sc_time reads_sent_by_;         // every tag's last read has left the NIC
@@ -182,6 +185,7 @@ class DmaEngine : public sc_core::sc_module, private pcie::TlpWindowListener {
   std::vector<DmaPort*> active_;           // scratch
   std::vector<DmaPort*> adapter_ports_;    // by nic2dma initiator
   std::size_t first_turn_ = 0;
+  std::uint32_t unbooked_requests_ = 0;    // requests with bytes to cut, over all ports
   bool elaborated_ = false;
   std::vector<std::unique_ptr<Window>> windows_;
   std::vector<Window*> free_windows_;

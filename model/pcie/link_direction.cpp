@@ -18,8 +18,7 @@ LinkDirection::LinkDirection(double gbps, const sc_core::sc_time& latency)
   }
 }
 
-sc_core::sc_time LinkDirection::wire_time(std::uint32_t wire_bytes) const {
-  if (wire_bytes < wire_times_.size()) return wire_times_[wire_bytes];
+sc_core::sc_time LinkDirection::wire_time_of(std::uint32_t wire_bytes) const {
   return serialization_time(8ULL * wire_bytes, gbps_);
 }
 
@@ -63,36 +62,13 @@ void LinkDirection::place(std::size_t from, std::size_t to, std::uint64_t start,
   }
 }
 
-bool LinkDirection::nothing_booked_after(std::uint64_t t) const {
-  return busy_.size() == first_ || busy_.back().end <= t;
-}
-
-void LinkDirection::append(std::uint64_t start, std::uint64_t end, bool dllps_only) {
-  // As place(busy_.size(), busy_.size(), ...) does, without searching.
-  if (busy_.size() > first_ && busy_.back().end == start) {
-    busy_.back().end = end;
-    busy_.back().dllps_only = busy_.back().dllps_only && dllps_only;
-  } else {
-    busy_.push_back(Busy{start, end, dllps_only});
-  }
-}
-
-LinkDirection::Slot LinkDirection::send_tlps(std::uint32_t tlps, std::uint64_t wire_bytes,
-                                             const sc_core::sc_time& duration,
-                                             const sc_core::sc_time& earliest,
-                                             const sc_core::sc_time& now) {
+LinkDirection::Slot LinkDirection::send_among_booked(std::uint32_t tlps, std::uint64_t wire_bytes,
+                                                     const sc_core::sc_time& duration,
+                                                     const sc_core::sc_time& first,
+                                                     const sc_core::sc_time& now) {
   forget_before(now.value());
   const std::uint64_t length = duration.value();
-  const sc_core::sc_time& first = std::max(earliest, now);
   std::uint64_t start = first.value();
-  if (nothing_booked_after(start)) {  // the common case: the TLPs go after all booked
-    const sc_core::sc_time last = first + duration;
-    append(start, last.value(), false);
-    stats_.busy += duration;
-    stats_.tlps += tlps;
-    stats_.tlp_bytes += wire_bytes;
-    return Slot{first, last, last + latency_};
-  }
   std::size_t i = first_busy_after(start);
   for (;;) {
     if (i < busy_.size() && busy_[i].start <= start) {  // the wire is busy at `start`
@@ -108,11 +84,11 @@ LinkDirection::Slot LinkDirection::send_tlps(std::uint32_t tlps, std::uint64_t w
       ++j;
     }
     if (j == busy_.size() || busy_[j].start >= end) {
+      const bool behind_all = j == busy_.size();
       place(i, j, start, end, false);
-      stats_.busy += duration;
-      stats_.tlps += tlps;
-      stats_.tlp_bytes += wire_bytes;
+      count(tlps, wire_bytes, duration);
       const sc_core::sc_time last = sc_core::sc_time::from_value(end);
+      if (behind_all) last_end_ = last;
       return Slot{sc_core::sc_time::from_value(start), last, last + latency_};
     }
     start = busy_[j].end;
@@ -128,13 +104,17 @@ void LinkDirection::send_dllps(std::uint32_t count, std::uint32_t wire_bytes,
   const std::uint64_t length = duration.value();
   std::uint64_t start = std::max(at, now).value();
   if (nothing_booked_after(start)) {
-    append(start, start + length, true);
+    append(start, start + length, true, now.value());
+    last_end_ = std::max(at, now) + duration;
   } else {
+    const bool tail_known = last_end_.value() == busy_.back().end;
     std::size_t i = first_busy_after(start);
     for (; i < busy_.size() && busy_[i].start < start + length; ++i) {
       start = std::max(start, busy_[i].end);
     }
+    const bool behind_all = i == busy_.size();  // then they extend the last stretch
     place(i, i, start, start + length, true);
+    if (behind_all && tail_known) last_end_ += duration;
   }
   stats_.busy += duration;
   stats_.dllps += count;

@@ -9,6 +9,7 @@
 // after theirs too, and TLPs booked later flow around them (a DLLP goes
 // between two TLPs), so a few bytes of DLLP never leave an idle stretch
 // unusable.
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <systemc>
@@ -34,14 +35,30 @@ class LinkDirection {
   LinkDirection(double gbps, const sc_core::sc_time& latency);
 
   // Time `wire_bytes` take on the wire (rounded up to a picosecond).
-  sc_core::sc_time wire_time(std::uint32_t wire_bytes) const;
+  sc_core::sc_time wire_time(std::uint32_t wire_bytes) const {
+    return wire_bytes < wire_times_.size() ? wire_times_[wire_bytes] : wire_time_of(wire_bytes);
+  }
 
   // Sends `tlps` TLPs back to back, `wire_bytes` in all taking `duration`
   // (plus any DLLPs booked among them), from the first time at or after
   // `earliest` (and `now`, the current time) that no TLP already booked is in
   // their way.
   Slot send_tlps(std::uint32_t tlps, std::uint64_t wire_bytes, const sc_core::sc_time& duration,
-                 const sc_core::sc_time& earliest, const sc_core::sc_time& now);
+                 const sc_core::sc_time& earliest, const sc_core::sc_time& now) {
+    const sc_core::sc_time& first = std::max(earliest, now);
+    if (!behind_all_booked(first.value())) {
+      return send_among_booked(tlps, wire_bytes, duration, first, now);
+    }
+    // The common case, inline: the TLPs go after all booked, a few additions.
+    // A copy, not a reference: last_end_ changes below.
+    const sc_core::sc_time start =
+        busy_.size() > first_ && busy_.back().end > first.value() ? last_end_ : first;
+    const sc_core::sc_time last = start + duration;
+    append(start.value(), last.value(), false, now.value());
+    last_end_ = last;
+    count(tlps, wire_bytes, duration);
+    return Slot{start, last, last + latency_};
+  }
   // Sends `count` DLLPs of `wire_bytes` each in the first idle stretch at or after `at`.
   void send_dllps(std::uint32_t count, std::uint32_t wire_bytes, const sc_core::sc_time& at,
                   const sc_core::sc_time& now);
@@ -58,6 +75,16 @@ class LinkDirection {
     std::uint64_t end;
     bool dllps_only;  // TLPs may flow around it
   };
+  sc_core::sc_time wire_time_of(std::uint32_t wire_bytes) const;
+  // send_tlps() where a stretch booked after `first` may be in the way.
+  Slot send_among_booked(std::uint32_t tlps, std::uint64_t wire_bytes,
+                         const sc_core::sc_time& duration, const sc_core::sc_time& first,
+                         const sc_core::sc_time& now);
+  void count(std::uint32_t tlps, std::uint64_t wire_bytes, const sc_core::sc_time& duration) {
+    stats_.busy += duration;
+    stats_.tlps += tlps;
+    stats_.tlp_bytes += wire_bytes;
+  }
   // The first stretch (index) still busy after `t`.
   std::size_t first_busy_after(std::uint64_t t) const;
   // Replaces busy_[from, to) by [start, end), merging with the neighbours it touches.
@@ -65,10 +92,28 @@ class LinkDirection {
              bool dllps_only);
   void forget_before(std::uint64_t now);
   // Whether every stretch booked ends by `t`, so that a new one goes last.
-  bool nothing_booked_after(std::uint64_t t) const;
+  bool nothing_booked_after(std::uint64_t t) const {
+    return busy_.size() == first_ || busy_.back().end <= t;
+  }
+  // Whether TLPs ready at `t` go after every stretch booked: nothing is
+  // booked after `t`, or `t` falls in the last stretch, which is the wire
+  // queueing (a saturated direction); then they start when it ends, last_end_.
+  bool behind_all_booked(std::uint64_t t) const {
+    return busy_.size() == first_ || busy_.back().end <= t ||
+           (busy_.back().start <= t && last_end_.value() == busy_.back().end);
+  }
   // Books [start, end) after every booked stretch, merging with the last one
-  // if it touches it.
-  void append(std::uint64_t start, std::uint64_t end, bool dllps_only);
+  // if it touches it; what has ended by `now` is forgotten only when the
+  // vector would grow.
+  void append(std::uint64_t start, std::uint64_t end, bool dllps_only, std::uint64_t now) {
+    if (busy_.size() > first_ && busy_.back().end == start) {
+      busy_.back().end = end;
+      busy_.back().dllps_only = busy_.back().dllps_only && dllps_only;
+      return;
+    }
+    forget_before(now);
+    busy_.push_back(Busy{start, end, dllps_only});
+  }
 
   double gbps_;
   sc_core::sc_time latency_;
@@ -77,6 +122,9 @@ class LinkDirection {
   // the link asks for it for every TLP.
   std::vector<sc_core::sc_time> wire_times_;
   std::vector<Busy> busy_;  // sorted and disjoint; entries before first_ have ended
+  // The end of the last stretch as an sc_time, when a TLP booked by the fast
+  // path made it (so it need not be rebuilt from picoseconds).
+  sc_core::sc_time last_end_;
   std::size_t first_ = 0;
   LinkDirectionStats stats_;
 };

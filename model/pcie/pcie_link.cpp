@@ -15,7 +15,8 @@ PcieLink::PcieLink(const sc_core::sc_module_name& name, const PcieConfig& config
       config_(config),
       upstream_(config.link_gbps(), config.link_latency),
       downstream_(config.link_gbps(), config.link_latency),
-      iotlb_(config.iotlb_entries, config.iommu_page_bytes) {
+      iotlb_(config.iotlb_entries, config.iommu_page_bytes),
+      full_completion_time_(downstream_.wire_time(completion_wire_bytes(config.completion_bytes))) {
   nic2pcie.bind(*this);
   host2pcie.register_b_transport(this, &PcieLink::host_b_transport);
   SC_METHOD(run_root_complex);
@@ -30,16 +31,16 @@ sc_core::sc_time PcieLink::translated_at(std::uint64_t address, const sc_core::s
 
 void PcieLink::acknowledge(LinkDirection& reverse, std::uint64_t& ack_bytes,
                            std::uint64_t& fc_bytes, std::uint64_t bytes,
-                           const sc_core::sc_time& at, const sc_core::sc_time& now) {
-  // Charged from when the TLPs are sent rather than when they land, a flight
-  // time later: only the DLLPs' share of the wire matters here.
+                           const sc_core::sc_time& now) {
+  // The remainders carry from one call to the next, so acknowledging a
+  // window's bytes at once makes exactly as many DLLPs as TLP by TLP would.
   ack_bytes += bytes;
   fc_bytes += bytes;
   const std::uint64_t acks = ack_bytes / config_.ack_every_bytes;
   const std::uint64_t updates = fc_bytes / config_.fc_update_every_bytes;
   ack_bytes %= config_.ack_every_bytes;
   fc_bytes %= config_.fc_update_every_bytes;
-  reverse.send_dllps(static_cast<std::uint32_t>(acks + updates), kDllpBytes, at, now);
+  reverse.send_dllps(static_cast<std::uint32_t>(acks + updates), kDllpBytes, now, now);
 }
 
 void PcieLink::schedule(Action::Kind kind, void* item, const sc_core::sc_time& at) {
@@ -98,6 +99,11 @@ void PcieLink::book_reads(TlpWindow& window, Tlp* tlps, std::uint32_t count,
   std::uint32_t group_end = 0;
   bool group_ok = true;
   sc_core::sc_time memory_delay;
+  const sc_core::sc_time answer_latency =
+      config_.root_complex_latency +
+      (config_.memory_remote ? config_.remote_socket_extra : sc_core::SC_ZERO_TIME);
+  std::uint64_t request_bytes_sent = 0;
+  std::uint64_t completion_bytes_sent = 0;
   for (std::uint32_t i = 0; i < count; ++i) {
     Tlp& tlp = tlps[i];
     if (i == group_end) {
@@ -116,15 +122,11 @@ void PcieLink::book_reads(TlpWindow& window, Tlp* tlps, std::uint32_t count,
     const LinkDirection::Slot up =
         upstream_.send_tlps(1, request_bytes, upstream_.wire_time(request_bytes),
                             std::max(tlp.earliest, last_write_sent_), now);
-    acknowledge(downstream_, upstream_ack_bytes_, upstream_fc_bytes_, request_bytes, up.start, now);
-    ++stats_.read_requests;
-    sc_core::sc_time ready = translated_at(tlp.address, up.arrival) +
-                             config_.root_complex_latency +
-                             (config_.memory_remote ? config_.remote_socket_extra
-                                                    : sc_core::SC_ZERO_TIME);
+    request_bytes_sent += request_bytes;
+    sc_core::sc_time ready = translated_at(tlp.address, up.arrival) + answer_latency;
     ready = std::max(ready, last_posted_write_);
 
-    std::uint32_t completions = 1;
+    std::uint32_t cpls = 1;
     std::uint64_t bytes = completion_wire_bytes(0);
     sc_core::sc_time duration;
     if (failed) {
@@ -135,18 +137,16 @@ void PcieLink::book_reads(TlpWindow& window, Tlp* tlps, std::uint32_t count,
       ready += delay;
       const CompletionSizes sizes =
           completion_sizes(tlp.address, tlp.length, config_.completion_bytes);
-      completions = sizes.count();
-      bytes = std::uint64_t{completions} * completion_wire_bytes(0) + tlp.length;
+      cpls = sizes.count();
+      bytes = std::uint64_t{cpls} * completion_wire_bytes(0) + tlp.length;
       // Each completion rounds to a picosecond on its own, as it would alone.
       duration = downstream_.wire_time(completion_wire_bytes(sizes.first)) +
-                 downstream_.wire_time(completion_wire_bytes(config_.completion_bytes)) *
-                     static_cast<double>(sizes.full);
+                 full_completion_time_ * static_cast<double>(sizes.full);
       if (sizes.tail > 0) duration += downstream_.wire_time(completion_wire_bytes(sizes.tail));
     }
-    const LinkDirection::Slot down =
-        downstream_.send_tlps(completions, bytes, duration, ready, now);
-    acknowledge(upstream_, downstream_ack_bytes_, downstream_fc_bytes_, bytes, down.start, now);
-    stats_.completions += completions;
+    const LinkDirection::Slot down = downstream_.send_tlps(cpls, bytes, duration, ready, now);
+    completion_bytes_sent += bytes;
+    stats_.completions += cpls;
 
     tlp.start = up.start;
     tlp.sent = up.end;
@@ -155,19 +155,22 @@ void PcieLink::book_reads(TlpWindow& window, Tlp* tlps, std::uint32_t count,
     window.done = std::max(window.done, down.arrival);
     window.failed = window.failed || failed;
   }
+  stats_.read_requests += count;
+  acknowledge(downstream_, upstream_ack_bytes_, upstream_fc_bytes_, request_bytes_sent, now);
+  acknowledge(upstream_, downstream_ack_bytes_, downstream_fc_bytes_, completion_bytes_sent, now);
 }
 
 void PcieLink::book_writes(TlpWindow& window, Tlp* tlps, std::uint32_t count,
                            const sc_core::sc_time& now) {
   sc_core::sc_time in_memory = last_posted_write_;
+  std::uint64_t bytes_sent = 0;
   for (std::uint32_t i = 0; i < count; ++i) {
     Tlp& tlp = tlps[i];
     const std::uint32_t bytes = write_request_wire_bytes(tlp.address, tlp.length);
     // Posted writes stay in order.
     const LinkDirection::Slot up = upstream_.send_tlps(
         1, bytes, upstream_.wire_time(bytes), std::max(tlp.earliest, last_write_sent_), now);
-    acknowledge(downstream_, upstream_ack_bytes_, upstream_fc_bytes_, bytes, up.start, now);
-    ++stats_.write_requests;
+    bytes_sent += bytes;
     last_write_sent_ = up.end;
     tlp.start = up.start;
     tlp.sent = up.end;
@@ -175,6 +178,8 @@ void PcieLink::book_writes(TlpWindow& window, Tlp* tlps, std::uint32_t count,
     tlp.failed = false;
     in_memory = std::max(in_memory, tlp.done);
   }
+  stats_.write_requests += count;
+  acknowledge(downstream_, upstream_ack_bytes_, upstream_fc_bytes_, bytes_sent, now);
   // The window's bytes reach memory together, after every earlier posted write.
   last_posted_write_ = in_memory;
   window.done = in_memory;
@@ -193,7 +198,7 @@ void PcieLink::host_b_transport(int /*initiator*/, tlm::tlm_generic_payload& pay
   const std::uint32_t bytes = write_request_wire_bytes(payload.get_address(), length);
   const LinkDirection::Slot down =
       downstream_.send_tlps(1, bytes, downstream_.wire_time(bytes), now, now);
-  acknowledge(upstream_, downstream_ack_bytes_, downstream_fc_bytes_, bytes, down.start, now);
+  acknowledge(upstream_, downstream_ack_bytes_, downstream_fc_bytes_, bytes, now);
   ++stats_.mmio_writes;
   if (free_mmio_.empty()) {
     mmio_pool_.push_back(std::make_unique<Mmio>());

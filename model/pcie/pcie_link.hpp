@@ -18,7 +18,7 @@
 //
 // Each direction serializes TLPs and DLLPs at the link rate; a receiver
 // returns an ACK and an UpdateFC DLLP on the other direction per configured
-// number of bytes received.
+// number of bytes received, booked once per window (README.md says why).
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -109,9 +109,11 @@ class PcieLink : public sc_core::sc_module, public TlpListIf {
                          std::uint64_t address, std::uint8_t* data, std::uint32_t length);
   // When a TLP arriving at `arrival` has its address translated.
   sc_core::sc_time translated_at(std::uint64_t address, const sc_core::sc_time& arrival);
-  // A receiver acknowledges `bytes` of TLPs, received from `at` on, on the other direction.
+  // The receiver acknowledges a window's `bytes` of TLPs on the other
+  // direction: their ACK and UpdateFC DLLPs as one stretch, in its first idle
+  // time from `now`, when the window is booked (README.md says why).
   void acknowledge(LinkDirection& reverse, std::uint64_t& ack_bytes, std::uint64_t& fc_bytes,
-                   std::uint64_t bytes, const sc_core::sc_time& at, const sc_core::sc_time& now);
+                   std::uint64_t bytes, const sc_core::sc_time& now);
 
   PcieConfig config_;
   LinkDirection upstream_;
@@ -121,6 +123,7 @@ class PcieLink : public sc_core::sc_module, public TlpListIf {
   std::uint64_t downstream_ack_bytes_ = 0;
   std::uint64_t downstream_fc_bytes_ = 0;
   Iotlb iotlb_;
+  sc_core::sc_time full_completion_time_;  // the wire time of a completion_bytes completion
   sc_core::sc_time last_posted_write_;  // when the newest posted write reaches memory
   sc_core::sc_time last_write_sent_;    // when the newest posted write has left the NIC
   tlm::tlm_generic_payload memory_access_;  // reused: a payload allocates when built

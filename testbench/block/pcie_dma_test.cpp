@@ -735,6 +735,34 @@ TEST(DmaTags, APortHoldsItsLimitOfRequestsAndCompletions) {
   EXPECT_EQ(nic.got.size(), 2u);
 }
 
+TEST(DmaTags, AWindowsDllpsGoAsOneStretchInTheReverseDirectionsFirstIdleTime) {
+  // One requester reads 4 KiB (one window of eight 20 B MRds, each answered
+  // by eight 64 B completions of 84 B) and then writes 64 B (a 12 + 64 + 8 =
+  // 84 B MWr). At ack_every_bytes = fc_update_every_bytes = 203 the window's
+  // 8 x 672 = 5376 B of completions earn 26 ACKs and 26 UpdateFCs upstream, as
+  // TLP by TLP (the remainders carry, so the count is floor(5376 / 203) each).
+  // They are booked with the window, at its booking time, in the upstream's
+  // first idle time: right behind its MRds, so the write, booked after the
+  // read, leaves behind them. Downstream the 160 B of MRds and the 84 B MWr
+  // earn one ACK and one UpdateFC (244 B), booked with the write's window.
+  const pcie::PcieConfig c = gen3x8();
+  Bench bench(c);
+  Requester nic("nic", bench.engine, 2);
+  std::vector<std::uint8_t> got(4096);
+  const auto cqe = pattern(64, 3);
+  sc_core::sc_spawn([&] {
+    nic.port.request(DmaRequest::read(1, 0x10000, 4096, got.data()));
+    nic.port.request(DmaRequest::write(2, 0x20000, 64, cqe.data()));
+  });
+  sc_core::sc_start();
+  ASSERT_NE(nic.completion(2), nullptr);
+  EXPECT_EQ(bench.link.upstream_stats().dllps, 52u);
+  EXPECT_EQ(bench.link.downstream_stats().dllps, 2u);
+  EXPECT_EQ(nic.completion(2)->time,
+            wire(c, 20) * 8.0 + wire(c, 8) * 52.0 + wire(c, 84) + nanoseconds(20));
+  EXPECT_EQ(bench.link.upstream_stats().busy, wire(c, 20) * 8.0 + wire(c, 8) * 52.0 + wire(c, 84));
+}
+
 // ---- The link's timeline ----
 
 TEST(LinkDirection, ALaterBookingFillsAnIdleStretchBeforeAPromisedOne) {
