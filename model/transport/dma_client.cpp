@@ -55,7 +55,12 @@ std::uint32_t DmaClient::issue(const DmaRequest& request, std::shared_ptr<const 
 bool DmaClient::wait(std::uint32_t ticket) {
   pump();
   while (!slots_.at(ticket).done) wait_progress();
-  Slot& slot = slots_[ticket];
+  return release(ticket);
+}
+
+bool DmaClient::release(std::uint32_t ticket) {
+  Slot& slot = slots_.at(ticket);
+  if (!slot.done) throw std::logic_error("DmaClient::release: the ticket is not done");
   const bool ok = slot.ok;
   slot.busy = false;
   free_.push_back(ticket);

@@ -1,6 +1,7 @@
 #pragma once
-// DmaClient: a transport unit's use of its DMA port from SC_THREADs. Each
-// request gets a ticket; a thread can wait for a ticket's completion, or
+// DmaClient: a transport unit's use of its DMA port. Each request gets a
+// ticket; a thread can wait for a ticket's completion (a method polls
+// done() and release()s it, woken by progress_or_completion()), or
 // hand the request off (a posted write, say) and keep its bytes alive only
 // until the completion. Several threads of one unit may share a client.
 #include <cstdint>
@@ -26,6 +27,8 @@ class DmaClient {
   bool done(std::uint32_t ticket) const { return slots_.at(ticket).done; }
   // Waits for the ticket's completion and releases it; false for a failed read.
   bool wait(std::uint32_t ticket);
+  // Releases a done ticket without waiting (for methods); false for a failed read.
+  bool release(std::uint32_t ticket);
   // Convenience: one blocking read or write of `length` bytes at `address`.
   bool read(std::uint64_t address, std::uint8_t* data, std::uint32_t length);
   void write(std::uint64_t address, std::shared_ptr<const Bytes> data);
@@ -35,6 +38,10 @@ class DmaClient {
   void pump();
   // Waits until a completion arrives or another thread takes one.
   void wait_progress();
+  // What wait_progress() waits for, for a method's next_trigger.
+  const sc_core::sc_event_or_list& progress_or_completion() const {
+    return completion_or_progress_;
+  }
 
  private:
   struct Slot {

@@ -127,10 +127,10 @@ class CommandUnit : public sc_core::sc_module {
 // Sends request packets in the order they were made, each once its payload
 // is read (READ requests and atomics carry none): packets of different QPs
 // interleave, and a long message's first packet leaves before its last is read.
-// One thread of the owning unit calls send().
+// One thread of the owning unit calls send(); an SC_METHOD hands the packets on.
 class OrderedSender : public sc_core::sc_module {
  public:
-  sc_core::sc_port<PushIf<packet::TransmitRequest>> out;
+  sc_core::sc_port<NbPushIf<packet::TransmitRequest>> out;
 
   RNICSIM_PROCESS_MODULE(OrderedSender);
   // Each packet reaches `out` `latency` after its payload is read.
@@ -153,6 +153,7 @@ class OrderedSender : public sc_core::sc_module {
 
   DmaClient& dma_;
   sc_core::sc_time latency_;
+  std::size_t head_tickets_done_ = 0;  // the head's tickets waited for and released
   BytePool payloads_;  // the DMA reads every byte of a payload it takes
   SlotRing<Pending> pending_;
   // The packet being queued: its tickets gather here while its reads are
@@ -196,10 +197,11 @@ class Requester : public sc_core::sc_module {
   sc_core::sc_time owed_;        // cycles charged with the next packet
 };
 
-// Splits the parser's packets: requests to the responder, responses to the completer.
+// Splits the parser's packets: requests to the responder, responses to the
+// completer. An SC_METHOD: a packet whose queue is full waits here for room.
 class ReceiveDemux : public sc_core::sc_module {
  public:
-  sc_core::sc_port<PopIf<packet::ReceivedPacket>> in;
+  sc_core::sc_port<NbPopIf<packet::ReceivedPacket>> in;
   Channel<packet::ReceivedPacket> requests;
   Channel<packet::ReceivedPacket> responses;
 
@@ -211,6 +213,8 @@ class ReceiveDemux : public sc_core::sc_module {
  private:
   void run();
   sc_core::sc_time latency_;
+  packet::ReceivedPacket routing_;  // popped, waiting for room in its queue
+  bool holding_ = false;
 };
 
 class Responder : public sc_core::sc_module {

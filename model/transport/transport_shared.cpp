@@ -2,6 +2,7 @@
 // headers; the ordered packet sender and the receive demultiplexer.
 #include <stdexcept>
 
+#include "common/activity.hpp"
 #include "common/message_breakdown.hpp"
 #include "packet/opcodes.hpp"
 #include "transport/rc_units.hpp"
@@ -109,7 +110,7 @@ void TransportShared::set_error(QpContext& qp) {
 OrderedSender::OrderedSender(const sc_core::sc_module_name& name, DmaClient& dma,
                              const sc_core::sc_time& latency)
     : sc_core::sc_module(name), out("out"), dma_(dma), latency_(latency) {
-  SC_THREAD(run);
+  SC_METHOD(run);
 }
 
 void OrderedSender::send(packet::TransmitRequest request,
@@ -130,18 +131,35 @@ void OrderedSender::send(packet::TransmitRequest request,
 }
 
 void OrderedSender::run() {
-  for (;;) {
-    while (pending_.empty()) sc_core::wait(queued_);
+  ++activity().method_activations;
+  while (!pending_.empty()) {
     Pending& head = pending_.front();
-    for (std::uint32_t ticket : head.tickets) dma_.wait(ticket);
+    // The head's tickets are released in order, each once done, as a thread
+    // waiting for them one by one would: ticket numbers are reused in that order.
+    if (head_tickets_done_ < head.tickets.size()) dma_.pump();
+    while (head_tickets_done_ < head.tickets.size() &&
+           dma_.done(head.tickets[head_tickets_done_])) {
+      dma_.release(head.tickets[head_tickets_done_]);
+      ++head_tickets_done_;
+    }
+    if (head_tickets_done_ < head.tickets.size()) {
+      sc_core::next_trigger(dma_.progress_or_completion());
+      return;
+    }
+    if (!out->can_push()) {
+      sc_core::next_trigger(out->space_event());
+      return;
+    }
     const bool acknowledge = is_acknowledge(head.request.header_template.bth.opcode);
     if (!head.tickets.empty() && head.request.payload)
       MessageBreakdown::instance().mark(*this, "payload read");
     packet::TransmitRequest request = std::move(head.request);
     pending_.pop_front();
-    out->push(std::move(request), latency_);
+    head_tickets_done_ = 0;
+    out->nb_push(std::move(request), latency_);
     if (!acknowledge) MessageBreakdown::instance().mark(*this, "to the builder");
   }
+  sc_core::next_trigger(queued_);
 }
 
 ReceiveDemux::ReceiveDemux(const sc_core::sc_module_name& name, std::size_t queue_items,
@@ -151,18 +169,30 @@ ReceiveDemux::ReceiveDemux(const sc_core::sc_module_name& name, std::size_t queu
       requests("requests", queue_items),
       responses("responses", queue_items),
       latency_(latency) {
-  SC_THREAD(run);
+  SC_METHOD(run);
 }
 
 void ReceiveDemux::run() {
+  ++activity().method_activations;
   for (;;) {
-    packet::ReceivedPacket p = in->pop();
-    const std::uint8_t opcode = p.packet.bth.opcode;
-    if (!is_acknowledge(opcode))
-      MessageBreakdown::instance().mark(*this, "ICRC checked, parsed");
+    if (!holding_) {
+      if (!in->nb_pop(routing_)) {
+        sc_core::next_trigger(in->data_event());
+        return;
+      }
+      holding_ = true;
+      if (!is_acknowledge(routing_.packet.bth.opcode))
+        MessageBreakdown::instance().mark(*this, "ICRC checked, parsed");
+    }
     // RC responses: READ RESPONSE FIRST..ONLY, ACKNOWLEDGE, ATOMIC ACKNOWLEDGE.
-    const bool response = opcode >= 0x0D && opcode <= 0x12;
-    (response ? responses : requests).push(std::move(p), latency_);
+    const std::uint8_t opcode = routing_.packet.bth.opcode;
+    Channel<packet::ReceivedPacket>& queue =
+        opcode >= 0x0D && opcode <= 0x12 ? responses : requests;
+    if (!queue.nb_push(std::move(routing_), latency_)) {
+      sc_core::next_trigger(queue.space_event());
+      return;
+    }
+    holding_ = false;
   }
 }
 
