@@ -84,11 +84,9 @@ LinkDirection::Slot LinkDirection::send_among_booked(std::uint32_t tlps, std::ui
       ++j;
     }
     if (j == busy_.size() || busy_[j].start >= end) {
-      const bool behind_all = j == busy_.size();
       place(i, j, start, end, false);
       count(tlps, wire_bytes, duration);
       const sc_core::sc_time last = sc_core::sc_time::from_value(end);
-      if (behind_all) last_end_ = last;
       return Slot{sc_core::sc_time::from_value(start), last, last + latency_};
     }
     start = busy_[j].end;
@@ -105,16 +103,12 @@ void LinkDirection::send_dllps(std::uint32_t count, std::uint32_t wire_bytes,
   std::uint64_t start = std::max(at, now).value();
   if (nothing_booked_after(start)) {
     append(start, start + length, true, now.value());
-    last_end_ = std::max(at, now) + duration;
   } else {
-    const bool tail_known = last_end_.value() == busy_.back().end;
     std::size_t i = first_busy_after(start);
     for (; i < busy_.size() && busy_[i].start < start + length; ++i) {
       start = std::max(start, busy_[i].end);
     }
-    const bool behind_all = i == busy_.size();  // then they extend the last stretch
     place(i, i, start, start + length, true);
-    if (behind_all && tail_known) last_end_ += duration;
   }
   stats_.busy += duration;
   stats_.dllps += count;

@@ -50,12 +50,11 @@ class LinkDirection {
       return send_among_booked(tlps, wire_bytes, duration, first, now);
     }
     // The common case, inline: the TLPs go after all booked, a few additions.
-    // A copy, not a reference: last_end_ changes below.
-    const sc_core::sc_time start =
-        busy_.size() > first_ && busy_.back().end > first.value() ? last_end_ : first;
+    const sc_core::sc_time start = busy_.size() > first_ && busy_.back().end > first.value()
+                                       ? sc_core::sc_time::from_value(busy_.back().end)
+                                       : first;
     const sc_core::sc_time last = start + duration;
     append(start.value(), last.value(), false, now.value());
-    last_end_ = last;
     count(tlps, wire_bytes, duration);
     return Slot{start, last, last + latency_};
   }
@@ -97,10 +96,9 @@ class LinkDirection {
   }
   // Whether TLPs ready at `t` go after every stretch booked: nothing is
   // booked after `t`, or `t` falls in the last stretch, which is the wire
-  // queueing (a saturated direction); then they start when it ends, last_end_.
+  // queueing (a saturated direction); then they start when it ends.
   bool behind_all_booked(std::uint64_t t) const {
-    return busy_.size() == first_ || busy_.back().end <= t ||
-           (busy_.back().start <= t && last_end_.value() == busy_.back().end);
+    return busy_.size() == first_ || busy_.back().start <= t;
   }
   // Books [start, end) after every booked stretch, merging with the last one
   // if it touches it; what has ended by `now` is forgotten only when the
@@ -122,9 +120,6 @@ class LinkDirection {
   // the link asks for it for every TLP.
   std::vector<sc_core::sc_time> wire_times_;
   std::vector<Busy> busy_;  // sorted and disjoint; entries before first_ have ended
-  // The end of the last stretch as an sc_time, when a TLP booked by the fast
-  // path made it (so it need not be rebuilt from picoseconds).
-  sc_core::sc_time last_end_;
   std::size_t first_ = 0;
   LinkDirectionStats stats_;
 };
