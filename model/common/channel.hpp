@@ -26,9 +26,23 @@
 //   replaced that one. So: query, and wait on the event only after a query
 //   failed. (The channel notifies an event only after a query on it failed,
 //   as nobody can be waiting otherwise.)
+//
+// Early takes. A reader that books its work on its own timeline (a method
+// Stage with this channel as its only input) may register as the channel's
+// early reader. A push into a channel that holds no item then offers the item
+// to it at once, with the time it becomes visible; the reader takes it if it
+// already knows, at the push, the time it would pop it and everything it
+// would do with it then. The item's place stays taken until that time, so
+// the writer sees the channel exactly as it would have; the reader is not
+// woken at all. This is how a packet crosses a pipeline of stages in one
+// activation. Channels with a credit-return latency never offer early.
+#include <algorithm>
 #include <cstddef>
+#include <cstdint>
+#include <cstring>
 #include <limits>
 #include <systemc>
+#include <typeinfo>
 #include <utility>
 
 #include "common/activity.hpp"
@@ -62,6 +76,22 @@ class NbPushIf : public virtual sc_core::sc_interface {
   virtual bool nb_push(T&& item, const sc_core::sc_time& latency) = 0;
   // Notified when a place frees, after can_push() or nb_push() failed.
   virtual const sc_core::sc_event& space_event() const = 0;
+  // Whether `items` pushes by the only writer would succeed now and at any
+  // later time whatever the reader does: the promise an early take needs.
+  // False unless the channel knows it has a single writer.
+  virtual bool has_room_for(std::size_t /*items*/) const { return false; }
+};
+
+// A reader that can take an item the moment it is pushed (see "Early takes").
+template <class T>
+class EarlyReaderIf {
+ public:
+  virtual ~EarlyReaderIf() = default;
+  // Offered `item`, visible at `visible`, by a channel holding no item: takes
+  // it (moving from it) and sets `taken_at` to the time it would have popped
+  // it, or returns false and leaves it.
+  virtual bool take_early(T& item, const sc_core::sc_time& visible,
+                          sc_core::sc_time& taken_at) = 0;
 };
 
 template <class T>
@@ -114,18 +144,38 @@ class Channel : public sc_core::sc_prim_channel,
 
   // Non-blocking side.
   bool can_push() const override {
-    if (credits_.empty()) {
+    if (credits_.empty() && taken_early_.empty()) {
       if (entries_.size() < capacity_) return true;
       space_wanted_ = true;
       return false;
     }
     const sc_core::sc_time now = sc_core::sc_time_stamp();
-    while (!credits_.empty() && credits_.front() <= now) credits_.pop_front();
-    if (entries_.size() + credits_.size() < capacity_) return true;
+    if (places_in_use(now) < capacity_) return true;
     space_wanted_ = true;
-    // Full with credits on their way back: the first one's return frees a place.
+    // Full with places to come back (a credit returns, an early-taken item
+    // reaches the time it would have been popped): the first frees a place.
     if (!credits_.empty()) space_event_.notify(credits_.front() - now);
+    if (!taken_early_.empty()) space_event_.notify(taken_early_.front() - now);
     return false;
+  }
+
+  bool has_room_for(std::size_t items) const override {
+    return writers_ == 1 && places_in_use(sc_core::sc_time_stamp()) + items <= capacity_;
+  }
+
+  // Offers every item pushed into an empty channel to `reader` first (see
+  // "Early takes"); for the reader's end_of_elaboration.
+  void set_early_reader(EarlyReaderIf<T>* reader) {
+    if (credit_latency_ == sc_core::SC_ZERO_TIME) early_reader_ = reader;
+  }
+
+  // SystemC calls this for each port bound to the channel: writers are the
+  // ports bound through a push interface.
+  void register_port(sc_core::sc_port_base& /*port*/, const char* if_typename) override {
+    if (std::strcmp(if_typename, typeid(PushIf<T>).name()) == 0 ||
+        std::strcmp(if_typename, typeid(NbPushIf<T>).name()) == 0) {
+      ++writers_;
+    }
   }
 
   bool nb_push(T&& item, const sc_core::sc_time& latency) override {
@@ -149,6 +199,8 @@ class Channel : public sc_core::sc_prim_channel,
   std::size_t capacity() const { return capacity_; }
   const sc_core::sc_time& credit_latency() const { return credit_latency_; }
   std::size_t peak_occupancy() const { return peak_occupancy_; }
+  // Items the early reader took at their push (see "Early takes").
+  std::uint64_t taken_early() const { return taken_early_count_; }
   const char* kind() const override { return "rnicsim_channel"; }
 
  private:
@@ -158,12 +210,37 @@ class Channel : public sc_core::sc_prim_channel,
   };
 
   void enqueue(T&& item, const sc_core::sc_time& latency) {
+    if (early_reader_ != nullptr && entries_.empty()) {
+      const sc_core::sc_time now = sc_core::sc_time_stamp();
+      sc_core::sc_time taken_at;
+      if (early_reader_->take_early(item, now + latency, taken_at)) {
+        // The item holds its place until the reader would have popped it.
+        taken_early_.push_back(taken_at);
+        ++taken_early_count_;
+        note_occupancy();
+        return;
+      }
+    }
     if (entries_.empty() && data_wanted_) {
       data_wanted_ = false;
       data_event_.notify(latency);
     }
     entries_.push_back(Entry{sc_core::sc_time_stamp() + latency, std::move(item)});
-    if (entries_.size() > peak_occupancy_) peak_occupancy_ = entries_.size();
+    note_occupancy();
+  }
+
+  // Items in the channel, counting those taken early until they would have been popped.
+  void note_occupancy() {
+    if (!taken_early_.empty()) places_in_use(sc_core::sc_time_stamp());
+    peak_occupancy_ = std::max(peak_occupancy_, entries_.size() + taken_early_.size());
+  }
+
+  // Places taken at `now`: items held, items taken early that the reader
+  // would not have popped yet, credits on their way back. Drops what is due.
+  std::size_t places_in_use(const sc_core::sc_time& now) const {
+    while (!credits_.empty() && credits_.front() <= now) credits_.pop_front();
+    while (!taken_early_.empty() && taken_early_.front() <= now) taken_early_.pop_front();
+    return entries_.size() + taken_early_.size() + credits_.size();
   }
 
   // Notifies the head's visible time when it is still ahead.
@@ -198,6 +275,12 @@ class Channel : public sc_core::sc_prim_channel,
   // Return times of the places popped and not yet back with the writer, in
   // order; lazily dropped once due. Mutable: queries release them.
   mutable RingQueue<sc_core::sc_time> credits_;
+  // When the items the early reader took would have been popped, in order;
+  // lazily dropped once due, like the credits.
+  mutable RingQueue<sc_core::sc_time> taken_early_;
+  EarlyReaderIf<T>* early_reader_ = nullptr;
+  std::size_t writers_ = 0;  // ports bound through PushIf or NbPushIf
+  std::uint64_t taken_early_count_ = 0;
   std::size_t peak_occupancy_ = 0;
   // Mutable: a failed query (a const call) re-arms them.
   mutable sc_core::sc_event data_event_;

@@ -36,11 +36,24 @@ void MessageBreakdown::mark(const sc_core::sc_object& block, const char* point) 
   if (enabled_ && open_) record(block_name(block), point);
 }
 
+void MessageBreakdown::mark(const sc_core::sc_object& block, const char* point,
+                            const sc_core::sc_time& at) {
+  if (enabled_ && open_) record(block_name(block), point, at);
+}
+
 void MessageBreakdown::record(const std::string& block, const char* point) {
+  record(block, point, sc_core::sc_time_stamp());
+}
+
+void MessageBreakdown::record(const std::string& block, const char* point,
+                              const sc_core::sc_time& at) {
   for (const Mark& m : current_) {
     if (m.point == point && m.block == block) return;
   }
-  current_.push_back(Mark{block, point, sc_core::sc_time_stamp()});
+  // After every mark at or before `at`: marks made now come last, as before.
+  const auto later = std::upper_bound(current_.begin(), current_.end(), at,
+                                      [](const sc_core::sc_time& t, const Mark& m) { return t < m.at; });
+  current_.insert(later, Mark{block, point, at});
 }
 
 MessageBreakdown::Summary MessageBreakdown::take() {

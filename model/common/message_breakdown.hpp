@@ -35,6 +35,9 @@ class MessageBreakdown {
   // The same for a block named by its object: the name is only built when
   // the mark counts (per packet, a string would be the costliest part).
   void mark(const sc_core::sc_object& block, const char* point);
+  // The same at time `at`, which may be ahead of the kernel's (a stage
+  // serving an item taken early): marks are kept in time order.
+  void mark(const sc_core::sc_object& block, const char* point, const sc_core::sc_time& at);
 
   // The messages since the last take(): each point's mean time after the
   // post, in order, as the stages between consecutive points.
@@ -59,6 +62,7 @@ class MessageBreakdown {
     sc_core::sc_time at;
   };
   void record(const std::string& block, const char* point);
+  void record(const std::string& block, const char* point, const sc_core::sc_time& at);
 
   bool enabled_ = false;
   bool open_ = false;

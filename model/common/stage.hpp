@@ -31,6 +31,15 @@
 //   latency, so it holds its place in the channel from then; the next item is
 //   taken once the stage is free. serve must not wait. Every input and
 //   output needs the channels' non-blocking side (Channel, ReceiveBuffer).
+//   A method stage with one input Channel and one output registers as the
+//   channel's early reader (channel.hpp): an item pushed while the channel
+//   holds none, the stage holds no output and its output promises room for
+//   the item's outputs (max_outputs) is served at the push, booked from the
+//   time the stage would have taken it. So a packet crosses a pipeline of such
+//   stages in the activation that pushed it, with the same times, statistics
+//   and spans as stage by stage. serve must then take the time from
+//   service_start(), not from the kernel.
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -92,7 +101,7 @@ std::uint64_t size_bits_of(const T& item) {
 }  // namespace detail
 
 template <class In, class Out>
-class Stage : public sc_core::sc_module {
+class Stage : public sc_core::sc_module, public EarlyReaderIf<In> {
  public:
   // One or more inputs. With several, the stage takes the next item round
   // robin among the inputs whose head is visible, which needs channels with
@@ -145,6 +154,29 @@ class Stage : public sc_core::sc_module {
   const StageStats& stats() const { return stats_; }
   const StageTiming& timing() const { return timing_; }
 
+  // Whether a method stage may take items early (see above); before the end
+  // of elaboration. On by default; a test compares the two.
+  void allow_early_takes(bool allow) { early_takes_allowed_ = allow; }
+
+  bool take_early(In& item, const sc_core::sc_time& visible,
+                  sc_core::sc_time& taken_at) override {
+    if (serving_ || !held_.empty() || !nb_outputs_[0]->has_room_for(max_outputs(item))) {
+      return false;
+    }
+    // Taken when it is visible or when the stage is free, whichever is later,
+    // as the method would take it.
+    taken_at = std::max(visible, free_at_);
+    serve_booked(item, 0, taken_at);
+    if (!held_.empty()) {
+      SC_REPORT_ERROR("rnicsim/stage", (std::string(name()) +
+                                        ": an item taken early emitted more outputs than "
+                                        "max_outputs promised")
+                                           .c_str());
+    }
+    finish_booked_item();
+    return true;
+  }
+
  protected:
   // The block's functional work on one item, done when its service starts:
   // emit 0..N outputs through `emitter`. It may wait; that time is busy time.
@@ -157,6 +189,14 @@ class Stage : public sc_core::sc_module {
 
   // The input the item being served came from.
   std::size_t current_input() const { return current_input_; }
+
+  // When the service of the item being served started: the time serve's
+  // work happens at, which for an item taken early is ahead of the kernel's.
+  const sc_core::sc_time& service_start() const { return item_start_; }
+
+  // The most outputs serve can emit for `item`: an item is taken early only
+  // if its output has room for that many.
+  virtual std::size_t max_outputs(const In& /*item*/) const { return 1; }
 
   void end_of_elaboration() override {
     // Resolved once: the ports' own lookups (and basename()'s search of the
@@ -177,6 +217,9 @@ class Stage : public sc_core::sc_module {
         }
         nb_outputs_.push_back(output);
       }
+    }
+    if (method && early_takes_allowed_ && in.size() == 1 && out.size() == 1) {
+      if (auto* channel = dynamic_cast<Channel<In>*>(in[0])) channel->set_early_reader(this);
     }
     if (in.size() < 2 && !method) return;
     for (int i = 0; i < in.size(); ++i) {
@@ -234,15 +277,23 @@ class Stage : public sc_core::sc_module {
       In item;
       inputs_[i]->nb_pop(item);
       next_input_ = (i + 1) % inputs_.size();
-      current_input_ = i;
-      begin_item(now);
-      if (occupancy_ == Occupancy::kInput) occupy(input_bits(item));
-      serve(item, emitter_);
-      trailing_ = pending_;  // charged after the last output
-      pending_ = sc_core::SC_ZERO_TIME;
+      serve_booked(item, i, now);
       if (!held_.empty() && !send_held()) return;
       finish_booked_item();
     }
+  }
+
+  // Method stages: serves `item` from input `input` with its service starting
+  // at `start` (now, or ahead for an item taken early).
+  void serve_booked(In& item, std::size_t input, const sc_core::sc_time& start) {
+    current_input_ = input;
+    begin_item(start);
+    if (occupancy_ == Occupancy::kInput) occupy(input_bits(item));
+    serving_ = true;
+    serve(item, emitter_);
+    serving_ = false;
+    trailing_ = pending_;  // charged after the last output
+    pending_ = sc_core::SC_ZERO_TIME;
   }
 
   // The first input, round robin, whose head is visible; inputs_.size() if none.
@@ -286,7 +337,7 @@ class Stage : public sc_core::sc_module {
     Held held{std::move(item), port, pending_};
     pending_ = sc_core::SC_ZERO_TIME;
     if (held_.empty() && nb_outputs_[port]->can_push()) {
-      send(held);
+      send(held, item_start_);  // the service starts when serve runs
     } else {
       held_.push_back(std::move(held));
     }
@@ -301,14 +352,14 @@ class Stage : public sc_core::sc_module {
         sc_core::next_trigger(output->space_event());
         return false;
       }
-      send(held_.front());
+      send(held_.front(), sc_core::sc_time_stamp());
       held_.pop_front();
     }
     return true;
   }
 
-  void send(Held& held) {
-    const sc_core::sc_time now = sc_core::sc_time_stamp();
+  // Sends an output at `now`, which is ahead of the kernel for an item taken early.
+  void send(Held& held, const sc_core::sc_time& now) {
     const sc_core::sc_time done = output_start_ + held.service;
     const sc_core::sc_time sent = std::max(done, now);
     const sc_core::sc_time visible = sent + timing_.latency();
@@ -321,7 +372,7 @@ class Stage : public sc_core::sc_module {
     ++item_outputs_;
     stats_.last_end = visible;
     output_start_ = sent;
-    nb_outputs_[held.port]->nb_push(std::move(held.item), visible - now);
+    nb_outputs_[held.port]->nb_push(std::move(held.item), visible - sc_core::sc_time_stamp());
   }
 
   void finish_booked_item() {
@@ -403,6 +454,8 @@ class Stage : public sc_core::sc_module {
   // Method stages only.
   std::vector<NbPushIf<Out>*> nb_outputs_;
   RingQueue<Held> held_;      // outputs waiting for room, in order
+  bool serving_ = false;       // inside serve: an item offered early then waits
+  bool early_takes_allowed_ = true;
   sc_core::sc_time trailing_;  // the item's service time after its last output
   sc_core::sc_time free_at_;   // when the datapath has finished the last item
 };

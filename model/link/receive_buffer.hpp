@@ -17,6 +17,7 @@
 // arrival at the same instant as a pop counts as before it. The drop handler
 // gets the frame and the time it arrived.
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <systemc>
@@ -61,6 +62,7 @@ class ReceiveBuffer : public sc_core::sc_prim_channel,
   }
   // Never notified: there is always room on the cable.
   const sc_core::sc_event& space_event() const override { return never_; }
+  bool has_room_for(std::size_t /*items*/) const override { return true; }
 
   // The receiver's side.
   Transfer pop() override {

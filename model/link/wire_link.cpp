@@ -17,12 +17,12 @@ WireLink::WireLink(const sc_core::sc_module_name& name, const WireLinkConfig& co
 }
 
 sc_core::sc_time WireLink::serve(Transfer& item) {
-  if (tap_) tap_(item, sc_core::sc_time_stamp());
+  if (tap_) tap_(item, service_start());
   // RoCEv2 over untagged IPv4: the BTH opcode is byte 42.
   MessageBreakdown& breakdown = MessageBreakdown::instance();
   if (breakdown.enabled() && item.bytes() && item.bytes()->size() > 42 &&
       !is_acknowledge((*item.bytes())[42])) {
-    breakdown.mark(*this, "built, ICRC, onto the wire");
+    breakdown.mark(*this, "built, ICRC, onto the wire", service_start());
   }
   return sc_core::SC_ZERO_TIME;
 }

@@ -1,5 +1,6 @@
 #include "packet/packet_blocks.hpp"
 
+#include <limits>
 #include <numeric>
 #include <utility>
 
@@ -12,13 +13,20 @@ PacketBuilder::PacketBuilder(const sc_core::sc_module_name& name, const StageTim
     : Stage<TransmitRequest, OutgoingFrame>(name, timing, Occupancy::kOutputs,
                                             StageProcess::kMethod) {}
 
+std::size_t PacketBuilder::max_outputs(const TransmitRequest& request) const {
+  if (request.single_packet) return 1;
+  // An invalid PMTU is serve's to report; no promise can be made for it.
+  if (!is_valid_pmtu(request.pmtu)) return std::numeric_limits<std::size_t>::max();
+  return packet_count(request.payload ? request.payload->size() : 0, request.pmtu);
+}
+
 void PacketBuilder::serve(TransmitRequest& request, Emitter& emitter) {
   const std::size_t length = request.payload ? request.payload->size() : 0;
   const std::uint8_t* payload = request.payload ? request.payload->data() : nullptr;
   if (request.single_packet) {
     std::shared_ptr<Bytes> bytes = frames_.take(0);
     build_frame_into(*bytes, request.header_template, payload, length, IcrcHandling::kSkip);
-    emitter.emit(OutgoingFrame{stats().items_out, std::move(bytes), sc_core::sc_time_stamp(), {}});
+    emitter.emit(OutgoingFrame{stats().items_out, std::move(bytes), service_start(), {}});
     return;
   }
   for (const SegmentedPacket& segment :
@@ -43,7 +51,7 @@ void PacketBuilder::serve(TransmitRequest& request, Emitter& emitter) {
     std::shared_ptr<Bytes> bytes = frames_.take(0);
     build_frame_into(*bytes, headers, payload + segment.payload_offset, segment.payload_length,
                      IcrcHandling::kSkip);
-    emitter.emit(OutgoingFrame{stats().items_out, std::move(bytes), sc_core::sc_time_stamp(), {}});
+    emitter.emit(OutgoingFrame{stats().items_out, std::move(bytes), service_start(), {}});
   }
 }
 

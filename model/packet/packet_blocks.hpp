@@ -86,6 +86,8 @@ class PacketBuilder : public Stage<TransmitRequest, OutgoingFrame> {
 
  protected:
   void serve(TransmitRequest& request, Emitter& emitter) override;
+  // One per packet of the message.
+  std::size_t max_outputs(const TransmitRequest& request) const override;
 
  private:
   BytePool frames_;  // a frame's buffer comes back when its last holder (the peer) is done

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <system_error>
@@ -59,15 +60,29 @@ void WireCapture::record(const Transfer& frame, const sc_core::sc_time& first_bi
   // An item without bytes is a size on a wire that carries no frames (the
   // pipeline experiment's): nothing a capture could hold.
   if (!write_error_.empty() || !frame.bytes()) return;
-  errno = 0;
-  try {
-    writer_->write(to_ps(first_bit) / 1000, frame.bytes()->data(), frame.bytes()->size());
-  } catch (const packet::PcapError&) {
-    write_error_ = last_error("write failed");
+  // No frame recorded from now on can have left before now.
+  write_waiting(sc_core::sc_time_stamp());
+  const Bytes& bytes = *frame.bytes();
+  waiting_.push_back(Waiting{first_bit, recorded_++, std::vector<std::uint8_t>(bytes.begin(), bytes.end())});
+  std::push_heap(waiting_.begin(), waiting_.end(), later);
+}
+
+void WireCapture::write_waiting(const sc_core::sc_time& before) {
+  while (!waiting_.empty() && waiting_.front().first_bit < before && write_error_.empty()) {
+    std::pop_heap(waiting_.begin(), waiting_.end(), later);
+    const Waiting& next = waiting_.back();
+    errno = 0;
+    try {
+      writer_->write(to_ps(next.first_bit) / 1000, next.bytes.data(), next.bytes.size());
+    } catch (const packet::PcapError&) {
+      write_error_ = last_error("write failed");
+    }
+    waiting_.pop_back();
   }
 }
 
 void WireCapture::commit() {
+  write_waiting(sc_core::sc_max_time());
   if (!write_error_.empty()) throw packet::PcapError(path_.string(), write_error_);
   writer_.reset();  // closes the file
   std::error_code error;

@@ -3,7 +3,9 @@
 // a tap on the cable would see it. Each frame is recorded as its sender puts
 // it on the wire (without FCS, as the project's captures and Linux's hold
 // frames), at the time its first bit leaves, in nanoseconds; frames of both
-// directions interleave in time order because the taps run in simulated time.
+// directions interleave in time order. A wire may put a frame on the cable
+// ahead of the kernel's time (a stage serving an item taken early), so frames
+// wait in time order until the simulation has passed their time.
 //
 // Nothing half-written is left at the path: the frames go into a staging file
 // beside it (PATH.partial-PID), which commit() moves into place once the run
@@ -14,6 +16,7 @@
 #include <optional>
 #include <string>
 #include <systemc>
+#include <vector>
 
 #include "common/transfer.hpp"
 #include "link/wire_link.hpp"
@@ -38,15 +41,29 @@ class WireCapture {
   void commit();
 
   const std::filesystem::path& path() const { return path_; }
-  std::uint64_t frames() const { return writer_ ? writer_->records() : 0; }
+  std::uint64_t frames() const { return (writer_ ? writer_->records() : 0) + waiting_.size(); }
 
  private:
+  struct Waiting {
+    sc_core::sc_time first_bit;
+    std::uint64_t order;  // frames with the same time stay in the order they were recorded
+    std::vector<std::uint8_t> bytes;
+  };
+
+  // The heap's order: the frame that left later (or was recorded later) sinks.
+  static bool later(const Waiting& a, const Waiting& b) {
+    return a.first_bit != b.first_bit ? a.first_bit > b.first_bit : a.order > b.order;
+  }
   void record(const Transfer& frame, const sc_core::sc_time& first_bit);
+  // Writes the waiting frames that left before `before`, in time order.
+  void write_waiting(const sc_core::sc_time& before);
 
   std::filesystem::path path_;
   std::filesystem::path staging_;
   std::optional<packet::PcapWriter> writer_;
   std::string write_error_;  // the first write that failed; later frames are not written
+  std::vector<Waiting> waiting_;  // a heap, earliest first
+  std::uint64_t recorded_ = 0;
   bool committed_ = false;
 };
 
