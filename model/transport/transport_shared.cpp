@@ -172,6 +172,33 @@ ReceiveDemux::ReceiveDemux(const sc_core::sc_module_name& name, std::size_t queu
   SC_METHOD(run);
 }
 
+void ReceiveDemux::end_of_elaboration() {
+  if (auto* channel = dynamic_cast<Channel<packet::ReceivedPacket>*>(in.get_interface())) {
+    channel->set_early_reader(this);
+  }
+}
+
+Channel<packet::ReceivedPacket>& ReceiveDemux::queue_for(const packet::ReceivedPacket& packet) {
+  // RC responses: READ RESPONSE FIRST..ONLY, ACKNOWLEDGE, ATOMIC ACKNOWLEDGE.
+  const std::uint8_t opcode = packet.packet.bth.opcode;
+  return opcode >= 0x0D && opcode <= 0x12 ? responses : requests;
+}
+
+void ReceiveDemux::mark_parsed(const packet::ReceivedPacket& packet, const sc_core::sc_time& at) {
+  if (!is_acknowledge(packet.packet.bth.opcode))
+    MessageBreakdown::instance().mark(*this, "ICRC checked, parsed", at);
+}
+
+bool ReceiveDemux::take_early(packet::ReceivedPacket& packet, const sc_core::sc_time& visible,
+                              sc_core::sc_time& taken_at) {
+  Channel<packet::ReceivedPacket>& queue = queue_for(packet);
+  if (holding_ || !queue.can_push()) return false;
+  taken_at = visible;
+  mark_parsed(packet, visible);
+  queue.nb_push(std::move(packet), visible + latency_ - sc_core::sc_time_stamp());
+  return true;
+}
+
 void ReceiveDemux::run() {
   ++activity().method_activations;
   for (;;) {
@@ -181,13 +208,9 @@ void ReceiveDemux::run() {
         return;
       }
       holding_ = true;
-      if (!is_acknowledge(routing_.packet.bth.opcode))
-        MessageBreakdown::instance().mark(*this, "ICRC checked, parsed");
+      mark_parsed(routing_, sc_core::sc_time_stamp());
     }
-    // RC responses: READ RESPONSE FIRST..ONLY, ACKNOWLEDGE, ATOMIC ACKNOWLEDGE.
-    const std::uint8_t opcode = routing_.packet.bth.opcode;
-    Channel<packet::ReceivedPacket>& queue =
-        opcode >= 0x0D && opcode <= 0x12 ? responses : requests;
+    Channel<packet::ReceivedPacket>& queue = queue_for(routing_);
     if (!queue.nb_push(std::move(routing_), latency_)) {
       sc_core::next_trigger(queue.space_event());
       return;
