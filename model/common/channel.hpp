@@ -94,6 +94,16 @@ class EarlyReaderIf {
                           sc_core::sc_time& taken_at) = 0;
 };
 
+// A channel that offers its items to an early reader (Channel, ReceiveBuffer).
+template <class T>
+class EarlyTakeSourceIf {
+ public:
+  virtual ~EarlyTakeSourceIf() = default;
+  // Offers every item pushed while the channel holds none to `reader` first;
+  // for the reader's end_of_elaboration.
+  virtual void set_early_reader(EarlyReaderIf<T>* reader) = 0;
+};
+
 template <class T>
 class NbPopIf : public virtual sc_core::sc_interface {
  public:
@@ -111,7 +121,8 @@ class Channel : public sc_core::sc_prim_channel,
                 public PushIf<T>,
                 public PopIf<T>,
                 public NbPushIf<T>,
-                public NbPopIf<T> {
+                public NbPopIf<T>,
+                public EarlyTakeSourceIf<T> {
  public:
   static constexpr std::size_t kUnbounded = std::numeric_limits<std::size_t>::max();
 
@@ -163,9 +174,8 @@ class Channel : public sc_core::sc_prim_channel,
     return writers_ == 1 && places_in_use(sc_core::sc_time_stamp()) + items <= capacity_;
   }
 
-  // Offers every item pushed into an empty channel to `reader` first (see
-  // "Early takes"); for the reader's end_of_elaboration.
-  void set_early_reader(EarlyReaderIf<T>* reader) {
+  // Never with a credit-return latency: the reader's pop would not free the place.
+  void set_early_reader(EarlyReaderIf<T>* reader) override {
     if (credit_latency_ == sc_core::SC_ZERO_TIME) early_reader_ = reader;
   }
 

@@ -31,8 +31,8 @@
 //   latency, so it holds its place in the channel from then; the next item is
 //   taken once the stage is free. serve must not wait. Every input and
 //   output needs the channels' non-blocking side (Channel, ReceiveBuffer).
-//   A method stage with one input Channel and one output registers as the
-//   channel's early reader (channel.hpp): an item pushed while the channel
+//   A method stage with one input channel and one output registers as the
+//   channel's early reader (channel.hpp; a Channel or a ReceiveBuffer): an item pushed while the channel
 //   holds none, the stage holds no output and its output promises room for
 //   the item's outputs (max_outputs) is served at the push, booked from the
 //   time the stage would have taken it. So a packet crosses a pipeline of such
@@ -219,7 +219,9 @@ class Stage : public sc_core::sc_module, public EarlyReaderIf<In> {
       }
     }
     if (method && early_takes_allowed_ && in.size() == 1 && out.size() == 1) {
-      if (auto* channel = dynamic_cast<Channel<In>*>(in[0])) channel->set_early_reader(this);
+      if (auto* source = dynamic_cast<EarlyTakeSourceIf<In>*>(in[0])) {
+        source->set_early_reader(this);
+      }
     }
     if (in.size() < 2 && !method) return;
     for (int i = 0; i < in.size(); ++i) {

@@ -16,6 +16,12 @@
 // process of its own and costs no event per frame beyond the reader's; an
 // arrival at the same instant as a pop counts as before it. The drop handler
 // gets the frame and the time it arrived.
+//
+// Early takes (common/channel.hpp): a frame pushed while the buffer holds
+// none and has none on the cable is offered to the early reader (the receive
+// ICRC stage) at once, if the buffer will have room for it when it arrives.
+// Its bytes then count as held from its arrival until the reader would have
+// popped it, so later arrivals find the buffer as full as they would have.
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -35,13 +41,15 @@ struct ReceiveBufferStats {
   std::uint64_t dropped = 0;        // arrived to a full buffer
   std::uint64_t dropped_bytes = 0;
   std::uint64_t peak_bytes = 0;     // most bytes held at once
+  std::uint64_t taken_early = 0;    // of `frames`, those the early reader took at their push
 };
 
 class ReceiveBuffer : public sc_core::sc_prim_channel,
                       public PushIf<Transfer>,
                       public NbPushIf<Transfer>,
                       public PopIf<Transfer>,
-                      public NbPopIf<Transfer> {
+                      public NbPopIf<Transfer>,
+                      public EarlyTakeSourceIf<Transfer> {
  public:
   using DropHandler = std::function<void(const Transfer& frame, const sc_core::sc_time& arrived)>;
 
@@ -51,8 +59,12 @@ class ReceiveBuffer : public sc_core::sc_prim_channel,
   // The wire's side: never waits.
   void push(Transfer frame, const sc_core::sc_time& latency) override {
     settle();
-    if (buffer_.empty() && in_flight_.empty()) data_event_.notify(latency);
-    in_flight_.push_back(Entry{sc_core::sc_time_stamp() + latency, std::move(frame)});
+    const sc_core::sc_time arrives_at = sc_core::sc_time_stamp() + latency;
+    if (buffer_.empty() && in_flight_.empty()) {
+      if (early_reader_ != nullptr && take_early(frame, arrives_at)) return;
+      data_event_.notify(latency);
+    }
+    in_flight_.push_back(Entry{arrives_at, std::move(frame)});
   }
   void wait_for_space() override {}
   bool can_push() const override { return true; }
@@ -82,6 +94,7 @@ class ReceiveBuffer : public sc_core::sc_prim_channel,
   const Transfer* peek() const override { return ready() ? &buffer_.front().item : nullptr; }
   const sc_core::sc_event& data_event() const override { return data_event_; }
 
+  void set_early_reader(EarlyReaderIf<Transfer>* reader) override { early_reader_ = reader; }
   void set_drop_handler(DropHandler handler) { drop_handler_ = std::move(handler); }
   std::uint64_t capacity_bytes() const { return capacity_bytes_; }
   const ReceiveBufferStats& stats() const {
@@ -96,6 +109,39 @@ class ReceiveBuffer : public sc_core::sc_prim_channel,
     Transfer item;
   };
 
+  // A frame taken early: its bytes are held from its arrival until `taken_at`.
+  struct TakenEarly {
+    sc_core::sc_time taken_at;
+    std::uint64_t bytes;
+  };
+
+  // Bytes held at `arrival` by frames taken early (one popped at the same
+  // instant still holds its bytes); drops those popped before. Arrivals come
+  // in order, so no later question is about an earlier time.
+  std::uint64_t held_early_at(const sc_core::sc_time& arrival) const {
+    while (!taken_early_.empty() && taken_early_.front().taken_at < arrival) {
+      held_early_bytes_ -= taken_early_.front().bytes;
+      taken_early_.pop_front();
+    }
+    return held_early_bytes_;
+  }
+
+  // Offers a frame arriving at `arrives_at` to the early reader, if it will
+  // fit then; true if the reader took it.
+  bool take_early(Transfer& frame, const sc_core::sc_time& arrives_at) {
+    const std::uint64_t bytes = frame.size_bytes();
+    const std::uint64_t held = held_early_at(arrives_at);
+    if (bytes > capacity_bytes_ - held) return false;  // dropped when it arrives
+    sc_core::sc_time taken_at;
+    if (!early_reader_->take_early(frame, arrives_at, taken_at)) return false;
+    taken_early_.push_back(TakenEarly{taken_at, bytes});
+    held_early_bytes_ += bytes;
+    stats_.peak_bytes = std::max(stats_.peak_bytes, held + bytes);
+    ++stats_.frames;
+    ++stats_.taken_early;
+    return true;
+  }
+
   // Keeps or drops, in order, every frame that has arrived by now.
   void settle() const {
     const sc_core::sc_time now = sc_core::sc_time_stamp();
@@ -103,14 +149,15 @@ class ReceiveBuffer : public sc_core::sc_prim_channel,
       Entry entry = std::move(in_flight_.front());
       in_flight_.pop_front();
       const std::uint64_t bytes = entry.item.size_bytes();
-      if (bytes > capacity_bytes_ - held_bytes_) {
+      const std::uint64_t held = held_bytes_ + held_early_at(entry.arrives_at);
+      if (bytes > capacity_bytes_ - held) {
         ++stats_.dropped;
         stats_.dropped_bytes += bytes;
         if (drop_handler_) drop_handler_(entry.item, entry.arrives_at);
         continue;
       }
       held_bytes_ += bytes;
-      stats_.peak_bytes = std::max(stats_.peak_bytes, held_bytes_);
+      stats_.peak_bytes = std::max(stats_.peak_bytes, held + bytes);
       ++stats_.frames;
       buffer_.push_back(std::move(entry));
     }
@@ -139,6 +186,9 @@ class ReceiveBuffer : public sc_core::sc_prim_channel,
   mutable RingQueue<Entry> in_flight_;  // pushed, still on the cable
   mutable RingQueue<Entry> buffer_;     // arrived and kept
   mutable std::uint64_t held_bytes_ = 0;
+  EarlyReaderIf<Transfer>* early_reader_ = nullptr;
+  mutable RingQueue<TakenEarly> taken_early_;  // in the order they were taken
+  mutable std::uint64_t held_early_bytes_ = 0;  // their bytes
   mutable ReceiveBufferStats stats_;
   mutable sc_core::sc_event data_event_;
   sc_core::sc_event never_;

@@ -173,8 +173,8 @@ ReceiveDemux::ReceiveDemux(const sc_core::sc_module_name& name, std::size_t queu
 }
 
 void ReceiveDemux::end_of_elaboration() {
-  if (auto* channel = dynamic_cast<Channel<packet::ReceivedPacket>*>(in.get_interface())) {
-    channel->set_early_reader(this);
+  if (auto* source = dynamic_cast<EarlyTakeSourceIf<packet::ReceivedPacket>*>(in.get_interface())) {
+    source->set_early_reader(this);
   }
 }
 
