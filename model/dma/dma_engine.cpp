@@ -60,8 +60,8 @@ DmaEngine::DmaEngine(const sc_core::sc_module_name& name, const DmaEngineConfig&
       tags_(config.read_tags),
       earliest_(config.read_tags) {
   ready_tags_.reserve(config.read_tags);
-  tag_order_.reserve(config.read_tags);
-  for (std::uint32_t i = 0; i < config.read_tags; ++i) tag_order_.push_back(i);
+  sending_tags_.reserve(config.read_tags);
+  for (std::uint32_t i = 0; i < config.read_tags; ++i) ready_tags_.push_back(i);
   nic2dma.register_b_transport(this, &DmaEngine::b_transport);
   SC_METHOD(schedule);
   sensitive << wake_;
@@ -165,29 +165,36 @@ BookedTlps DmaEngine::book_window(DmaPort& port, DmaPort::Slot& slot, std::uint3
 }
 
 bool DmaEngine::collect_ready_tags(const sc_core::sc_time& now) {
-  // The tags free soonest go first, to the first turn. Tags get reads in the
-  // order of the last call's sort and free in about that order, so taken in
-  // that order they come nearly sorted, and an insertion sort is about one
-  // comparison per tag.
-  const auto sooner = [this](std::uint32_t a, std::uint32_t b) {
-    return tags_[a].free_at != tags_[b].free_at ? tags_[a].free_at < tags_[b].free_at : a < b;
-  };
-  ready_tags_.clear();
-  std::size_t busy = 0;
-  for (const std::uint32_t tag : tag_order_) {
-    if (tags_[tag].sent_by > now) {
-      tag_order_[busy++] = tag;  // still sending: stays ahead, in order
-      continue;
-    }
+  // The tags whose read has left are the first of the sending ones. A tag's
+  // new read frees after the reads of the tags still waiting, about always,
+  // so its insertion from the back is one comparison.
+  std::size_t left = 0;
+  for (; left < sending_tags_.size() && tags_[sending_tags_[left]].sent_by <= now; ++left) {
+    const std::uint32_t tag = sending_tags_[left];
     std::size_t at = ready_tags_.size();
     ready_tags_.push_back(tag);
-    for (; at > 0 && sooner(tag, ready_tags_[at - 1]); --at) ready_tags_[at] = ready_tags_[at - 1];
+    for (; at > 0 && frees_sooner(tag, ready_tags_[at - 1]); --at) {
+      ready_tags_[at] = ready_tags_[at - 1];
+    }
     ready_tags_[at] = tag;
   }
-  // The ready tags go last, in the order they take reads.
-  std::copy(ready_tags_.begin(), ready_tags_.end(),
-            tag_order_.begin() + static_cast<std::ptrdiff_t>(busy));
+  sending_tags_.erase(sending_tags_.begin(),
+                      sending_tags_.begin() + static_cast<std::ptrdiff_t>(left));
   return !ready_tags_.empty();
+}
+
+void DmaEngine::release_ready_tags(std::size_t used) {
+  // Reads leave about in the order they were booked: insertion from the back.
+  for (std::size_t i = 0; i < used; ++i) {
+    const std::uint32_t tag = ready_tags_[i];
+    std::size_t at = sending_tags_.size();
+    sending_tags_.push_back(tag);
+    for (; at > 0 && tags_[tag].sent_by < tags_[sending_tags_[at - 1]].sent_by; --at) {
+      sending_tags_[at] = sending_tags_[at - 1];
+    }
+    sending_tags_[at] = tag;
+  }
+  ready_tags_.erase(ready_tags_.begin(), ready_tags_.begin() + static_cast<std::ptrdiff_t>(used));
 }
 
 bool DmaEngine::book_reads(const sc_core::sc_time& now) {
@@ -219,6 +226,7 @@ bool DmaEngine::book_reads(const sc_core::sc_time& now) {
       }
     }
   }
+  release_ready_tags(next);
   return booked_any;
 }
 
