@@ -109,8 +109,9 @@ DmaPort::Slot* DmaEngine::head(DmaPort& port, DmaOp op, const sc_core::sc_time& 
 void DmaEngine::collect_ports(DmaOp op, const sc_core::sc_time& now) {
   active_.clear();
   if (unbooked_requests_ == 0) return;  // the common case once a window is booked
-  for (std::size_t i = 0; i < ports_.size(); ++i) {
-    DmaPort& port = *ports_[(first_turn_ + i) % ports_.size()];
+  std::size_t p = first_turn_;
+  for (std::size_t i = 0; i < ports_.size(); ++i, p = p + 1 == ports_.size() ? 0 : p + 1) {
+    DmaPort& port = *ports_[p];
     if (head(port, op, now) != nullptr) active_.push_back(&port);
   }
 }
