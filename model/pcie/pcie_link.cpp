@@ -94,6 +94,19 @@ void PcieLink::book(TlpWindow& window, Tlp* tlps, std::uint32_t count) {
   schedule(Action::Kind::kWindowDone, &window, window.done);
 }
 
+PcieLink::CompletionTrain PcieLink::completion_train(std::uint64_t address,
+                                                     std::uint32_t length) const {
+  const CompletionSizes sizes = completion_sizes(address, length, config_.completion_bytes);
+  CompletionTrain train;
+  train.count = sizes.count();
+  train.wire_bytes = std::uint64_t{train.count} * completion_wire_bytes(0) + length;
+  // Each completion rounds to a picosecond on its own, as it would alone.
+  train.duration = downstream_.wire_time(completion_wire_bytes(sizes.first)) +
+                   full_completion_time_ * static_cast<double>(sizes.full);
+  if (sizes.tail > 0) train.duration += downstream_.wire_time(completion_wire_bytes(sizes.tail));
+  return train;
+}
+
 void PcieLink::book_reads(TlpWindow& window, Tlp* tlps, std::uint32_t count,
                           const sc_core::sc_time& now) {
   std::uint32_t group_end = 0;
@@ -104,6 +117,13 @@ void PcieLink::book_reads(TlpWindow& window, Tlp* tlps, std::uint32_t count,
       (config_.memory_remote ? config_.remote_socket_extra : sc_core::SC_ZERO_TIME);
   std::uint64_t request_bytes_sent = 0;
   std::uint64_t completion_bytes_sent = 0;
+  // Unsupported Request: one completion without data.
+  const CompletionTrain unsupported{1, completion_wire_bytes(0),
+                                    downstream_.wire_time(completion_wire_bytes(0))};
+  CompletionTrain train;
+  bool have_train = false;
+  std::uint32_t train_offset = 0;
+  std::uint32_t train_length = 0;
   for (std::uint32_t i = 0; i < count; ++i) {
     Tlp& tlp = tlps[i];
     if (i == group_end) {
@@ -126,27 +146,24 @@ void PcieLink::book_reads(TlpWindow& window, Tlp* tlps, std::uint32_t count,
     sc_core::sc_time ready = translated_at(tlp.address, up.arrival) + answer_latency;
     ready = std::max(ready, last_posted_write_);
 
-    std::uint32_t cpls = 1;
-    std::uint64_t bytes = completion_wire_bytes(0);
-    sc_core::sc_time duration;
     if (failed) {
-      // Unsupported Request: one completion without data.
       ++stats_.unsupported_requests;
-      duration = downstream_.wire_time(completion_wire_bytes(0));
     } else {
       ready += delay;
-      const CompletionSizes sizes =
-          completion_sizes(tlp.address, tlp.length, config_.completion_bytes);
-      cpls = sizes.count();
-      bytes = std::uint64_t{cpls} * completion_wire_bytes(0) + tlp.length;
-      // Each completion rounds to a picosecond on its own, as it would alone.
-      duration = downstream_.wire_time(completion_wire_bytes(sizes.first)) +
-                 full_completion_time_ * static_cast<double>(sizes.full);
-      if (sizes.tail > 0) duration += downstream_.wire_time(completion_wire_bytes(sizes.tail));
+      // A run of equal reads (a large request's) has equal trains: worked out once.
+      const auto offset = static_cast<std::uint32_t>(tlp.address % config_.completion_bytes);
+      if (!have_train || offset != train_offset || tlp.length != train_length) {
+        train = completion_train(tlp.address, tlp.length);
+        have_train = true;
+        train_offset = offset;
+        train_length = tlp.length;
+      }
     }
-    const LinkDirection::Slot down = downstream_.send_tlps(cpls, bytes, duration, ready, now);
-    completion_bytes_sent += bytes;
-    stats_.completions += cpls;
+    const CompletionTrain& completions = failed ? unsupported : train;
+    const LinkDirection::Slot down = downstream_.send_tlps(
+        completions.count, completions.wire_bytes, completions.duration, ready, now);
+    completion_bytes_sent += completions.wire_bytes;
+    stats_.completions += completions.count;
 
     tlp.start = up.start;
     tlp.sent = up.end;

@@ -93,6 +93,13 @@ class PcieLink : public sc_core::sc_module, public TlpListIf {
     std::vector<std::uint8_t> data;  // capacity kept when the record is reused
   };
 
+  // The completions answering one read, as one train on the downstream wire.
+  struct CompletionTrain {
+    std::uint32_t count = 0;
+    std::uint64_t wire_bytes = 0;
+    sc_core::sc_time duration;
+  };
+  CompletionTrain completion_train(std::uint64_t address, std::uint32_t length) const;
   void book_reads(TlpWindow& window, Tlp* tlps, std::uint32_t count, const sc_core::sc_time& now);
   void book_writes(TlpWindow& window, Tlp* tlps, std::uint32_t count,
                    const sc_core::sc_time& now);
