@@ -44,8 +44,16 @@ void PcieLink::acknowledge(LinkDirection& reverse, std::uint64_t& ack_bytes,
 }
 
 void PcieLink::schedule(Action::Kind kind, void* item, const sc_core::sc_time& at) {
-  actions_.push_back(Action{at, next_order_++, kind, item});
-  std::push_heap(actions_.begin(), actions_.end(), Action::later);
+  // Drop the done prefix once it is half the vector: amortized constant, and
+  // the capacity is reused.
+  if (next_action_ > 0 && 2 * next_action_ >= actions_.size()) {
+    actions_.erase(actions_.begin(), actions_.begin() + static_cast<std::ptrdiff_t>(next_action_));
+    next_action_ = 0;
+  }
+  auto place = actions_.end();
+  const auto first = actions_.begin() + static_cast<std::ptrdiff_t>(next_action_);
+  while (place != first && (place - 1)->at > at) --place;
+  actions_.insert(place, Action{at, kind, item});
   action_due_.notify(at - sc_core::sc_time_stamp());  // an earlier pending notification stays
 }
 
@@ -232,17 +240,15 @@ void PcieLink::host_b_transport(int /*initiator*/, tlm::tlm_generic_payload& pay
 void PcieLink::run_root_complex() {
   ++stats_.activations;
   const sc_core::sc_time now = sc_core::sc_time_stamp();
-  while (!actions_.empty() && actions_.front().at <= now) {
-    std::pop_heap(actions_.begin(), actions_.end(), Action::later);
-    const Action action = actions_.back();
-    actions_.pop_back();
+  while (next_action_ < actions_.size() && actions_[next_action_].at <= now) {
+    const Action action = actions_[next_action_++];
     if (action.kind == Action::Kind::kWindowDone) {
       finish_window(*static_cast<TlpWindow*>(action.item));
     } else {
       deliver_mmio(*static_cast<Mmio*>(action.item));
     }
   }
-  if (!actions_.empty()) action_due_.notify(actions_.front().at - now);
+  if (next_action_ < actions_.size()) action_due_.notify(actions_[next_action_].at - now);
 }
 
 void PcieLink::set_access(tlm::tlm_generic_payload& access, tlm::tlm_command command,
