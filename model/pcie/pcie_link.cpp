@@ -189,19 +189,36 @@ void PcieLink::book_writes(TlpWindow& window, Tlp* tlps, std::uint32_t count,
                            const sc_core::sc_time& now) {
   sc_core::sc_time in_memory = last_posted_write_;
   std::uint64_t bytes_sent = 0;
-  for (std::uint32_t i = 0; i < count; ++i) {
-    Tlp& tlp = tlps[i];
-    const std::uint32_t bytes = write_request_wire_bytes(tlp.address, tlp.length);
-    // Posted writes stay in order.
-    const LinkDirection::Slot up = upstream_.send_tlps(
-        1, bytes, upstream_.wire_time(bytes), std::max(tlp.earliest, last_write_sent_), now);
-    bytes_sent += bytes;
-    last_write_sent_ = up.end;
-    tlp.start = up.start;
-    tlp.sent = up.end;
-    tlp.done = translated_at(tlp.address, up.arrival);
-    tlp.failed = false;
-    in_memory = std::max(in_memory, tlp.done);
+  for (std::uint32_t i = 0; i < count;) {
+    const std::uint32_t bytes = write_request_wire_bytes(tlps[i].address, tlps[i].length);
+    const sc_core::sc_time duration = upstream_.wire_time(bytes);
+    // Posted writes stay in order: each leaves after the one before. The
+    // writes of a size after this one that are ready already (a large
+    // request's, at MPS) go right after it, so they may go as one train.
+    std::uint32_t run = 1;
+    while (i + run < count && tlps[i + run].earliest <= now &&
+           write_request_wire_bytes(tlps[i + run].address, tlps[i + run].length) == bytes) {
+      ++run;
+    }
+    const sc_core::sc_time earliest = std::max(tlps[i].earliest, last_write_sent_);
+    LinkDirection::Slot up;
+    if (!upstream_.send_train(run, bytes, duration, earliest, now, up)) {
+      run = 1;  // among stretches booked: one at a time
+      up = upstream_.send_tlps(1, bytes, duration, earliest, now);
+    }
+    for (const std::uint32_t end = i + run; i < end; ++i) {
+      Tlp& tlp = tlps[i];
+      tlp.start = up.start;
+      tlp.sent = up.end;
+      tlp.done = translated_at(tlp.address, up.arrival);
+      tlp.failed = false;
+      in_memory = std::max(in_memory, tlp.done);
+      last_write_sent_ = up.end;
+      up.start = up.end;  // the next of the train
+      up.end += duration;
+      up.arrival += duration;
+    }
+    bytes_sent += std::uint64_t{bytes} * run;
   }
   stats_.write_requests += count;
   acknowledge(downstream_, upstream_ack_bytes_, upstream_fc_bytes_, bytes_sent, now);
