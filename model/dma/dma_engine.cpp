@@ -272,13 +272,27 @@ void DmaEngine::schedule() {
   if (!ports_.empty()) first_turn_ = (first_turn_ + 1) % ports_.size();
 
   // Look again once every tag's read has left (reads waiting) or the write
-  // window has (writes waiting).
-  sc_core::sc_time wake = sc_core::sc_max_time();
-  collect_ports(DmaOp::kRead, now);
-  if (!active_.empty()) wake = std::max(now, reads_sent_by_);
-  collect_ports(DmaOp::kWrite, now);
-  if (!active_.empty()) wake = std::min(wake, writes_sent_by_);
-  if (wake != sc_core::sc_max_time()) wake_.notify(wake - now);
+  // window has (writes waiting). One pass over the ports tells both: a port
+  // whose head is no read but which has a request to cut has a write.
+  bool reads_wait = false;
+  bool writes_wait = false;
+  std::size_t p = first_turn_;
+  for (std::size_t i = 0; unbooked_requests_ > 0 && i < ports_.size();
+       ++i, p = p + 1 == ports_.size() ? 0 : p + 1) {
+    DmaPort& port = *ports_[p];
+    if (head(port, DmaOp::kRead, now) != nullptr) {
+      reads_wait = true;
+    } else if (!port.unbooked_.empty()) {
+      writes_wait = true;
+    }
+  }
+  if (reads_wait && writes_wait) {
+    wake_.notify(std::min(std::max(now, reads_sent_by_), writes_sent_by_) - now);
+  } else if (reads_wait) {
+    wake_.notify(std::max(now, reads_sent_by_) - now);
+  } else if (writes_wait) {
+    wake_.notify(writes_sent_by_ - now);
+  }
 }
 
 void DmaEngine::window_done(pcie::TlpWindow& done) {
