@@ -60,8 +60,8 @@ DmaEngine::DmaEngine(const sc_core::sc_module_name& name, const DmaEngineConfig&
       tags_(config.read_tags),
       earliest_(config.read_tags) {
   ready_tags_.reserve(config.read_tags);
-  tag_order_.reserve(config.read_tags);
-  for (std::uint32_t i = 0; i < config.read_tags; ++i) tag_order_.push_back(i);
+  sending_tags_.reserve(config.read_tags);
+  for (std::uint32_t i = 0; i < config.read_tags; ++i) ready_tags_.push_back(i);
   nic2dma.register_b_transport(this, &DmaEngine::b_transport);
   SC_METHOD(schedule);
   sensitive << wake_;
@@ -109,8 +109,9 @@ DmaPort::Slot* DmaEngine::head(DmaPort& port, DmaOp op, const sc_core::sc_time& 
 void DmaEngine::collect_ports(DmaOp op, const sc_core::sc_time& now) {
   active_.clear();
   if (unbooked_requests_ == 0) return;  // the common case once a window is booked
-  for (std::size_t i = 0; i < ports_.size(); ++i) {
-    DmaPort& port = *ports_[(first_turn_ + i) % ports_.size()];
+  std::size_t p = first_turn_;
+  for (std::size_t i = 0; i < ports_.size(); ++i, p = p + 1 == ports_.size() ? 0 : p + 1) {
+    DmaPort& port = *ports_[p];
     if (head(port, op, now) != nullptr) active_.push_back(&port);
   }
 }
@@ -165,29 +166,36 @@ BookedTlps DmaEngine::book_window(DmaPort& port, DmaPort::Slot& slot, std::uint3
 }
 
 bool DmaEngine::collect_ready_tags(const sc_core::sc_time& now) {
-  // The tags free soonest go first, to the first turn. Tags get reads in the
-  // order of the last call's sort and free in about that order, so taken in
-  // that order they come nearly sorted, and an insertion sort is about one
-  // comparison per tag.
-  const auto sooner = [this](std::uint32_t a, std::uint32_t b) {
-    return tags_[a].free_at != tags_[b].free_at ? tags_[a].free_at < tags_[b].free_at : a < b;
-  };
-  ready_tags_.clear();
-  std::size_t busy = 0;
-  for (const std::uint32_t tag : tag_order_) {
-    if (tags_[tag].sent_by > now) {
-      tag_order_[busy++] = tag;  // still sending: stays ahead, in order
-      continue;
-    }
+  // The tags whose read has left are the first of the sending ones. A tag's
+  // new read frees after the reads of the tags still waiting, about always,
+  // so its insertion from the back is one comparison.
+  std::size_t left = 0;
+  for (; left < sending_tags_.size() && tags_[sending_tags_[left]].sent_by <= now; ++left) {
+    const std::uint32_t tag = sending_tags_[left];
     std::size_t at = ready_tags_.size();
     ready_tags_.push_back(tag);
-    for (; at > 0 && sooner(tag, ready_tags_[at - 1]); --at) ready_tags_[at] = ready_tags_[at - 1];
+    for (; at > 0 && frees_sooner(tag, ready_tags_[at - 1]); --at) {
+      ready_tags_[at] = ready_tags_[at - 1];
+    }
     ready_tags_[at] = tag;
   }
-  // The ready tags go last, in the order they take reads.
-  std::copy(ready_tags_.begin(), ready_tags_.end(),
-            tag_order_.begin() + static_cast<std::ptrdiff_t>(busy));
+  sending_tags_.erase(sending_tags_.begin(),
+                      sending_tags_.begin() + static_cast<std::ptrdiff_t>(left));
   return !ready_tags_.empty();
+}
+
+void DmaEngine::release_ready_tags(std::size_t used) {
+  // Reads leave about in the order they were booked: insertion from the back.
+  for (std::size_t i = 0; i < used; ++i) {
+    const std::uint32_t tag = ready_tags_[i];
+    std::size_t at = sending_tags_.size();
+    sending_tags_.push_back(tag);
+    for (; at > 0 && tags_[tag].sent_by < tags_[sending_tags_[at - 1]].sent_by; --at) {
+      sending_tags_[at] = sending_tags_[at - 1];
+    }
+    sending_tags_[at] = tag;
+  }
+  ready_tags_.erase(ready_tags_.begin(), ready_tags_.begin() + static_cast<std::ptrdiff_t>(used));
 }
 
 bool DmaEngine::book_reads(const sc_core::sc_time& now) {
@@ -219,6 +227,7 @@ bool DmaEngine::book_reads(const sc_core::sc_time& now) {
       }
     }
   }
+  release_ready_tags(next);
   return booked_any;
 }
 
@@ -263,13 +272,27 @@ void DmaEngine::schedule() {
   if (!ports_.empty()) first_turn_ = (first_turn_ + 1) % ports_.size();
 
   // Look again once every tag's read has left (reads waiting) or the write
-  // window has (writes waiting).
-  sc_core::sc_time wake = sc_core::sc_max_time();
-  collect_ports(DmaOp::kRead, now);
-  if (!active_.empty()) wake = std::max(now, reads_sent_by_);
-  collect_ports(DmaOp::kWrite, now);
-  if (!active_.empty()) wake = std::min(wake, writes_sent_by_);
-  if (wake != sc_core::sc_max_time()) wake_.notify(wake - now);
+  // window has (writes waiting). One pass over the ports tells both: a port
+  // whose head is no read but which has a request to cut has a write.
+  bool reads_wait = false;
+  bool writes_wait = false;
+  std::size_t p = first_turn_;
+  for (std::size_t i = 0; unbooked_requests_ > 0 && i < ports_.size();
+       ++i, p = p + 1 == ports_.size() ? 0 : p + 1) {
+    DmaPort& port = *ports_[p];
+    if (head(port, DmaOp::kRead, now) != nullptr) {
+      reads_wait = true;
+    } else if (!port.unbooked_.empty()) {
+      writes_wait = true;
+    }
+  }
+  if (reads_wait && writes_wait) {
+    wake_.notify(std::min(std::max(now, reads_sent_by_), writes_sent_by_) - now);
+  } else if (reads_wait) {
+    wake_.notify(std::max(now, reads_sent_by_) - now);
+  } else if (writes_wait) {
+    wake_.notify(writes_sent_by_ - now);
+  }
 }
 
 void DmaEngine::window_done(pcie::TlpWindow& done) {

@@ -160,8 +160,14 @@ class DmaEngine : public sc_core::sc_module, private pcie::TlpWindowListener {
   void b_transport(int initiator, tlm::tlm_generic_payload& request, sc_core::sc_time& delay);
   void schedule();
   bool book_reads(const sc_core::sc_time& now);
-  // Fills ready_tags_ with the tags whose read has left, free soonest first.
+  // Moves the tags whose read has left by `now` from sending_tags_ into
+  // ready_tags_; whether any tag is ready.
   bool collect_ready_tags(const sc_core::sc_time& now);
+  // The first `used` ready tags took reads: they are sending again.
+  void release_ready_tags(std::size_t used);
+  bool frees_sooner(std::uint32_t a, std::uint32_t b) const {
+    return tags_[a].free_at != tags_[b].free_at ? tags_[a].free_at < tags_[b].free_at : a < b;
+  }
   bool book_writes(const sc_core::sc_time& now);
   // The port's oldest request with bytes to cut, if it is of `op` (requests
   // with nothing left to cut leave the queue, completing if they were empty).
@@ -176,8 +182,11 @@ class DmaEngine : public sc_core::sc_module, private pcie::TlpWindowListener {
 
   DmaEngineConfig config_;
   std::vector<Tag> tags_;
-  std::vector<std::uint32_t> ready_tags_;  // scratch: tags that may take a read now
-  std::vector<std::uint32_t> tag_order_;   // every tag, in about the order they free
+  // Every tag is in one of the two, so a look costs the tags that change
+  // list, not every tag. Ready: its read has left, so it may take the next;
+  // free soonest first (ties: lowest tag), the order tags take reads in.
+  std::vector<std::uint32_t> ready_tags_;
+  std::vector<std::uint32_t> sending_tags_;  // its read has not left yet; leaving soonest first
   std::vector<sc_core::sc_time> earliest_;  // scratch
   sc_core::sc_time writes_sent_by_;        // the last write window has left the NIC
   sc_core::sc_time reads_sent_by_;         // every tag's last read has left the NIC

@@ -17,22 +17,26 @@ BookedTlps RequestSplitter::split(pcie::TlpWindow& window, std::uint32_t max_tlp
   const std::uint32_t max_bytes =
       window.kind == pcie::TlpKind::kMemoryRead ? config_.mrrs_bytes : config_.mps_bytes;
   const sc_core::sc_time now = sc_core::sc_time_stamp();
-  tlps_.clear();
+  std::uint32_t count = 0;
   std::uint32_t runs = 0;
-  for (; runs < window.run_count && tlps_.size() < max_tlps; ++runs) {
+  for (; runs < window.run_count && count < max_tlps; ++runs) {
     pcie::DataRun& run = window.runs[runs];
     std::uint64_t address = run.address;
     const std::uint64_t end = run.address + run.length;
-    // Requests end on multiples of max_bytes (a power of two <= 4 KiB), so
-    // none crosses 4 KiB and after a short first one all are aligned.
-    while (address < end && tlps_.size() < max_tlps) {
+    // Requests end on multiples of max_bytes (a power of two <= 4 KiB, so a
+    // mask takes the place of a division), so none crosses 4 KiB and after a
+    // short first one all are aligned.
+    while (address < end && count < max_tlps) {
       const std::uint64_t length =
-          std::min<std::uint64_t>(end - address, max_bytes - address % max_bytes);
-      pcie::Tlp tlp;
+          std::min<std::uint64_t>(end - address, max_bytes - (address & (max_bytes - 1)));
+      // The vector only grows: a TLP's inputs are set in place and the link
+      // sets the rest, so no TLP is built and copied.
+      if (count == tlps_.size()) tlps_.emplace_back();
+      pcie::Tlp& tlp = tlps_[count];
       tlp.address = address;
       tlp.length = static_cast<std::uint32_t>(length);
-      tlp.earliest = earliest ? earliest[tlps_.size()] : now;
-      tlps_.push_back(tlp);
+      tlp.earliest = earliest ? earliest[count] : now;
+      ++count;
       address += length;
     }
     if (address < end) {
@@ -43,9 +47,9 @@ BookedTlps RequestSplitter::split(pcie::TlpWindow& window, std::uint32_t max_tlp
   }
   window.run_count = runs;
   ++stats_.windows;
-  stats_.tlps += tlps_.size();
-  split2pcie->book(window, tlps_.data(), static_cast<std::uint32_t>(tlps_.size()));
-  return BookedTlps{tlps_.data(), static_cast<std::uint32_t>(tlps_.size())};
+  stats_.tlps += count;
+  split2pcie->book(window, tlps_.data(), count);
+  return BookedTlps{tlps_.data(), count};
 }
 
 }  // namespace rnicsim

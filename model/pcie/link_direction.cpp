@@ -94,6 +94,24 @@ LinkDirection::Slot LinkDirection::send_among_booked(std::uint32_t tlps, std::ui
   }
 }
 
+bool LinkDirection::send_train(std::uint32_t tlps, std::uint32_t wire_bytes,
+                               const sc_core::sc_time& duration, const sc_core::sc_time& earliest,
+                               const sc_core::sc_time& now, Slot& first) {
+  const sc_core::sc_time& ready = std::max(earliest, now);
+  if (!behind_all_booked(ready.value())) return false;
+  // The first goes as send_tlps() would send it; each next one is then ready
+  // when the one before ends, where the last stretch ends, and goes there.
+  const sc_core::sc_time start = busy_.size() > first_ && busy_.back().end > ready.value()
+                                     ? sc_core::sc_time::from_value(busy_.back().end)
+                                     : ready;
+  const sc_core::sc_time all = sc_core::sc_time::from_value(duration.value() * tlps);
+  append(start.value(), (start + all).value(), false, now.value());
+  count(tlps, std::uint64_t{wire_bytes} * tlps, all);
+  const sc_core::sc_time end = start + duration;
+  first = Slot{start, end, end + latency_};
+  return true;
+}
+
 void LinkDirection::send_dllps(std::uint32_t count, std::uint32_t wire_bytes,
                                const sc_core::sc_time& at, const sc_core::sc_time& now) {
   if (count == 0) return;

@@ -58,6 +58,13 @@ class LinkDirection {
     count(tlps, wire_bytes, duration);
     return Slot{start, last, last + latency_};
   }
+  // Sends `tlps` TLPs of `wire_bytes` each taking `duration`, one after the
+  // other from `earliest`, if they go after every stretch booked: then they
+  // go back to back, as send_tlps() one at a time would send them, and
+  // `first` gets the first one's slot (the others follow `duration` apart).
+  // False, with nothing booked, where a stretch is booked after `earliest`.
+  bool send_train(std::uint32_t tlps, std::uint32_t wire_bytes, const sc_core::sc_time& duration,
+                  const sc_core::sc_time& earliest, const sc_core::sc_time& now, Slot& first);
   // Sends `count` DLLPs of `wire_bytes` each in the first idle stretch at or after `at`.
   void send_dllps(std::uint32_t count, std::uint32_t wire_bytes, const sc_core::sc_time& at,
                   const sc_core::sc_time& now);

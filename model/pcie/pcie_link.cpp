@@ -44,8 +44,16 @@ void PcieLink::acknowledge(LinkDirection& reverse, std::uint64_t& ack_bytes,
 }
 
 void PcieLink::schedule(Action::Kind kind, void* item, const sc_core::sc_time& at) {
-  actions_.push_back(Action{at, next_order_++, kind, item});
-  std::push_heap(actions_.begin(), actions_.end(), Action::later);
+  // Drop the done prefix once it is half the vector: amortized constant, and
+  // the capacity is reused.
+  if (next_action_ > 0 && 2 * next_action_ >= actions_.size()) {
+    actions_.erase(actions_.begin(), actions_.begin() + static_cast<std::ptrdiff_t>(next_action_));
+    next_action_ = 0;
+  }
+  auto place = actions_.end();
+  const auto first = actions_.begin() + static_cast<std::ptrdiff_t>(next_action_);
+  while (place != first && (place - 1)->at > at) --place;
+  actions_.insert(place, Action{at, kind, item});
   action_due_.notify(at - sc_core::sc_time_stamp());  // an earlier pending notification stays
 }
 
@@ -94,6 +102,19 @@ void PcieLink::book(TlpWindow& window, Tlp* tlps, std::uint32_t count) {
   schedule(Action::Kind::kWindowDone, &window, window.done);
 }
 
+PcieLink::CompletionTrain PcieLink::completion_train(std::uint64_t address,
+                                                     std::uint32_t length) const {
+  const CompletionSizes sizes = completion_sizes(address, length, config_.completion_bytes);
+  CompletionTrain train;
+  train.count = sizes.count();
+  train.wire_bytes = std::uint64_t{train.count} * completion_wire_bytes(0) + length;
+  // Each completion rounds to a picosecond on its own, as it would alone.
+  train.duration = downstream_.wire_time(completion_wire_bytes(sizes.first)) +
+                   full_completion_time_ * static_cast<double>(sizes.full);
+  if (sizes.tail > 0) train.duration += downstream_.wire_time(completion_wire_bytes(sizes.tail));
+  return train;
+}
+
 void PcieLink::book_reads(TlpWindow& window, Tlp* tlps, std::uint32_t count,
                           const sc_core::sc_time& now) {
   std::uint32_t group_end = 0;
@@ -104,6 +125,13 @@ void PcieLink::book_reads(TlpWindow& window, Tlp* tlps, std::uint32_t count,
       (config_.memory_remote ? config_.remote_socket_extra : sc_core::SC_ZERO_TIME);
   std::uint64_t request_bytes_sent = 0;
   std::uint64_t completion_bytes_sent = 0;
+  // Unsupported Request: one completion without data.
+  const CompletionTrain unsupported{1, completion_wire_bytes(0),
+                                    downstream_.wire_time(completion_wire_bytes(0))};
+  CompletionTrain train;
+  bool have_train = false;
+  std::uint32_t train_offset = 0;
+  std::uint32_t train_length = 0;
   for (std::uint32_t i = 0; i < count; ++i) {
     Tlp& tlp = tlps[i];
     if (i == group_end) {
@@ -126,27 +154,24 @@ void PcieLink::book_reads(TlpWindow& window, Tlp* tlps, std::uint32_t count,
     sc_core::sc_time ready = translated_at(tlp.address, up.arrival) + answer_latency;
     ready = std::max(ready, last_posted_write_);
 
-    std::uint32_t cpls = 1;
-    std::uint64_t bytes = completion_wire_bytes(0);
-    sc_core::sc_time duration;
     if (failed) {
-      // Unsupported Request: one completion without data.
       ++stats_.unsupported_requests;
-      duration = downstream_.wire_time(completion_wire_bytes(0));
     } else {
       ready += delay;
-      const CompletionSizes sizes =
-          completion_sizes(tlp.address, tlp.length, config_.completion_bytes);
-      cpls = sizes.count();
-      bytes = std::uint64_t{cpls} * completion_wire_bytes(0) + tlp.length;
-      // Each completion rounds to a picosecond on its own, as it would alone.
-      duration = downstream_.wire_time(completion_wire_bytes(sizes.first)) +
-                 full_completion_time_ * static_cast<double>(sizes.full);
-      if (sizes.tail > 0) duration += downstream_.wire_time(completion_wire_bytes(sizes.tail));
+      // A run of equal reads (a large request's) has equal trains: worked out once.
+      const auto offset = static_cast<std::uint32_t>(tlp.address % config_.completion_bytes);
+      if (!have_train || offset != train_offset || tlp.length != train_length) {
+        train = completion_train(tlp.address, tlp.length);
+        have_train = true;
+        train_offset = offset;
+        train_length = tlp.length;
+      }
     }
-    const LinkDirection::Slot down = downstream_.send_tlps(cpls, bytes, duration, ready, now);
-    completion_bytes_sent += bytes;
-    stats_.completions += cpls;
+    const CompletionTrain& completions = failed ? unsupported : train;
+    const LinkDirection::Slot down = downstream_.send_tlps(
+        completions.count, completions.wire_bytes, completions.duration, ready, now);
+    completion_bytes_sent += completions.wire_bytes;
+    stats_.completions += completions.count;
 
     tlp.start = up.start;
     tlp.sent = up.end;
@@ -164,19 +189,36 @@ void PcieLink::book_writes(TlpWindow& window, Tlp* tlps, std::uint32_t count,
                            const sc_core::sc_time& now) {
   sc_core::sc_time in_memory = last_posted_write_;
   std::uint64_t bytes_sent = 0;
-  for (std::uint32_t i = 0; i < count; ++i) {
-    Tlp& tlp = tlps[i];
-    const std::uint32_t bytes = write_request_wire_bytes(tlp.address, tlp.length);
-    // Posted writes stay in order.
-    const LinkDirection::Slot up = upstream_.send_tlps(
-        1, bytes, upstream_.wire_time(bytes), std::max(tlp.earliest, last_write_sent_), now);
-    bytes_sent += bytes;
-    last_write_sent_ = up.end;
-    tlp.start = up.start;
-    tlp.sent = up.end;
-    tlp.done = translated_at(tlp.address, up.arrival);
-    tlp.failed = false;
-    in_memory = std::max(in_memory, tlp.done);
+  for (std::uint32_t i = 0; i < count;) {
+    const std::uint32_t bytes = write_request_wire_bytes(tlps[i].address, tlps[i].length);
+    const sc_core::sc_time duration = upstream_.wire_time(bytes);
+    // Posted writes stay in order: each leaves after the one before. The
+    // writes of a size after this one that are ready already (a large
+    // request's, at MPS) go right after it, so they may go as one train.
+    std::uint32_t run = 1;
+    while (i + run < count && tlps[i + run].earliest <= now &&
+           write_request_wire_bytes(tlps[i + run].address, tlps[i + run].length) == bytes) {
+      ++run;
+    }
+    const sc_core::sc_time earliest = std::max(tlps[i].earliest, last_write_sent_);
+    LinkDirection::Slot up;
+    if (!upstream_.send_train(run, bytes, duration, earliest, now, up)) {
+      run = 1;  // among stretches booked: one at a time
+      up = upstream_.send_tlps(1, bytes, duration, earliest, now);
+    }
+    for (const std::uint32_t end = i + run; i < end; ++i) {
+      Tlp& tlp = tlps[i];
+      tlp.start = up.start;
+      tlp.sent = up.end;
+      tlp.done = translated_at(tlp.address, up.arrival);
+      tlp.failed = false;
+      in_memory = std::max(in_memory, tlp.done);
+      last_write_sent_ = up.end;
+      up.start = up.end;  // the next of the train
+      up.end += duration;
+      up.arrival += duration;
+    }
+    bytes_sent += std::uint64_t{bytes} * run;
   }
   stats_.write_requests += count;
   acknowledge(downstream_, upstream_ack_bytes_, upstream_fc_bytes_, bytes_sent, now);
@@ -215,17 +257,15 @@ void PcieLink::host_b_transport(int /*initiator*/, tlm::tlm_generic_payload& pay
 void PcieLink::run_root_complex() {
   ++stats_.activations;
   const sc_core::sc_time now = sc_core::sc_time_stamp();
-  while (!actions_.empty() && actions_.front().at <= now) {
-    std::pop_heap(actions_.begin(), actions_.end(), Action::later);
-    const Action action = actions_.back();
-    actions_.pop_back();
+  while (next_action_ < actions_.size() && actions_[next_action_].at <= now) {
+    const Action action = actions_[next_action_++];
     if (action.kind == Action::Kind::kWindowDone) {
       finish_window(*static_cast<TlpWindow*>(action.item));
     } else {
       deliver_mmio(*static_cast<Mmio*>(action.item));
     }
   }
-  if (!actions_.empty()) action_due_.notify(actions_.front().at - now);
+  if (next_action_ < actions_.size()) action_due_.notify(actions_[next_action_].at - now);
 }
 
 void PcieLink::set_access(tlm::tlm_generic_payload& access, tlm::tlm_command command,

@@ -80,19 +80,21 @@ class PcieLink : public sc_core::sc_module, public TlpListIf {
   struct Action {
     enum class Kind : std::uint8_t { kWindowDone, kDeliverMmio };
     sc_core::sc_time at;
-    std::uint64_t order;
     Kind kind;
     void* item;  // the TlpWindow, or the Mmio
-    // The heap's order: the earliest on top, equal times first scheduled first.
-    static bool later(const Action& a, const Action& b) {
-      return a.at != b.at ? a.at > b.at : a.order > b.order;
-    }
   };
   struct Mmio {
     std::uint64_t address = 0;
     std::vector<std::uint8_t> data;  // capacity kept when the record is reused
   };
 
+  // The completions answering one read, as one train on the downstream wire.
+  struct CompletionTrain {
+    std::uint32_t count = 0;
+    std::uint64_t wire_bytes = 0;
+    sc_core::sc_time duration;
+  };
+  CompletionTrain completion_train(std::uint64_t address, std::uint32_t length) const;
   void book_reads(TlpWindow& window, Tlp* tlps, std::uint32_t count, const sc_core::sc_time& now);
   void book_writes(TlpWindow& window, Tlp* tlps, std::uint32_t count,
                    const sc_core::sc_time& now);
@@ -128,8 +130,11 @@ class PcieLink : public sc_core::sc_module, public TlpListIf {
   sc_core::sc_time last_write_sent_;    // when the newest posted write has left the NIC
   tlm::tlm_generic_payload memory_access_;  // reused: a payload allocates when built
   tlm::tlm_generic_payload mmio_access_;
-  std::vector<Action> actions_;         // a heap, earliest first
-  std::uint64_t next_order_ = 0;
+  // Sorted by time, equal times in the order scheduled; those before
+  // next_action_ are done. Most actions come due after all those waiting, so
+  // one goes in from the back with a comparison or two, and comes out in one.
+  std::vector<Action> actions_;
+  std::size_t next_action_ = 0;
   sc_core::sc_event action_due_;
   std::vector<std::unique_ptr<Mmio>> mmio_pool_;
   std::vector<Mmio*> free_mmio_;

@@ -41,20 +41,4 @@ CompletionSizes completion_sizes(std::uint64_t address, std::uint32_t length,
   return sizes;
 }
 
-std::uint32_t memory_request_header_bytes(std::uint64_t address) {
-  return address >= (1ULL << 32) ? 16 : 12;
-}
-
-std::uint32_t read_request_wire_bytes(std::uint64_t address) {
-  return memory_request_header_bytes(address) + kTlpFramingBytes;
-}
-
-std::uint32_t write_request_wire_bytes(std::uint64_t address, std::uint32_t payload) {
-  return memory_request_header_bytes(address) + payload + kTlpFramingBytes;
-}
-
-std::uint32_t completion_wire_bytes(std::uint32_t payload) {
-  return kCompletionHeaderBytes + payload + kTlpFramingBytes;
-}
-
 }  // namespace rnicsim::pcie

@@ -52,10 +52,19 @@ struct CompletionSizes {
 CompletionSizes completion_sizes(std::uint64_t address, std::uint32_t length,
                                  std::uint32_t completion_bytes);
 
-std::uint32_t memory_request_header_bytes(std::uint64_t address);
+// Inline: the link asks for these for every TLP.
+constexpr std::uint32_t memory_request_header_bytes(std::uint64_t address) {
+  return address >= (1ULL << 32) ? 16 : 12;
+}
 // Bytes on the link, framing included.
-std::uint32_t read_request_wire_bytes(std::uint64_t address);
-std::uint32_t write_request_wire_bytes(std::uint64_t address, std::uint32_t payload);
-std::uint32_t completion_wire_bytes(std::uint32_t payload);
+constexpr std::uint32_t read_request_wire_bytes(std::uint64_t address) {
+  return memory_request_header_bytes(address) + kTlpFramingBytes;
+}
+constexpr std::uint32_t write_request_wire_bytes(std::uint64_t address, std::uint32_t payload) {
+  return memory_request_header_bytes(address) + payload + kTlpFramingBytes;
+}
+constexpr std::uint32_t completion_wire_bytes(std::uint32_t payload) {
+  return kCompletionHeaderBytes + payload + kTlpFramingBytes;
+}
 
 }  // namespace rnicsim::pcie

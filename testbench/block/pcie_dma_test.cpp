@@ -803,5 +803,36 @@ TEST(LinkDirection, TlpsFlowAroundADllpBookedAmongThem) {
   EXPECT_EQ(wire.stats().busy, nanoseconds(16 + 50 + 10 + 8 + 1));
 }
 
+TEST(LinkDirection, ATrainGoesWhereOneAtATimeWouldAndNowhereElse) {
+  const sc_time now = sc_core::SC_ZERO_TIME;
+  pcie::LinkDirection one(8, nanoseconds(20));  // 1 byte per ns
+  pcie::LinkDirection train(8, nanoseconds(20));
+  for (pcie::LinkDirection* wire : {&one, &train}) {
+    wire->send_tlps(1, 30, nanoseconds(30), nanoseconds(10), now);  // the wire queues
+  }
+  // Three writes of 16 B ready at 20 ns, each after the one before.
+  sc_time last = nanoseconds(20);
+  std::vector<pcie::LinkDirection::Slot> slots;
+  for (int i = 0; i < 3; ++i) {
+    slots.push_back(one.send_tlps(1, 16, nanoseconds(16), last, now));
+    last = slots.back().end;
+  }
+  pcie::LinkDirection::Slot first;
+  ASSERT_TRUE(train.send_train(3, 16, nanoseconds(16), nanoseconds(20), now, first));
+  EXPECT_EQ(first.start, slots[0].start);
+  EXPECT_EQ(first.start, nanoseconds(40));
+  EXPECT_EQ(first.end, slots[0].end);
+  EXPECT_EQ(first.arrival, slots[0].arrival);
+  EXPECT_EQ(slots[2].end, first.end + nanoseconds(32));
+  EXPECT_EQ(train.stats().tlps, one.stats().tlps);
+  EXPECT_EQ(train.stats().tlp_bytes, one.stats().tlp_bytes);
+  EXPECT_EQ(train.stats().busy, one.stats().busy);
+  EXPECT_EQ(train.booked_stretches(), one.booked_stretches());
+  // With a stretch promised later, the train declines and books nothing.
+  train.send_tlps(1, 10, nanoseconds(10), nanoseconds(500), now);
+  EXPECT_FALSE(train.send_train(2, 16, nanoseconds(16), nanoseconds(100), now, first));
+  EXPECT_EQ(train.stats().tlps, 5u);
+}
+
 }  // namespace
 }  // namespace rnicsim
