@@ -26,16 +26,7 @@ namespace {
 using testbench::make_transfer;
 using testbench::PacedSource;
 using testbench::RecordingSink;
-
-struct Item {
-  int id = 0;
-  std::uint64_t bits = 0;
-  std::vector<StageSpan> spans;
-  std::uint64_t size_bits() const { return bits; }
-  void record_span(const char* stage, const sc_core::sc_time& start, const sc_core::sc_time& end) {
-    spans.push_back(StageSpan{stage, start, end});
-  }
-};
+using Item = testbench::TestItem;
 
 // 1 -> 1, charging a work cost that depends on the item.
 class Worker : public PipelineStage<Item> {

@@ -18,16 +18,7 @@ namespace {
 
 using testbench::PacedSource;
 using testbench::RecordingSink;
-
-struct TestItem {
-  int id = 0;
-  std::uint64_t bits = 0;
-  std::vector<StageSpan> spans;
-  std::uint64_t size_bits() const { return bits; }
-  void record_span(const char* stage, const sc_core::sc_time& start, const sc_core::sc_time& end) {
-    spans.push_back(StageSpan{stage, start, end});
-  }
-};
+using testbench::TestItem;
 
 class TestStage : public PipelineStage<TestItem> {
  public:

@@ -9,9 +9,22 @@
 #include <vector>
 
 #include "common/channel.hpp"
+#include "common/stage_span.hpp"
 #include "common/module_macros.hpp"
 
 namespace rnicsim::testbench {
+
+// An item for stage tests: an id, a size that occupies the datapath, and the
+// spans the stages it crosses record.
+struct TestItem {
+  int id = 0;
+  std::uint64_t bits = 0;
+  std::vector<StageSpan> spans;
+  std::uint64_t size_bits() const { return bits; }
+  void record_span(const char* stage, const sc_core::sc_time& start, const sc_core::sc_time& end) {
+    spans.push_back(StageSpan{stage, start, end});
+  }
+};
 
 template <class Item>
 class PacedSource : public sc_core::sc_module {
