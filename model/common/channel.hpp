@@ -36,6 +36,12 @@
 // the writer sees the channel exactly as it would have; the reader is not
 // woken at all. This is how a packet crosses a pipeline of stages in one
 // activation. Channels with a credit-return latency never offer early.
+// Limits of the equivalence: an early-taken item's place frees at the
+// instant it would have been popped, not a delta cycle later (times are the
+// same; a writer at that instant may push without a delta's wait); a stage
+// booked ahead pushes its outputs at the kernel's time, so peak_occupancy
+// counts them from then; and statistics count items booked ahead of the time
+// a run stops.
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>

@@ -82,7 +82,10 @@ void WireCapture::write_waiting(const sc_core::sc_time& before) {
 }
 
 void WireCapture::commit() {
-  write_waiting(sc_core::sc_max_time());
+  // A frame booked to leave after the simulation stopped never left: the
+  // wire would not have served it stage by stage.
+  write_waiting(sc_core::sc_time_stamp() + sc_core::sc_get_time_resolution());
+  waiting_.clear();
   if (!write_error_.empty()) throw packet::PcapError(path_.string(), write_error_);
   writer_.reset();  // closes the file
   std::error_code error;

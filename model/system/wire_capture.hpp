@@ -5,7 +5,8 @@
 // frames), at the time its first bit leaves, in nanoseconds; frames of both
 // directions interleave in time order. A wire may put a frame on the cable
 // ahead of the kernel's time (a stage serving an item taken early), so frames
-// wait in time order until the simulation has passed their time.
+// wait in time order until the simulation has passed their time; those booked
+// to leave after the simulation stopped are not written.
 //
 // Nothing half-written is left at the path: the frames go into a staging file
 // beside it (PATH.partial-PID), which commit() moves into place once the run
@@ -41,7 +42,8 @@ class WireCapture {
   void commit();
 
   const std::filesystem::path& path() const { return path_; }
-  std::uint64_t frames() const { return (writer_ ? writer_->records() : 0) + waiting_.size(); }
+  // Frames written so far; every frame once committed.
+  std::uint64_t frames() const { return writer_ ? writer_->records() : 0; }
 
  private:
   struct Waiting {
