@@ -101,9 +101,7 @@ bool LinkDirection::send_train(std::uint32_t tlps, std::uint32_t wire_bytes,
   if (!behind_all_booked(ready.value())) return false;
   // The first goes as send_tlps() would send it; each next one is then ready
   // when the one before ends, where the last stretch ends, and goes there.
-  const sc_core::sc_time start = busy_.size() > first_ && busy_.back().end > ready.value()
-                                     ? sc_core::sc_time::from_value(busy_.back().end)
-                                     : ready;
+  const sc_core::sc_time start = start_behind_all_booked(ready);
   const sc_core::sc_time all = sc_core::sc_time::from_value(duration.value() * tlps);
   append(start.value(), (start + all).value(), false, now.value());
   count(tlps, std::uint64_t{wire_bytes} * tlps, all);

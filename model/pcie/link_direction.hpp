@@ -50,9 +50,7 @@ class LinkDirection {
       return send_among_booked(tlps, wire_bytes, duration, first, now);
     }
     // The common case, inline: the TLPs go after all booked, a few additions.
-    const sc_core::sc_time start = busy_.size() > first_ && busy_.back().end > first.value()
-                                       ? sc_core::sc_time::from_value(busy_.back().end)
-                                       : first;
+    const sc_core::sc_time start = start_behind_all_booked(first);
     const sc_core::sc_time last = start + duration;
     append(start.value(), last.value(), false, now.value());
     count(tlps, wire_bytes, duration);
@@ -106,6 +104,13 @@ class LinkDirection {
   // queueing (a saturated direction); then they start when it ends.
   bool behind_all_booked(std::uint64_t t) const {
     return busy_.size() == first_ || busy_.back().start <= t;
+  }
+  // Where TLPs ready at `ready` and behind all booked start: when the last
+  // stretch ends, if it has not by then.
+  sc_core::sc_time start_behind_all_booked(const sc_core::sc_time& ready) const {
+    return busy_.size() > first_ && busy_.back().end > ready.value()
+               ? sc_core::sc_time::from_value(busy_.back().end)
+               : ready;
   }
   // Books [start, end) after every booked stretch, merging with the last one
   // if it touches it; what has ended by `now` is forgotten only when the
