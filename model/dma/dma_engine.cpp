@@ -286,13 +286,10 @@ void DmaEngine::schedule() {
       writes_wait = true;
     }
   }
-  if (reads_wait && writes_wait) {
-    wake_.notify(std::min(std::max(now, reads_sent_by_), writes_sent_by_) - now);
-  } else if (reads_wait) {
-    wake_.notify(std::max(now, reads_sent_by_) - now);
-  } else if (writes_wait) {
-    wake_.notify(writes_sent_by_ - now);
-  }
+  sc_core::sc_time wake = sc_core::sc_max_time();
+  if (reads_wait) wake = std::max(now, reads_sent_by_);
+  if (writes_wait) wake = std::min(wake, writes_sent_by_);
+  if (wake != sc_core::sc_max_time()) wake_.notify(wake - now);
 }
 
 void DmaEngine::window_done(pcie::TlpWindow& done) {
