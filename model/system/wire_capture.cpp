@@ -62,8 +62,7 @@ void WireCapture::record(const Transfer& frame, const sc_core::sc_time& first_bi
   if (!write_error_.empty() || !frame.bytes()) return;
   // No frame recorded from now on can have left before now.
   write_waiting(sc_core::sc_time_stamp());
-  const Bytes& bytes = *frame.bytes();
-  waiting_.push_back(Waiting{first_bit, recorded_++, std::vector<std::uint8_t>(bytes.begin(), bytes.end())});
+  waiting_.push_back(Waiting{first_bit, recorded_++, frame.bytes()});
   std::push_heap(waiting_.begin(), waiting_.end(), later);
 }
 
@@ -73,7 +72,7 @@ void WireCapture::write_waiting(const sc_core::sc_time& before) {
     const Waiting& next = waiting_.back();
     errno = 0;
     try {
-      writer_->write(to_ps(next.first_bit) / 1000, next.bytes.data(), next.bytes.size());
+      writer_->write(to_ps(next.first_bit) / 1000, next.bytes->data(), next.bytes->size());
     } catch (const packet::PcapError&) {
       write_error_ = last_error("write failed");
     }

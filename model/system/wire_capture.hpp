@@ -49,7 +49,7 @@ class WireCapture {
   struct Waiting {
     sc_core::sc_time first_bit;
     std::uint64_t order;  // frames with the same time stay in the order they were recorded
-    std::vector<std::uint8_t> bytes;
+    SharedBytes bytes;    // the frame's own: nothing changes a frame once it is on the wire
   };
 
   // The heap's order: the frame that left later (or was recorded later) sinks.
