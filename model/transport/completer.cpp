@@ -130,7 +130,7 @@ void Completer::retire_front(QpContext& qp, ibv_wc_status status) {
   wc.opcode = wc_opcode_of(work.wqe.opcode);
   wc.byte_len = work.wqe.length;
   wc.qp_num = qp.qpn;
-  qp.outstanding.pop_front();
+  qp.pop_outstanding();
   ++qp.send_completed;
   if (read_or_atomic && qp.rd_atomic_outstanding > 0) --qp.rd_atomic_outstanding;
   shared_.contexts().send_work.notify(sc_core::SC_ZERO_TIME);
@@ -154,6 +154,7 @@ void Completer::on_nak(QpContext& qp, std::uint8_t syndrome, std::uint32_t psn) 
       --qp.rnr_retries_left;
     }
     // Go back N: resend from `psn`, after the RNR timer for an RNR NAK.
+    qp.sent_prefix = 0;
     bool after = false;
     for (SendWork& w : qp.outstanding) {
       if (&w == work) after = true;

@@ -129,6 +129,11 @@ struct QpContext {
   SlotRing<BlueFlameWqe> blueflame; // written with their doorbells, not yet taken, in ring order
   SlotRing<SendWqe> fetched;        // fetched, not started
   SlotRing<SendWork> outstanding;   // started, not completed, in PSN order
+  // How many WQEs at the front of `outstanding` are known to have sent every
+  // request packet: first_unsent() looks from there, not from the front (up
+  // to the send queue depth of WQEs wait there for their ACKs). Kept by
+  // pop_outstanding(); a go-back-N resend sets it back to 0.
+  std::size_t sent_prefix = 0;
   std::uint32_t next_psn = 0;
   std::uint32_t acked_psn = 0;      // the oldest PSN not yet acknowledged
   std::uint32_t rd_atomic_outstanding = 0;
@@ -149,6 +154,21 @@ struct QpContext {
   std::uint32_t acks_owed = 0;      // messages that asked for an ACK since the last one
   std::vector<std::uint32_t> unacked_writes;  // DMA tickets of payload not yet acknowledged
   std::uint32_t last_acked_psn = 0;
+
+  // The first started WQE with request packets still to send, or null.
+  SendWork* first_unsent() {
+    while (sent_prefix < outstanding.size()) {
+      SendWork& work = outstanding[sent_prefix];
+      if (work.sent < work.request_packets()) return &work;
+      ++sent_prefix;
+    }
+    return nullptr;
+  }
+  // Retires (or flushes) the oldest outstanding WQE.
+  void pop_outstanding() {
+    outstanding.pop_front();
+    if (sent_prefix > 0) --sent_prefix;
+  }
 
   bool requester_ready() const { return state == IBV_QPS_RTS; }
   bool responder_ready() const {

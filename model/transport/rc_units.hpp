@@ -174,7 +174,7 @@ class Requester : public sc_core::sc_module {
  private:
   void run();
   QpContext* pick();
-  bool has_work(const QpContext& qp) const;
+  bool has_work(QpContext& qp) const;
   void fetch_wqes(QpContext& qp);
   void take_fetched(QpContext& qp);
   bool start_wqe(QpContext& qp);

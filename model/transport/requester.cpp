@@ -39,13 +39,6 @@ bool is_read_or_atomic(ibv_wr_opcode op) {
          op == IBV_WR_ATOMIC_FETCH_AND_ADD;
 }
 
-// The first started WQE with request packets still to send.
-SendWork* unsent(QpContext& qp) {
-  for (SendWork& work : qp.outstanding)
-    if (work.sent < work.request_packets()) return &work;
-  return nullptr;
-}
-
 // Whether the QP may send a packet with PSN `psn` (its window of unacknowledged packets).
 bool window_open(const QpContext& qp, std::uint32_t psn, std::uint32_t window) {
   return psn_diff(psn, qp.acked_psn) < static_cast<std::int32_t>(window);
@@ -66,7 +59,7 @@ Requester::Requester(const sc_core::sc_module_name& name, TransportShared& share
   SC_THREAD(run);
 }
 
-bool Requester::has_work(const QpContext& qp) const {
+bool Requester::has_work(QpContext& qp) const {
   if (qp.destroyed) return false;
   if (qp.state == IBV_QPS_ERR) {
     return !qp.outstanding.empty() || !qp.fetched.empty() ||
@@ -77,10 +70,8 @@ bool Requester::has_work(const QpContext& qp) const {
   if (qp.fetch_pending && dma_.done(qp.fetch_ticket)) return true;
   if (sc_core::sc_time_stamp() < qp.resume_at) return false;
   const std::uint32_t window = shared_.config().max_unacked_packets;
-  for (const SendWork& work : qp.outstanding) {
-    if (work.sent < work.request_packets())
-      return window_open(qp, psn_add(work.first_psn, work.sent), window);
-  }
+  if (const SendWork* work = qp.first_unsent())
+    return window_open(qp, psn_add(work->first_psn, work->sent), window);
   if (!qp.fetched.empty()) {
     const SendWqe& next = qp.fetched.front();
     if (is_read_or_atomic(next.opcode) && qp.rd_atomic_outstanding >= qp.max_rd_atomic)
@@ -134,7 +125,7 @@ void Requester::run() {
       flush(*qp);
       continue;
     }
-    if (SendWork* work = unsent(*qp)) {
+    if (SendWork* work = qp->first_unsent()) {
       send_packet(*qp, *work);
     } else if (!qp->fetched.empty()) {
       if (start_wqe(*qp)) send_packet(*qp, qp->outstanding.back());
@@ -335,20 +326,20 @@ void Requester::flush(QpContext& qp) {
   // not, in order: started ones first, then fetched ones; the rest are fetched.
   // The CQE is made before the pop: writing it may wait, and a slot popped
   // may be taken again meanwhile.
-  auto flush_front = [&](auto& ring, const SendWqe& wqe) {
+  auto flush_front = [&](auto pop_front, const SendWqe& wqe) {
     ibv_wc wc;
     wc.wr_id = wqe.wr_id;
     wc.status = IBV_WC_WR_FLUSH_ERR;
     wc.opcode = wc_opcode_of(wqe.opcode);
     wc.qp_num = qp.qpn;
     const std::uint32_t ring_end = wqe.ring_end;
-    ring.pop_front();
+    pop_front();
     shared_.write_cqe(qp.send_cqn, wc, dma_, ring_end);
   };
   if (!qp.outstanding.empty()) {
-    flush_front(qp.outstanding, qp.outstanding.front().wqe);
+    flush_front([&] { qp.pop_outstanding(); }, qp.outstanding.front().wqe);
   } else if (!qp.fetched.empty()) {
-    flush_front(qp.fetched, qp.fetched.front());
+    flush_front([&] { qp.fetched.pop_front(); }, qp.fetched.front());
   } else if (!qp.fetch_pending && qp.send_fetched != qp.send_producer) {
     fetch_wqes(qp);
   }
