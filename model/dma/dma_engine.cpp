@@ -38,7 +38,9 @@ void DmaPort::request(const DmaRequest& request) {
   slot.length = request.length();
   unbooked_.push_back(index);
   ++engine_.unbooked_requests_;
-  engine_.wake_.notify(sc_core::SC_ZERO_TIME);
+  // Immediate: the engine books after the processes running now have made
+  // their requests, in this delta cycle rather than the next.
+  engine_.wake_.notify();
 }
 
 DmaCompletion DmaPort::pop_completion() {
@@ -320,7 +322,9 @@ void DmaEngine::complete(DmaPort& port, std::uint32_t index, const sc_core::sc_t
     return;
   }
   port.completions_.push_back(completion);
-  port.completion_event_.notify(sc_core::SC_ZERO_TIME);
+  // Immediate: the requester takes it in this evaluation phase, not a delta
+  // cycle later (a process pumps before it waits, so none misses it).
+  port.completion_event_.notify();
 }
 
 void DmaEngine::b_transport(int initiator, tlm::tlm_generic_payload& request,

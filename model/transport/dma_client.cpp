@@ -5,13 +5,9 @@
 
 namespace rnicsim {
 
-DmaClient::DmaClient(DmaPort& port) : port_(port) {
-  completion_or_progress_ |= port_.completion_event();
-  completion_or_progress_ |= progress_;
-}
+DmaClient::DmaClient(DmaPort& port) : port_(port) {}
 
 void DmaClient::pump() {
-  bool any = false;
   while (port_.has_completion()) {
     const DmaCompletion completion = port_.pop_completion();
     Slot& slot = slots_.at(completion.tag);
@@ -22,20 +18,18 @@ void DmaClient::pump() {
       slot.busy = false;
       free_.push_back(completion.tag);
     }
-    any = true;
   }
-  if (any) progress_.notify(sc_core::SC_ZERO_TIME);
 }
 
-void DmaClient::wait_progress() {
-  sc_core::wait(completion_or_progress_);
+void DmaClient::wait_completion() {
+  sc_core::wait(port_.completion_event());
   pump();
 }
 
 std::uint32_t DmaClient::issue(const DmaRequest& request, std::shared_ptr<const void> keep,
                                bool collect) {
   pump();
-  while (!port_.can_request()) wait_progress();
+  while (!port_.can_request()) wait_completion();
   std::uint32_t ticket;
   if (free_.empty()) {
     ticket = static_cast<std::uint32_t>(slots_.size());
@@ -54,7 +48,7 @@ std::uint32_t DmaClient::issue(const DmaRequest& request, std::shared_ptr<const 
 
 bool DmaClient::wait(std::uint32_t ticket) {
   pump();
-  while (!slots_.at(ticket).done) wait_progress();
+  while (!slots_.at(ticket).done) wait_completion();
   return release(ticket);
 }
 

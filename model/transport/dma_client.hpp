@@ -1,9 +1,16 @@
 #pragma once
 // DmaClient: a transport unit's use of its DMA port. Each request gets a
 // ticket; a thread can wait for a ticket's completion (a method polls
-// done() and release()s it, woken by progress_or_completion()), or
-// hand the request off (a posted write, say) and keep its bytes alive only
-// until the completion. Several threads of one unit may share a client.
+// done() and release()s it, woken by completion_event()), or hand the
+// request off (a posted write, say) and keep its bytes alive only until the
+// completion. Several processes of one unit may share a client: whichever
+// takes a completion from the port (pump) marks its ticket done.
+//
+// Why the port's completion event is the only wake-up needed: the port
+// notifies it for every completion that arrives, and every process pumps
+// before it waits and looks at its tickets after it wakes. A ticket that is
+// not done after a pump therefore has its completion, and its notification,
+// still to come, whoever takes it.
 #include <cstdint>
 #include <memory>
 #include <systemc>
@@ -32,16 +39,12 @@ class DmaClient {
   // Convenience: one blocking read or write of `length` bytes at `address`.
   bool read(std::uint64_t address, std::uint8_t* data, std::uint32_t length);
   void write(std::uint64_t address, std::shared_ptr<const Bytes> data);
-  // Notified whenever a completion is taken from the port.
-  const sc_core::sc_event& progress_event() const { return progress_; }
+  // Notified when the port receives a completion, whoever takes it.
+  const sc_core::sc_event& completion_event() const { return port_.completion_event(); }
   // Takes every completion the port holds (waits for none).
   void pump();
-  // Waits until a completion arrives or another thread takes one.
-  void wait_progress();
-  // What wait_progress() waits for, for a method's next_trigger.
-  const sc_core::sc_event_or_list& progress_or_completion() const {
-    return completion_or_progress_;
-  }
+  // Waits until a completion arrives, then takes what the port holds.
+  void wait_completion();
 
  private:
   struct Slot {
@@ -54,9 +57,6 @@ class DmaClient {
   DmaPort& port_;
   std::vector<Slot> slots_;
   std::vector<std::uint32_t> free_;
-  sc_core::sc_event progress_;
-  // completion or progress, built once: `a | b` would allocate a list per wait.
-  sc_core::sc_event_or_list completion_or_progress_;
 };
 
 // Where the last range of a message's segments began: the next packet's

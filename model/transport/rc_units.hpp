@@ -149,6 +149,7 @@ class OrderedSender : public sc_core::sc_module {
     packet::TransmitRequest request;  // moved out when sent: the slot keeps no payload
     std::vector<std::uint32_t> tickets;
   };
+  void end_of_elaboration() override;
   void run();
 
   DmaClient& dma_;
@@ -160,7 +161,10 @@ class OrderedSender : public sc_core::sc_module {
   // issued (issuing may wait), so run() never sees a packet half made.
   std::vector<std::uint32_t> staged_tickets_;
   std::vector<DmaRequest> reads_;  // the reads of the packet being queued
-  sc_core::sc_event queued_;
+  sc_core::sc_event queued_;  // a packet whose reads are all done joined an empty queue
+  // What wakes an idle sender: queued_, or a completion at the port (one of
+  // a packet being queued, which send() did not find done).
+  sc_core::sc_event_or_list idle_wake_;
 };
 
 class Requester : public sc_core::sc_module {
@@ -192,7 +196,7 @@ class Requester : public sc_core::sc_module {
   BytePool inline_payloads_;  // inline packets' payloads, until built into frames
   std::uint32_t last_qpn_ = 0;
   sc_core::sc_event hold_over_;  // an RNR hold ends
-  // Work, DMA progress or an RNR hold's end; built once (`a | b` allocates).
+  // Work, a DMA completion or an RNR hold's end; built once (`a | b` allocates).
   sc_core::sc_event_or_list any_wake_;
   sc_core::sc_time owed_;        // cycles charged with the next packet
 };

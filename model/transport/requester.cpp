@@ -54,7 +54,7 @@ Requester::Requester(const sc_core::sc_module_name& name, TransportShared& share
       dma_(port),
       translation_(translation) {
   any_wake_ |= shared_.contexts().send_work;
-  any_wake_ |= dma_.progress_event();
+  any_wake_ |= dma_.completion_event();
   any_wake_ |= hold_over_;
   SC_THREAD(run);
 }

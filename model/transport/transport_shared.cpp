@@ -117,6 +117,7 @@ void OrderedSender::send(packet::TransmitRequest request,
                          const std::vector<PhysicalSegment>* payload_from, std::uint64_t offset,
                          std::uint32_t length, const std::vector<std::uint32_t>& after,
                          SegmentCursor* cursor) {
+  const bool was_idle = pending_.empty();
   staged_tickets_.assign(after.begin(), after.end());
   if (payload_from != nullptr && length > 0) {
     std::shared_ptr<Bytes> buffer = payloads_.take(length);
@@ -127,7 +128,22 @@ void OrderedSender::send(packet::TransmitRequest request,
   Pending& pending = pending_.push_back_slot();
   pending.request = std::move(request);
   pending.tickets.assign(staged_tickets_.begin(), staged_tickets_.end());
+  // A busy sender gets to this packet by itself. An idle one waits on
+  // idle_wake_: a completion at the port wakes it, so it needs waking now only
+  // when nothing is left to complete (every completion there is taken first,
+  // so a ticket not done now has its completion still to come).
+  if (!was_idle) return;
+  dma_.pump();
+  for (const std::uint32_t ticket : pending.tickets)
+    if (!dma_.done(ticket)) return;
   queued_.notify(sc_core::SC_ZERO_TIME);
+}
+
+void OrderedSender::end_of_elaboration() {
+  // Built here, not in the constructor: the owning unit's DmaClient is
+  // constructed after its sender.
+  idle_wake_ |= queued_;
+  idle_wake_ |= dma_.completion_event();
 }
 
 void OrderedSender::run() {
@@ -143,7 +159,7 @@ void OrderedSender::run() {
       ++head_tickets_done_;
     }
     if (head_tickets_done_ < head.tickets.size()) {
-      sc_core::next_trigger(dma_.progress_or_completion());
+      sc_core::next_trigger(dma_.completion_event());
       return;
     }
     if (!out->can_push()) {
@@ -159,7 +175,7 @@ void OrderedSender::run() {
     out->nb_push(std::move(request), latency_);
     if (!acknowledge) MessageBreakdown::instance().mark(*this, "to the builder");
   }
-  sc_core::next_trigger(queued_);
+  sc_core::next_trigger(idle_wake_);
 }
 
 ReceiveDemux::ReceiveDemux(const sc_core::sc_module_name& name, std::size_t queue_items,
