@@ -208,6 +208,35 @@ class Channel : public sc_core::sc_prim_channel,
 
   const T* peek() const override { return head_visible() ? &entries_.front().item : nullptr; }
 
+  // For a reader that does nothing at a pop but pop (it acts a fixed delay
+  // later, say): moves the head into `item` even before it is visible and
+  // sets `popped_at` to the time it would have been popped, now or when it
+  // becomes visible. Its place stays taken until then, as with an early take.
+  // False with no item (data_event() then tells of the next), or in a
+  // channel with a credit-return latency while the head is not visible.
+  bool take_head(T& item, sc_core::sc_time& popped_at) {
+    if (entries_.empty() || (credit_latency_ != sc_core::SC_ZERO_TIME && !head_visible())) {
+      data_wanted_ = true;
+      return false;
+    }
+    const sc_core::sc_time now = sc_core::sc_time_stamp();
+    const sc_core::sc_time visible = entries_.front().visible_at;
+    if (visible <= now) {
+      popped_at = now;
+      item = dequeue();
+      return true;
+    }
+    popped_at = hold_place_until(visible);
+    item = std::move(entries_.front().item);
+    entries_.pop_front();
+    ++taken_early_count_;
+    if (space_wanted_) {
+      space_wanted_ = false;
+      space_event_.notify(popped_at - now);
+    }
+    return true;
+  }
+
   const sc_core::sc_event& data_event() const override { return data_event_; }
   const sc_core::sc_event& space_event() const override { return space_event_; }
 
@@ -243,6 +272,15 @@ class Channel : public sc_core::sc_prim_channel,
     }
     entries_.push_back(Entry{sc_core::sc_time_stamp() + latency, std::move(item)});
     note_occupancy();
+  }
+
+  // Keeps a place taken until `at` (not before the places held already, so
+  // that they free in order); returns the time it frees.
+  sc_core::sc_time hold_place_until(const sc_core::sc_time& at) {
+    const sc_core::sc_time until =
+        taken_early_.empty() ? at : std::max(at, taken_early_.back());
+    taken_early_.push_back(until);
+    return until;
   }
 
   // Items in the channel, counting those taken early until they would have been popped.

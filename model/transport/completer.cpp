@@ -33,19 +33,26 @@ SendWork* work_holding(QpContext& qp, std::uint32_t psn) {
 }  // namespace
 
 Completer::Completer(const sc_core::sc_module_name& name, TransportShared& shared, DmaPort& port)
-    : sc_core::sc_module(name), in("in"), shared_(shared), dma_(port) {
+    : sc_core::sc_module(name),
+      in("in"),
+      shared_(shared),
+      dma_(port),
+      inbox_(shared.cycles(shared.config().completer_cycles)) {
   SC_THREAD(run);
 }
 
+void Completer::end_of_elaboration() { inbox_.attach(in.get_interface()); }
+
 void Completer::run() {
   for (;;) {
-    const packet::ReceivedPacket packet = in->pop();
+    packet::ReceivedPacket packet;
+    const sc_core::sc_time popped_at = inbox_.next(in, packet);
     ++shared_.stats().activations;
-    handle(packet);
+    handle(packet, popped_at);
   }
 }
 
-void Completer::handle(const packet::ReceivedPacket& packet) {
+void Completer::handle(const packet::ReceivedPacket& packet, const sc_core::sc_time& popped_at) {
   const packet::RocePacket& p = packet.packet;
   QpContext* qp = shared_.contexts().qp(p.bth.dest_qp);
   if (qp == nullptr || qp->destroyed || qp->state != IBV_QPS_RTS) {
@@ -53,9 +60,8 @@ void Completer::handle(const packet::ReceivedPacket& packet) {
     return;
   }
   if (!is_acknowledge(p.bth.opcode))
-    MessageBreakdown::instance().mark(*this, "receive pipeline");
+    MessageBreakdown::instance().mark(*this, "receive pipeline", popped_at);
   shared_.touch_qp(*qp, dma_);
-  sc_core::wait(shared_.cycles(shared_.config().completer_cycles));
   const std::uint32_t psn = p.bth.psn;
   const std::uint8_t opcode = p.bth.opcode;
   if (opcode == kAcknowledge) {

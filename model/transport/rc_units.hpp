@@ -33,6 +33,7 @@
 #include "mtt/translation_cache.hpp"
 #include "packet/packet_blocks.hpp"
 #include "transport/dma_client.hpp"
+#include "transport/packet_inbox.hpp"
 #include "transport/rc_contexts.hpp"
 #include "transport/transport_config.hpp"
 
@@ -241,9 +242,11 @@ class Responder : public sc_core::sc_module {
   OrderedSender sender;
 
  private:
+  void end_of_elaboration() override;
   void run();
   void run_recv_flush();
-  void handle(const packet::ReceivedPacket& packet);
+  // Acts on a packet popped at `popped_at`, once the responder's cycles passed.
+  void handle(const packet::ReceivedPacket& packet, const sc_core::sc_time& popped_at);
   void handle_write_or_send(QpContext& qp, const packet::ReceivedPacket& packet);
   void handle_read(QpContext& qp, const packet::ReceivedPacket& packet);
   void handle_atomic(QpContext& qp, const packet::ReceivedPacket& packet);
@@ -258,6 +261,7 @@ class Responder : public sc_core::sc_module {
   DmaClient dma_;
   MemoryTranslation& translation_;
   Channel<packet::ReceivedPacket>& queue_;
+  PacketInbox inbox_;
   std::vector<std::uint32_t> owing_acks_;  // QPs with ACKs held back for coalescing
   // Reused by the thread that handles packets (run): payload writes, a
   // READ's source, an atomic's target and the write its response waits for.
@@ -277,14 +281,17 @@ class Completer : public sc_core::sc_module {
   Completer(const sc_core::sc_module_name& name, TransportShared& shared, DmaPort& port);
 
  private:
+  void end_of_elaboration() override;
   void run();
-  void handle(const packet::ReceivedPacket& packet);
+  // Acts on a packet popped at `popped_at`, once the completer's cycles passed.
+  void handle(const packet::ReceivedPacket& packet, const sc_core::sc_time& popped_at);
   void retire_through(QpContext& qp, std::uint32_t psn);
   void retire_front(QpContext& qp, ibv_wc_status status);
   void on_nak(QpContext& qp, std::uint8_t syndrome, std::uint32_t psn);
 
   TransportShared& shared_;
   DmaClient dma_;
+  PacketInbox inbox_;
   std::vector<DmaRequest> writes_;  // a response's data into the local buffer
   BytePool atomic_results_;
 };

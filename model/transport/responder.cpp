@@ -57,16 +57,20 @@ Responder::Responder(const sc_core::sc_module_name& name, TransportShared& share
       shared_(shared),
       dma_(port),
       translation_(translation),
-      queue_(queue) {
+      queue_(queue),
+      inbox_(shared.cycles(shared.config().responder_cycles)) {
   SC_THREAD(run);
   SC_THREAD(run_recv_flush);
 }
 
+void Responder::end_of_elaboration() { inbox_.attach(in.get_interface()); }
+
 void Responder::run() {
   for (;;) {
-    const packet::ReceivedPacket packet = in->pop();
+    packet::ReceivedPacket packet;
+    const sc_core::sc_time popped_at = inbox_.next(in, packet);
     ++shared_.stats().activations;
-    handle(packet);
+    handle(packet, popped_at);
     // Nothing waiting: the ACKs held back for coalescing go out now.
     if (queue_.size() == 0) {
       for (std::uint32_t qpn : owing_acks_) {
@@ -79,16 +83,15 @@ void Responder::run() {
   }
 }
 
-void Responder::handle(const packet::ReceivedPacket& packet) {
+void Responder::handle(const packet::ReceivedPacket& packet, const sc_core::sc_time& popped_at) {
   const packet::Bth& bth = packet.packet.bth;
   QpContext* qp = shared_.contexts().qp(bth.dest_qp);
   if (qp == nullptr || qp->destroyed || !qp->responder_ready()) {
     ++shared_.stats().dropped_no_qp;  // a QP in RESET, INIT or ERR drops requests silently
     return;
   }
-  MessageBreakdown::instance().mark(*this, "receive pipeline");
+  MessageBreakdown::instance().mark(*this, "receive pipeline", popped_at);
   shared_.touch_qp(*qp, dma_);
-  sc_core::wait(shared_.cycles(shared_.config().responder_cycles));
   const std::int32_t ahead = psn_diff(bth.psn, qp->expected_psn);
   if (ahead < 0) {
     // A duplicate (the requester retried): acknowledge again, execute nothing
