@@ -57,6 +57,9 @@ struct SendWork {
   std::uint32_t sent = 0;          // request packets sent (READ and atomic: 0 or 1)
   std::uint64_t received = 0;      // READ response bytes placed
   bool read_or_atomic = false;
+  // Success, or the local error it completes with once its QP is flushed
+  // (a payload read that failed: IBV_WC_LOC_PROT_ERR).
+  ibv_wc_status error = IBV_WC_SUCCESS;
   TranslationResult local;         // its local buffer, physical (not for inline)
   SegmentCursor local_cursor;      // where the last packet's bytes began in it
   std::uint32_t last_psn() const { return psn_add(first_psn, packets - 1); }

@@ -17,6 +17,7 @@
 // its QP, so the testbed fails the run at a drop instead.
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <string>
 #include <systemc>
@@ -129,6 +130,8 @@ class CommandUnit : public sc_core::sc_module {
 // is read (READ requests and atomics carry none): packets of different QPs
 // interleave, and a long message's first packet leaves before its last is read.
 // One thread of the owning unit calls send(); an SC_METHOD hands the packets on.
+// A packet one of whose payload reads failed is not sent (its bytes would be
+// stale): the owner's read-failure handler is called instead.
 class OrderedSender : public sc_core::sc_module {
  public:
   sc_core::sc_port<NbPushIf<packet::TransmitRequest>> out;
@@ -145,10 +148,16 @@ class OrderedSender : public sc_core::sc_module {
             std::uint64_t offset, std::uint32_t length,
             const std::vector<std::uint32_t>& after = {}, SegmentCursor* cursor = nullptr);
 
+  // Called (from the sender's method: it must not wait) with a packet whose
+  // payload could not be read, in place of sending it.
+  using ReadFailedHandler = std::function<void(const packet::TransmitRequest&)>;
+  void on_read_failed(ReadFailedHandler handler) { read_failed_ = std::move(handler); }
+
  private:
   struct Pending {
     packet::TransmitRequest request;  // moved out when sent: the slot keeps no payload
-    std::vector<std::uint32_t> tickets;
+    std::vector<std::uint32_t> tickets;  // the `after` tickets, then the payload reads'
+    std::size_t first_read = 0;          // where the payload reads' tickets start
   };
   void end_of_elaboration() override;
   void run();
@@ -156,6 +165,8 @@ class OrderedSender : public sc_core::sc_module {
   DmaClient& dma_;
   sc_core::sc_time latency_;
   std::size_t head_tickets_done_ = 0;  // the head's tickets waited for and released
+  bool head_read_failed_ = false;      // one of the head's payload reads failed
+  ReadFailedHandler read_failed_;
   BytePool payloads_;  // the DMA reads every byte of a payload it takes
   SlotRing<Pending> pending_;
   // The packet being queued: its tickets gather here while its reads are
@@ -185,6 +196,8 @@ class Requester : public sc_core::sc_module {
   bool start_wqe(QpContext& qp);
   void send_packet(QpContext& qp, SendWork& work);
   void flush(QpContext& qp);
+  // A request packet's payload could not be read (the sender did not send it).
+  void payload_read_failed(const packet::TransmitRequest& request);
 
   TransportShared& shared_;
   DmaClient dma_;

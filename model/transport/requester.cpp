@@ -56,7 +56,29 @@ Requester::Requester(const sc_core::sc_module_name& name, TransportShared& share
   any_wake_ |= shared_.contexts().send_work;
   any_wake_ |= dma_.completion_event();
   any_wake_ |= hold_over_;
+  sender.on_read_failed(
+      [this](const packet::TransmitRequest& request) { payload_read_failed(request); });
   SC_THREAD(run);
+}
+
+void Requester::payload_read_failed(const packet::TransmitRequest& request) {
+  // A local DMA error (the payload's host memory answered Unsupported
+  // Request): as rxe does when it cannot copy from the MR, the WQE completes
+  // in IBV_WC_LOC_PROT_ERR and the QP goes to ERR, which flushes the rest.
+  // The QP is the one connected to the packet's destination.
+  const packet::RocePacket& h = request.header_template;
+  for (const auto& [qpn, qp] : shared_.contexts().qps()) {
+    if (qp->dest_qpn != h.bth.dest_qp || qp->ah.dmac != h.ethernet.destination) continue;
+    if (qp->state == IBV_QPS_ERR) return;  // already failed: this WQE is flushed
+    for (SendWork& work : qp->outstanding) {
+      if (psn_diff(h.bth.psn, work.first_psn) >= 0 && psn_diff(work.last_psn(), h.bth.psn) >= 0) {
+        work.error = IBV_WC_LOC_PROT_ERR;
+        break;
+      }
+    }
+    shared_.set_error(*qp);
+    return;
+  }
 }
 
 bool Requester::has_work(QpContext& qp) const {
@@ -212,6 +234,7 @@ bool Requester::start_wqe(QpContext& qp) {
   ++shared_.stats().wqes_started;
   work.sent = 0;
   work.received = 0;
+  work.error = IBV_WC_SUCCESS;
   work.local.status = TranslationStatus::kOk;
   work.local.segments.clear();
   work.local_cursor = SegmentCursor{};
@@ -324,12 +347,14 @@ void Requester::send_packet(QpContext& qp, SendWork& work) {
 void Requester::flush(QpContext& qp) {
   // Every WQE of a QP in ERR completes with IBV_WC_WR_FLUSH_ERR, signaled or
   // not, in order: started ones first, then fetched ones; the rest are fetched.
+  // A WQE that failed locally (its `error`) completes with that error instead.
   // The CQE is made before the pop: writing it may wait, and a slot popped
   // may be taken again meanwhile.
-  auto flush_front = [&](auto pop_front, const SendWqe& wqe) {
+  auto flush_front = [&](auto pop_front, const SendWqe& wqe,
+                         ibv_wc_status status = IBV_WC_WR_FLUSH_ERR) {
     ibv_wc wc;
     wc.wr_id = wqe.wr_id;
-    wc.status = IBV_WC_WR_FLUSH_ERR;
+    wc.status = status;
     wc.opcode = wc_opcode_of(wqe.opcode);
     wc.qp_num = qp.qpn;
     const std::uint32_t ring_end = wqe.ring_end;
@@ -337,7 +362,9 @@ void Requester::flush(QpContext& qp) {
     shared_.write_cqe(qp.send_cqn, wc, dma_, ring_end);
   };
   if (!qp.outstanding.empty()) {
-    flush_front([&] { qp.pop_outstanding(); }, qp.outstanding.front().wqe);
+    const SendWork& front = qp.outstanding.front();
+    flush_front([&] { qp.pop_outstanding(); }, front.wqe,
+                front.error != IBV_WC_SUCCESS ? front.error : IBV_WC_WR_FLUSH_ERR);
   } else if (!qp.fetched.empty()) {
     flush_front([&] { qp.fetched.pop_front(); }, qp.fetched.front());
   } else if (!qp.fetch_pending && qp.send_fetched != qp.send_producer) {

@@ -119,6 +119,7 @@ void OrderedSender::send(packet::TransmitRequest request,
                          SegmentCursor* cursor) {
   const bool was_idle = pending_.empty();
   staged_tickets_.assign(after.begin(), after.end());
+  const std::size_t first_read = staged_tickets_.size();
   if (payload_from != nullptr && length > 0) {
     std::shared_ptr<Bytes> buffer = payloads_.take(length);
     requests_for(reads_, DmaOp::kRead, *payload_from, offset, length, buffer->data(), cursor);
@@ -128,6 +129,7 @@ void OrderedSender::send(packet::TransmitRequest request,
   Pending& pending = pending_.push_back_slot();
   pending.request = std::move(request);
   pending.tickets.assign(staged_tickets_.begin(), staged_tickets_.end());
+  pending.first_read = first_read;
   // A busy sender gets to this packet by itself. An idle one waits on
   // idle_wake_: a completion at the port wakes it, so it needs waking now only
   // when nothing is left to complete (every completion there is taken first,
@@ -155,12 +157,22 @@ void OrderedSender::run() {
     if (head_tickets_done_ < head.tickets.size()) dma_.pump();
     while (head_tickets_done_ < head.tickets.size() &&
            dma_.done(head.tickets[head_tickets_done_])) {
-      dma_.release(head.tickets[head_tickets_done_]);
+      const bool ok = dma_.release(head.tickets[head_tickets_done_]);
+      if (!ok && head_tickets_done_ >= head.first_read) head_read_failed_ = true;
       ++head_tickets_done_;
     }
     if (head_tickets_done_ < head.tickets.size()) {
       sc_core::next_trigger(dma_.completion_event());
       return;
+    }
+    if (head_read_failed_) {
+      // Never stale bytes on the wire: the owner decides what happens instead.
+      const packet::TransmitRequest failed = std::move(head.request);
+      pending_.pop_front();
+      head_tickets_done_ = 0;
+      head_read_failed_ = false;
+      if (read_failed_) read_failed_(failed);
+      continue;
     }
     if (!out->can_push()) {
       sc_core::next_trigger(out->space_event());
