@@ -13,14 +13,8 @@ inline ibv_wc_status bad_rkey_write(RcBench& bench) {
   const Buffer dst = bench.buffer(1, 100, kAllAccess);
   bench.fill(src, pattern(100, 5));
   const ibv_sge sge{src.va, 100, src.mr->lkey};
-  ibv_send_wr wr;
-  wr.wr_id = 1;
-  wr.opcode = IBV_WR_RDMA_WRITE;
-  wr.sg_list = &sge;
-  wr.num_sge = 1;
-  wr.send_flags = IBV_SEND_SIGNALED;
-  wr.rdma.remote_addr = dst.va;
-  wr.rdma.rkey = dst.mr->rkey ^ 0x100;  // another MPT index: no such region
+  // Another MPT index in the rkey: no such region.
+  ibv_send_wr wr = signaled_write(sge, dst.va, dst.mr->rkey ^ 0x100, 1);
   if (bench.driver(0).ibv_post_send(bench.a.qps[0], &wr, nullptr) != 0) return IBV_WC_GENERAL_ERR;
   return bench.next_completion(0, bench.a.send_cq).status;
 }

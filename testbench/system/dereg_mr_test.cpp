@@ -16,14 +16,7 @@ using testing::kAllAccess;
 ibv_wc_status write_100_bytes(RcBench& bench, const Buffer& src, std::uint64_t remote_va,
                               std::uint32_t rkey, std::uint64_t wr_id) {
   const ibv_sge sge{src.va, 100, src.mr->lkey};
-  ibv_send_wr wr;
-  wr.wr_id = wr_id;
-  wr.opcode = IBV_WR_RDMA_WRITE;
-  wr.sg_list = &sge;
-  wr.num_sge = 1;
-  wr.send_flags = IBV_SEND_SIGNALED;
-  wr.rdma.remote_addr = remote_va;
-  wr.rdma.rkey = rkey;
+  ibv_send_wr wr = testing::signaled_write(sge, remote_va, rkey, wr_id);
   if (bench.driver(0).ibv_post_send(bench.a.qps[0], &wr, nullptr) != 0) return IBV_WC_GENERAL_ERR;
   const ibv_wc wc = bench.next_completion(0, bench.a.send_cq);
   EXPECT_EQ(wc.wr_id, wr_id);

@@ -17,14 +17,7 @@ using testing::RcBench;
 
 void post_write(RcBench& bench, const Buffer& src, const Buffer& dst, std::uint64_t wr_id) {
   const ibv_sge sge{src.va, 100, src.mr->lkey};
-  ibv_send_wr wr;
-  wr.wr_id = wr_id;
-  wr.opcode = IBV_WR_RDMA_WRITE;
-  wr.sg_list = &sge;
-  wr.num_sge = 1;
-  wr.send_flags = IBV_SEND_SIGNALED;
-  wr.rdma.remote_addr = dst.va;
-  wr.rdma.rkey = dst.mr->rkey;
+  ibv_send_wr wr = testing::signaled_write(sge, dst.va, dst.mr->rkey, wr_id);
   ASSERT_EQ(bench.driver(0).ibv_post_send(bench.a.qps[0], &wr, nullptr), 0);
 }
 
