@@ -22,14 +22,6 @@ ibv_wc_status nak_status(std::uint8_t syndrome) {
   }
 }
 
-// The WQE in `qp.outstanding` whose PSNs hold `psn`, or null.
-SendWork* work_holding(QpContext& qp, std::uint32_t psn) {
-  for (SendWork& work : qp.outstanding) {
-    if (psn_diff(psn, work.first_psn) >= 0 && psn_diff(work.last_psn(), psn) >= 0) return &work;
-  }
-  return nullptr;
-}
-
 }  // namespace
 
 Completer::Completer(const sc_core::sc_module_name& name, TransportShared& shared, DmaPort& port)
@@ -76,7 +68,7 @@ void Completer::handle(const packet::ReceivedPacket& packet, const sc_core::sc_t
   // A READ or atomic response acknowledges every earlier request.
   retire_through(*qp, psn_add(psn, kPsnMask));
   SendWork* work = qp->outstanding.empty() ? nullptr : &qp->outstanding.front();
-  if (work == nullptr || !work->read_or_atomic || work_holding(*qp, psn) != work) {
+  if (work == nullptr || !work->read_or_atomic || qp->work_holding(psn) != work) {
     return;  // not what the QP waits for: a duplicate (issue 12 handles the rest)
   }
   if (opcode == kAtomicAcknowledge) {
@@ -146,7 +138,7 @@ void Completer::retire_front(QpContext& qp, ibv_wc_status status) {
 void Completer::on_nak(QpContext& qp, std::uint8_t syndrome, std::uint32_t psn) {
   // A NAK acknowledges every request before its PSN.
   retire_through(qp, psn_add(psn, kPsnMask));
-  SendWork* work = work_holding(qp, psn);
+  SendWork* work = qp.work_holding(psn);
   if (work == nullptr) return;  // stale: nothing outstanding at that PSN
   const bool rnr = (syndrome & 0x60) == 0x20;
   if (syndrome == 0x60 || rnr) {

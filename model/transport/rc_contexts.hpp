@@ -167,6 +167,13 @@ struct QpContext {
     }
     return nullptr;
   }
+  // The outstanding WQE whose PSNs hold `psn`, or null.
+  SendWork* work_holding(std::uint32_t psn) {
+    for (SendWork& work : outstanding) {
+      if (psn_diff(psn, work.first_psn) >= 0 && psn_diff(work.last_psn(), psn) >= 0) return &work;
+    }
+    return nullptr;
+  }
   // Retires (or flushes) the oldest outstanding WQE.
   void pop_outstanding() {
     outstanding.pop_front();

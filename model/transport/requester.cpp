@@ -70,12 +70,7 @@ void Requester::payload_read_failed(const packet::TransmitRequest& request) {
   for (const auto& [qpn, qp] : shared_.contexts().qps()) {
     if (qp->dest_qpn != h.bth.dest_qp || qp->ah.dmac != h.ethernet.destination) continue;
     if (qp->state == IBV_QPS_ERR) return;  // already failed: this WQE is flushed
-    for (SendWork& work : qp->outstanding) {
-      if (psn_diff(h.bth.psn, work.first_psn) >= 0 && psn_diff(work.last_psn(), h.bth.psn) >= 0) {
-        work.error = IBV_WC_LOC_PROT_ERR;
-        break;
-      }
-    }
+    if (SendWork* work = qp->work_holding(h.bth.psn)) work->error = IBV_WC_LOC_PROT_ERR;
     shared_.set_error(*qp);
     return;
   }
