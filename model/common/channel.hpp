@@ -53,6 +53,7 @@
 
 #include "common/activity.hpp"
 #include "common/ring_queue.hpp"
+#include "common/time_units.hpp"
 
 namespace rnicsim {
 
@@ -166,7 +167,7 @@ class Channel : public sc_core::sc_prim_channel,
       space_wanted_ = true;
       return false;
     }
-    const sc_core::sc_time now = sc_core::sc_time_stamp();
+    const sc_core::sc_time now = sim_now();
     if (places_in_use(now) < capacity_) return true;
     space_wanted_ = true;
     // Full with places to come back (a credit returns, an early-taken item
@@ -177,7 +178,7 @@ class Channel : public sc_core::sc_prim_channel,
   }
 
   bool has_room_for(std::size_t items) const override {
-    return writers_ == 1 && places_in_use(sc_core::sc_time_stamp()) + items <= capacity_;
+    return writers_ == 1 && places_in_use(sim_now()) + items <= capacity_;
   }
 
   // Never with a credit-return latency: the reader's pop would not free the place.
@@ -219,7 +220,7 @@ class Channel : public sc_core::sc_prim_channel,
       data_wanted_ = true;
       return false;
     }
-    const sc_core::sc_time now = sc_core::sc_time_stamp();
+    const sc_core::sc_time now = sim_now();
     const sc_core::sc_time visible = entries_.front().visible_at;
     if (visible <= now) {
       popped_at = now;
@@ -256,7 +257,7 @@ class Channel : public sc_core::sc_prim_channel,
 
   void enqueue(T&& item, const sc_core::sc_time& latency) {
     if (early_reader_ != nullptr && entries_.empty()) {
-      const sc_core::sc_time now = sc_core::sc_time_stamp();
+      const sc_core::sc_time now = sim_now();
       sc_core::sc_time taken_at;
       if (early_reader_->take_early(item, now + latency, taken_at)) {
         // The item holds its place until the reader would have popped it.
@@ -270,7 +271,7 @@ class Channel : public sc_core::sc_prim_channel,
       data_wanted_ = false;
       data_event_.notify(latency);
     }
-    entries_.push_back(Entry{sc_core::sc_time_stamp() + latency, std::move(item)});
+    entries_.push_back(Entry{sim_now() + latency, std::move(item)});
     note_occupancy();
   }
 
@@ -285,7 +286,7 @@ class Channel : public sc_core::sc_prim_channel,
 
   // Items in the channel, counting those taken early until they would have been popped.
   void note_occupancy() {
-    if (!taken_early_.empty()) places_in_use(sc_core::sc_time_stamp());
+    if (!taken_early_.empty()) places_in_use(sim_now());
     peak_occupancy_ = std::max(peak_occupancy_, entries_.size() + taken_early_.size());
   }
 
@@ -303,7 +304,7 @@ class Channel : public sc_core::sc_prim_channel,
       data_wanted_ = true;
       return false;
     }
-    const sc_core::sc_time now = sc_core::sc_time_stamp();
+    const sc_core::sc_time now = sim_now();
     const sc_core::sc_time& visible_at = entries_.front().visible_at;
     if (visible_at <= now) return true;
     data_event_.notify(visible_at - now);
@@ -314,7 +315,7 @@ class Channel : public sc_core::sc_prim_channel,
     T item = std::move(entries_.front().item);
     entries_.pop_front();
     if (credit_latency_ != sc_core::SC_ZERO_TIME) {
-      credits_.push_back(sc_core::sc_time_stamp() + credit_latency_);
+      credits_.push_back(sim_now() + credit_latency_);
     }
     if (space_wanted_) {
       space_wanted_ = false;

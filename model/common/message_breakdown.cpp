@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <map>
 
+#include "common/time_units.hpp"
+
 namespace rnicsim {
 
 MessageBreakdown& MessageBreakdown::instance() {
@@ -13,7 +15,7 @@ MessageBreakdown& MessageBreakdown::instance() {
 void MessageBreakdown::begin(const std::string& cpu) {
   if (!enabled_) return;
   open_ = true;
-  started_ = sc_core::sc_time_stamp();
+  started_ = sim_now();
   current_.clear();
   record(cpu, "post");
 }
@@ -42,7 +44,7 @@ void MessageBreakdown::mark(const sc_core::sc_object& block, const char* point,
 }
 
 void MessageBreakdown::record(const std::string& block, const char* point) {
-  record(block, point, sc_core::sc_time_stamp());
+  record(block, point, sim_now());
 }
 
 void MessageBreakdown::record(const std::string& block, const char* point,

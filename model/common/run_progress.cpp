@@ -87,7 +87,7 @@ void RunProgress::advance(std::uint64_t items) {
 
 void RunProgress::show(Clock::time_point now) {
   const double seconds = std::chrono::duration<double>(now - started_).count();
-  const std::string line = progress_line(to_ns(sc_core::sc_time_stamp()), done_, total_, unit_,
+  const std::string line = progress_line(to_ns(sim_now()), done_, total_, unit_,
                                          seconds, note_);
   // Carriage return and erase-to-end-of-line: the line is rewritten in place.
   *terminal_ << "\r" << line << "\x1b[K" << std::flush;

@@ -4,6 +4,8 @@
 #include <string>
 #include <vector>
 
+#include "common/time_units.hpp"
+
 #if defined(__SANITIZE_ADDRESS__)
 #include <pthread.h>
 #include <sanitizer/common_interface_defs.h>
@@ -127,7 +129,7 @@ void finish_workload() {
 void simulate_workload(std::size_t parts) {
   g_parts = parts;
   g_parts_running = parts;
-  const sc_core::sc_time now = sc_core::sc_time_stamp();
+  const sc_core::sc_time now = sim_now();
   sc_core::sc_start(now < kMaxSimulatedTime ? kMaxSimulatedTime - now : sc_core::SC_ZERO_TIME,
                     sc_core::SC_EXIT_ON_STARVATION);
   restore_main_stack_for_sanitizer();
@@ -152,7 +154,7 @@ void simulate_workload(std::size_t parts) {
 void simulate() {
   // Exit on starvation: the clock stays at the last event, so a run that
   // finished and a run cut off at the limit can be told apart.
-  const sc_core::sc_time now = sc_core::sc_time_stamp();
+  const sc_core::sc_time now = sim_now();
   sc_core::sc_start(now < kMaxSimulatedTime ? kMaxSimulatedTime - now : sc_core::SC_ZERO_TIME,
                     sc_core::SC_EXIT_ON_STARVATION);
   restore_main_stack_for_sanitizer();

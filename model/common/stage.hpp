@@ -54,6 +54,7 @@
 #include "common/ring_queue.hpp"
 #include "common/stage_span.hpp"
 #include "common/stage_timing.hpp"
+#include "common/time_units.hpp"
 
 namespace rnicsim {
 
@@ -242,11 +243,11 @@ class Stage : public sc_core::sc_module, public EarlyReaderIf<In> {
   void serve_items() {
     for (;;) {
       In item = take();
-      begin_item(sc_core::sc_time_stamp());
+      begin_item(sim_now());
       if (occupancy_ == Occupancy::kInput) occupy(input_bits(item));
       serve(item, emitter_);
       settle();
-      stats_.busy += sc_core::sc_time_stamp() - item_start_ - item_blocked_;
+      stats_.busy += sim_now() - item_start_ - item_blocked_;
       if (item_outputs_ == 0) ++stats_.dropped;
     }
   }
@@ -260,7 +261,7 @@ class Stage : public sc_core::sc_module, public EarlyReaderIf<In> {
       if (!send_held()) return;
       finish_booked_item();
     }
-    const sc_core::sc_time now = sc_core::sc_time_stamp();
+    const sc_core::sc_time now = sim_now();
     for (;;) {
       const std::size_t i = visible_input();
       if (i == inputs_.size()) {
@@ -354,7 +355,7 @@ class Stage : public sc_core::sc_module, public EarlyReaderIf<In> {
         sc_core::next_trigger(output->space_event());
         return false;
       }
-      send(held_.front(), sc_core::sc_time_stamp());
+      send(held_.front(), sim_now());
       held_.pop_front();
     }
     return true;
@@ -374,7 +375,7 @@ class Stage : public sc_core::sc_module, public EarlyReaderIf<In> {
     ++item_outputs_;
     stats_.last_end = visible;
     output_start_ = sent;
-    nb_outputs_[held.port]->nb_push(std::move(held.item), visible - sc_core::sc_time_stamp());
+    nb_outputs_[held.port]->nb_push(std::move(held.item), visible - sim_now());
   }
 
   void finish_booked_item() {
@@ -418,10 +419,10 @@ class Stage : public sc_core::sc_module, public EarlyReaderIf<In> {
     if (!has_output(port, outputs_.size())) return;
     if (occupancy_ == Occupancy::kOutputs) occupy(output_bits(item));
     settle();
-    const sc_core::sc_time done = sc_core::sc_time_stamp();
+    const sc_core::sc_time done = sim_now();
     PushIf<Out>* const output = outputs_[port];
     output->wait_for_space();
-    const sc_core::sc_time sent = sc_core::sc_time_stamp();
+    const sc_core::sc_time sent = sim_now();
     const sc_core::sc_time visible = sent + timing_.latency();
     if constexpr (detail::HasRecordSpan<Out>::value) {
       item.record_span(basename_, output_start_, visible);

@@ -31,4 +31,12 @@ sc_core::sc_time serialization_time(std::uint64_t bits, double gbps);
 // finite, negative, or past kMaxDurationPs. `what` names the computation.
 sc_core::sc_time checked_picoseconds(long double ps, const char* what);
 
+// The current simulation time, the value sc_core::sc_time_stamp() returns.
+// That is an out-of-line library call and the model asks for the time
+// several times per packet; this reads it through the kernel's inline
+// accessor.
+inline const sc_core::sc_time& sim_now() {
+  return sc_core::sc_get_curr_simcontext()->time_stamp();
+}
+
 }  // namespace rnicsim

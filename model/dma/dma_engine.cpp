@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <utility>
 
+#include "common/time_units.hpp"
+
 namespace rnicsim {
 
 DmaPort::DmaPort(DmaEngine& engine, std::string requester, std::uint32_t capacity, bool adapter)
@@ -90,7 +92,7 @@ void DmaEngine::end_of_elaboration() {
 }
 
 std::uint32_t DmaEngine::free_tags() const {
-  const sc_core::sc_time now = sc_core::sc_time_stamp();
+  const sc_core::sc_time now = sim_now();
   return static_cast<std::uint32_t>(std::count_if(tags_.begin(), tags_.end(), [&](const Tag& t) {
     return t.free_at <= now && t.sent_by <= now;
   }));
@@ -264,7 +266,7 @@ bool DmaEngine::book_writes(const sc_core::sc_time& now) {
 
 void DmaEngine::schedule() {
   ++stats_.activations;
-  const sc_core::sc_time now = sc_core::sc_time_stamp();
+  const sc_core::sc_time now = sim_now();
   // Reads first: a request whose reads are all booked may be followed by a
   // write of the same requester, and the reverse.
   for (bool booked = true; booked;) {
@@ -302,7 +304,7 @@ void DmaEngine::window_done(pcie::TlpWindow& done) {
   --slot.windows;
   free_windows_.push_back(&window);
   if (slot.windows == 0 && slot.booked == slot.length) {
-    complete(port, window.slot, sc_core::sc_time_stamp());
+    complete(port, window.slot, sim_now());
   }
 }
 

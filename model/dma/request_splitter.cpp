@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "common/time_units.hpp"
 #include "pcie/tlp.hpp"
 
 namespace rnicsim {
@@ -16,7 +17,7 @@ BookedTlps RequestSplitter::split(pcie::TlpWindow& window, std::uint32_t max_tlp
                                   const sc_core::sc_time* earliest) {
   const std::uint32_t max_bytes =
       window.kind == pcie::TlpKind::kMemoryRead ? config_.mrrs_bytes : config_.mps_bytes;
-  const sc_core::sc_time now = sc_core::sc_time_stamp();
+  const sc_core::sc_time now = sim_now();
   std::uint32_t count = 0;
   std::uint32_t runs = 0;
   for (; runs < window.run_count && count < max_tlps; ++runs) {

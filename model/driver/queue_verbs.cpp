@@ -4,6 +4,7 @@
 #include <cerrno>
 #include <stdexcept>
 
+#include "common/time_units.hpp"
 #include "driver/verbs.hpp"
 
 namespace rnicsim {
@@ -351,7 +352,7 @@ void VerbsDriver::wait_cq(ibv_cq* cq) {
         memory_.watch(cq->ring.address(cq->consumer) / cq->ring.page_bytes * cq->ring.page_bytes,
                       cq->ring.page_bytes);
     sc_core::wait(written);
-    landed_ = sc_core::sc_time_stamp();
+    landed_ = sim_now();
     sc_core::wait(platform().verbs.notice);
   }
 }
@@ -360,7 +361,7 @@ void VerbsDriver::wait_write(std::uint64_t va, std::uint64_t length) {
   const std::uint64_t physical = space_.physical(va);
   const sc_core::sc_event& written = memory_.watch(physical, length);
   sc_core::wait(written);
-  landed_ = sc_core::sc_time_stamp();
+  landed_ = sim_now();
   sc_core::wait(platform().verbs.notice);
 }
 

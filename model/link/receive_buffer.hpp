@@ -32,6 +32,7 @@
 #include "common/activity.hpp"
 #include "common/channel.hpp"
 #include "common/ring_queue.hpp"
+#include "common/time_units.hpp"
 #include "common/transfer.hpp"
 
 namespace rnicsim {
@@ -59,7 +60,7 @@ class ReceiveBuffer : public sc_core::sc_prim_channel,
   // The wire's side: never waits.
   void push(Transfer frame, const sc_core::sc_time& latency) override {
     settle();
-    const sc_core::sc_time arrives_at = sc_core::sc_time_stamp() + latency;
+    const sc_core::sc_time arrives_at = sim_now() + latency;
     if (buffer_.empty() && in_flight_.empty()) {
       if (early_reader_ != nullptr && take_early(frame, arrives_at)) return;
       data_event_.notify(latency);
@@ -144,7 +145,7 @@ class ReceiveBuffer : public sc_core::sc_prim_channel,
 
   // Keeps or drops, in order, every frame that has arrived by now.
   void settle() const {
-    const sc_core::sc_time now = sc_core::sc_time_stamp();
+    const sc_core::sc_time now = sim_now();
     while (!in_flight_.empty() && in_flight_.front().arrives_at <= now) {
       Entry entry = std::move(in_flight_.front());
       in_flight_.pop_front();
@@ -168,7 +169,7 @@ class ReceiveBuffer : public sc_core::sc_prim_channel,
     settle();
     if (!buffer_.empty()) return true;
     if (!in_flight_.empty()) {
-      data_event_.notify(in_flight_.front().arrives_at - sc_core::sc_time_stamp());
+      data_event_.notify(in_flight_.front().arrives_at - sim_now());
     }
     return false;
   }

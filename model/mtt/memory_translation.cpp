@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "common/time_units.hpp"
+
 namespace rnicsim {
 namespace {
 
@@ -60,7 +62,7 @@ MemoryTranslation::MemoryTranslation(const sc_core::sc_module_name& name,
 }
 
 void MemoryTranslation::submit(TranslationRequester& from, const TranslationRequest& request) {
-  const sc_core::sc_time now = sc_core::sc_time_stamp();
+  const sc_core::sc_time now = sim_now();
   // Callers queue for the port in call order: each books the next free slot.
   const sc_core::sc_time at = std::max(now, next_accept_);
   next_accept_ = at + interval_;
@@ -69,7 +71,7 @@ void MemoryTranslation::submit(TranslationRequester& from, const TranslationRequ
 }
 
 bool MemoryTranslation::nb_submit(TranslationRequester& from, const TranslationRequest& request) {
-  const sc_core::sc_time now = sc_core::sc_time_stamp();
+  const sc_core::sc_time now = sim_now();
   if (next_accept_ > now) {
     ready_.notify(next_accept_ - now);
     return false;
@@ -93,7 +95,7 @@ void MemoryTranslation::accept(TranslationRequester& from, const TranslationRequ
   p->response.tag = request.tag;
   p->response.result.status = TranslationStatus::kOk;
   p->response.result.segments.clear();
-  const sc_core::sc_time now = sc_core::sc_time_stamp();
+  const sc_core::sc_time now = sim_now();
   p->lookup_at = now + hit_latency_;
   p->next = nullptr;
   stats_.peak_requests_in_flight = std::max(stats_.peak_requests_in_flight, ++requests_in_flight_);
@@ -108,7 +110,7 @@ void MemoryTranslation::accept(TranslationRequester& from, const TranslationRequ
 }
 
 void MemoryTranslation::lookup_stage() {
-  const sc_core::sc_time now = sc_core::sc_time_stamp();
+  const sc_core::sc_time now = sim_now();
   while (lookup_head_ != nullptr && lookup_head_->lookup_at <= now) {
     Pending& p = *lookup_head_;
     lookup_head_ = p.next;
@@ -204,7 +206,7 @@ void MemoryTranslation::miss(Pending& p, bool mpt, std::uint64_t index) {
     walk->count = mpt ? 1
                       : std::min<std::uint64_t>(1 + config_.prefetch_entries,
                                                 p.mpt.first_mtt + p.mpt.pages - index);
-    walk->queued_at = sc_core::sc_time_stamp();
+    walk->queued_at = sim_now();
     if (!mpt && p.mpt_generation != invalidations_) {
       walk->stale = true;
       ++stats_.stale_walks;
@@ -245,7 +247,7 @@ void MemoryTranslation::walker(std::size_t s) {
     Walk& walk = *slot.walk;
     walk.started = true;
     walk.generation = invalidations_;
-    const sc_core::sc_time start = sc_core::sc_time_stamp();
+    const sc_core::sc_time start = sim_now();
     stats_.walk_queue_time += start - walk.queued_at;
     stats_.peak_walks_in_flight = std::max(stats_.peak_walks_in_flight, ++walks_in_flight_);
     const std::uint64_t address =
@@ -253,7 +255,7 @@ void MemoryTranslation::walker(std::size_t s) {
                  : config_.icm.mtt_base + walk.first * kMttEntryBytes;
     const std::size_t bytes = walk.mpt ? kMptEntryBytes : walk.count * kMttEntryBytes;
     sc_core::wait(walker2dma.read(address, slot.buffer.data(), bytes));
-    const sc_core::sc_time took = sc_core::sc_time_stamp() - start;
+    const sc_core::sc_time took = sim_now() - start;
     --walks_in_flight_;
     ++(walk.mpt ? stats_.mpt_walks : stats_.mtt_walks);
     stats_.walk_time += took;

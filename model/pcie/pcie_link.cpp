@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <string>
 
+#include "common/time_units.hpp"
 #include "pcie/tlp.hpp"
 
 namespace rnicsim::pcie {
@@ -54,7 +55,7 @@ void PcieLink::schedule(Action::Kind kind, void* item, const sc_core::sc_time& a
   const auto first = actions_.begin() + static_cast<std::ptrdiff_t>(next_action_);
   while (place != first && (place - 1)->at > at) --place;
   actions_.insert(place, Action{at, kind, item});
-  action_due_.notify(at - sc_core::sc_time_stamp());  // an earlier pending notification stays
+  action_due_.notify(at - sim_now());  // an earlier pending notification stays
 }
 
 bool PcieLink::probe_memory(std::uint64_t address, std::uint64_t length, sc_core::sc_time& delay) {
@@ -68,7 +69,7 @@ bool PcieLink::probe_memory(std::uint64_t address, std::uint64_t length, sc_core
 }
 
 void PcieLink::book(TlpWindow& window, Tlp* tlps, std::uint32_t count) {
-  const sc_core::sc_time now = sc_core::sc_time_stamp();
+  const sc_core::sc_time now = sim_now();
   const bool read = window.kind == TlpKind::kMemoryRead;
   const std::uint32_t max_bytes = read ? config_.mrrs_bytes : config_.mps_bytes;
   std::uint64_t total = 0;
@@ -235,7 +236,7 @@ void PcieLink::host_b_transport(int /*initiator*/, tlm::tlm_generic_payload& pay
   }
   sc_core::wait(delay);  // reservations are made at the current time
   delay = sc_core::SC_ZERO_TIME;
-  const sc_core::sc_time now = sc_core::sc_time_stamp();
+  const sc_core::sc_time now = sim_now();
   const std::uint32_t length = payload.get_data_length();
   const std::uint32_t bytes = write_request_wire_bytes(payload.get_address(), length);
   const LinkDirection::Slot down =
@@ -256,7 +257,7 @@ void PcieLink::host_b_transport(int /*initiator*/, tlm::tlm_generic_payload& pay
 
 void PcieLink::run_root_complex() {
   ++stats_.activations;
-  const sc_core::sc_time now = sc_core::sc_time_stamp();
+  const sc_core::sc_time now = sim_now();
   while (next_action_ < actions_.size() && actions_[next_action_].at <= now) {
     const Action action = actions_[next_action_++];
     if (action.kind == Action::Kind::kWindowDone) {

@@ -61,7 +61,7 @@ void WireCapture::record(const Transfer& frame, const sc_core::sc_time& first_bi
   // pipeline experiment's): nothing a capture could hold.
   if (!write_error_.empty() || !frame.bytes()) return;
   // No frame recorded from now on can have left before now.
-  write_waiting(sc_core::sc_time_stamp());
+  write_waiting(sim_now());
   waiting_.push_back(Waiting{first_bit, recorded_++, frame.bytes()});
   std::push_heap(waiting_.begin(), waiting_.end(), later);
 }
@@ -83,7 +83,7 @@ void WireCapture::write_waiting(const sc_core::sc_time& before) {
 void WireCapture::commit() {
   // A frame booked to leave after the simulation stopped never left: the
   // wire would not have served it stage by stage.
-  write_waiting(sc_core::sc_time_stamp() + sc_core::sc_get_time_resolution());
+  write_waiting(sim_now() + sc_core::sc_get_time_resolution());
   waiting_.clear();
   if (!write_error_.empty()) throw packet::PcapError(path_.string(), write_error_);
   writer_.reset();  // closes the file

@@ -6,6 +6,7 @@
 // order). NAKs end the WQE in error and move the QP to ERR; an RNR NAK
 // holds the requester for the NAK's timer and resends from its PSN.
 #include "common/message_breakdown.hpp"
+#include "common/time_units.hpp"
 #include "transport/rc_units.hpp"
 
 namespace rnicsim {
@@ -164,7 +165,7 @@ void Completer::on_nak(QpContext& qp, std::uint8_t syndrome, std::uint32_t psn) 
       if (w.read_or_atomic && was_sent && qp.rd_atomic_outstanding > 0) --qp.rd_atomic_outstanding;
     }
     if (rnr) {
-      qp.resume_at = sc_core::sc_time_stamp() + sc_core::sc_time(rnr_timer_us(syndrome), sc_core::SC_US);
+      qp.resume_at = sim_now() + sc_core::sc_time(rnr_timer_us(syndrome), sc_core::SC_US);
     }
     shared_.contexts().send_work.notify(sc_core::SC_ZERO_TIME);
     return;

@@ -14,6 +14,7 @@
 #include <systemc>
 
 #include "common/channel.hpp"
+#include "common/time_units.hpp"
 #include "packet/packet_blocks.hpp"
 
 namespace rnicsim {
@@ -39,7 +40,7 @@ class PacketInbox : public EarlyReaderIf<packet::ReceivedPacket> {
     for (;;) {
       if (held_) {
         // Woken before its time (by a later packet's push).
-        if (sc_core::sc_time_stamp() < held_ready_) {
+        if (sim_now() < held_ready_) {
           sc_core::wait(arrived_);
           continue;
         }
@@ -53,7 +54,7 @@ class PacketInbox : public EarlyReaderIf<packet::ReceivedPacket> {
       }
       sc_core::sc_time popped;
       if (queue_->take_head(packet, popped)) {
-        sc_core::wait(popped + delay_ - sc_core::sc_time_stamp());
+        sc_core::wait(popped + delay_ - sim_now());
         return popped;
       }
       waiting_ = true;
@@ -69,14 +70,14 @@ class PacketInbox : public EarlyReaderIf<packet::ReceivedPacket> {
     held_ = true;
     held_popped_ = visible;
     held_ready_ = visible + delay_;
-    arrived_.notify(held_ready_ - sc_core::sc_time_stamp());
+    arrived_.notify(held_ready_ - sim_now());
     taken_at = visible;
     return true;
   }
 
  private:
   sc_core::sc_time delay_after_pop() {
-    const sc_core::sc_time popped = sc_core::sc_time_stamp();
+    const sc_core::sc_time popped = sim_now();
     sc_core::wait(delay_);
     return popped;
   }

@@ -3,6 +3,7 @@
 // QPs interleave packet by packet and a long message's first packet leaves
 // while later ones are still being read. A QP in ERR has its WQEs flushed.
 #include "common/message_breakdown.hpp"
+#include "common/time_units.hpp"
 #include "packet/segmentation.hpp"
 #include "transport/rc_units.hpp"
 
@@ -85,7 +86,7 @@ bool Requester::has_work(QpContext& qp) const {
   }
   if (!qp.requester_ready()) return false;
   if (qp.fetch_pending && dma_.done(qp.fetch_ticket)) return true;
-  if (sc_core::sc_time_stamp() < qp.resume_at) return false;
+  if (sim_now() < qp.resume_at) return false;
   const std::uint32_t window = shared_.config().max_unacked_packets;
   if (const SendWork* work = qp.first_unsent())
     return window_open(qp, psn_add(work->first_psn, work->sent), window);
@@ -127,10 +128,10 @@ void Requester::run() {
       sc_core::sc_time wake = sc_core::SC_ZERO_TIME;
       for (const auto& [qpn, context] : shared_.contexts().qps()) {
         const sc_core::sc_time& at = context->resume_at;
-        if (at > sc_core::sc_time_stamp() && (wake == sc_core::SC_ZERO_TIME || at < wake))
+        if (at > sim_now() && (wake == sc_core::SC_ZERO_TIME || at < wake))
           wake = at;
       }
-      if (wake != sc_core::SC_ZERO_TIME) hold_over_.notify(wake - sc_core::sc_time_stamp());
+      if (wake != sc_core::SC_ZERO_TIME) hold_over_.notify(wake - sim_now());
       sc_core::wait(any_wake_);
       continue;
     }

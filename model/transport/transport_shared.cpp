@@ -4,6 +4,7 @@
 
 #include "common/activity.hpp"
 #include "common/message_breakdown.hpp"
+#include "common/time_units.hpp"
 #include "packet/opcodes.hpp"
 #include "transport/rc_units.hpp"
 
@@ -223,7 +224,7 @@ bool ReceiveDemux::take_early(packet::ReceivedPacket& packet, const sc_core::sc_
   if (holding_ || !queue.can_push()) return false;
   taken_at = visible;
   mark_parsed(packet, visible);
-  queue.nb_push(std::move(packet), visible + latency_ - sc_core::sc_time_stamp());
+  queue.nb_push(std::move(packet), visible + latency_ - sim_now());
   return true;
 }
 
@@ -236,7 +237,7 @@ void ReceiveDemux::run() {
         return;
       }
       holding_ = true;
-      mark_parsed(routing_, sc_core::sc_time_stamp());
+      mark_parsed(routing_, sim_now());
     }
     Channel<packet::ReceivedPacket>& queue = queue_for(routing_);
     if (!queue.nb_push(std::move(routing_), latency_)) {

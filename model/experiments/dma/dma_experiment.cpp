@@ -89,9 +89,9 @@ class DmaLoad : public sc_core::sc_module {
     const std::uint64_t slots = config_.window_bytes / size;
     for (std::uint32_t i = 0; i < config_.latency_samples; ++i) {
       const std::uint64_t address = kBufferBase + (random_() % slots) * size;
-      const sc_core::sc_time start = sc_core::sc_time_stamp();
+      const sc_core::sc_time start = sim_now();
       load2dma.read(address, buffer.data(), buffer.size());
-      samples.push_back(to_ns(sc_core::sc_time_stamp() - start));
+      samples.push_back(to_ns(sim_now() - start));
       progress_.advance();
     }
     std::sort(samples.begin(), samples.end());
@@ -109,7 +109,7 @@ class DmaLoad : public sc_core::sc_module {
     std::uint64_t next = 0;
     std::uint32_t running = config_.in_flight;
     sc_core::sc_event all_done;
-    const sc_core::sc_time start = sc_core::sc_time_stamp();
+    const sc_core::sc_time start = sim_now();
     for (std::uint32_t w = 0; w < config_.in_flight; ++w) {
       sc_core::sc_spawn([&, size, write] {
         std::vector<std::uint8_t> buffer(size, 0x5A);
@@ -127,7 +127,7 @@ class DmaLoad : public sc_core::sc_module {
       });
     }
     sc_core::wait(all_done);
-    return gbps(transfers * size, sc_core::sc_time_stamp() - start);
+    return gbps(transfers * size, sim_now() - start);
   }
 
   const DmaTestConfig& config_;

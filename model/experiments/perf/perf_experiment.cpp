@@ -25,7 +25,7 @@ using perf::PerfTest;
 constexpr std::uint32_t kAllAccess = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
                                      IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC;
 
-std::uint64_t now_ps() { return to_ps(sc_core::sc_time_stamp()); }
+std::uint64_t now_ps() { return to_ps(sim_now()); }
 
 // One side's buffers: what it sends from and what the peer writes into.
 struct Region {

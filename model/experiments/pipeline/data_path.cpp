@@ -70,7 +70,7 @@ void DataPath::receive() {
       data.stage_start_ns.push_back(to_ns(span.start));
       data.stage_end_ns.push_back(to_ns(span.end));
     }
-    data.arrival_ns = to_ns(sc_core::sc_time_stamp());
+    data.arrival_ns = to_ns(sim_now());
     data.latency_ns = data.arrival_ns - data.produced_ns;
     data.bytes_match = transfer.bytes() &&
                        *transfer.bytes() ==

@@ -19,7 +19,7 @@ Transfer DataSource::pop() {
   // interval (<= 10^12 ps) x count (<= 10^7) stays below 2^64.
   const sc_core::sc_time due =
       sc_core::sc_time::from_value(to_ps(workload_.interval) * index);
-  if (due > sc_core::sc_time_stamp()) sc_core::wait(due - sc_core::sc_time_stamp());
+  if (due > sim_now()) sc_core::wait(due - sim_now());
   return Transfer(index, workload_.data_bits, due,
                   std::make_shared<const Bytes>(
                       data_pattern(workload_.pattern_seed, index, workload_.data_bits)));

@@ -95,7 +95,7 @@ class TranslationLoad : public sc_core::sc_module, public TranslationRequester {
       SC_REPORT_ERROR(name(), ("translation failed: " + to_string(response.result.status)).c_str());
     }
     if (took_ns_ != nullptr) {
-      const double took = to_ns(sc_core::sc_time_stamp() - started_[response.tag]);
+      const double took = to_ns(sim_now() - started_[response.tag]);
       took_ns_->add(took);
       took_sum_ns_ += took;
     }
@@ -110,7 +110,7 @@ class TranslationLoad : public sc_core::sc_module, public TranslationRequester {
       while (free_tags_.empty()) sc_core::wait(answered_);
       const std::uint32_t tag = free_tags_.back();
       free_tags_.pop_back();
-      started_[tag] = sc_core::sc_time_stamp();
+      started_[tag] = sim_now();
       const Access a = stream.next();
       const ibv_mr& mr = *mrs_[a.mr];
       unit.nic2mtt->submit(*this, TranslationRequest{tag, mr.lkey, mr.addr + a.offset,
@@ -143,9 +143,9 @@ class TranslationLoad : public sc_core::sc_module, public TranslationRequester {
       TopValues took_ns(TopValues::capacity_for(kP99, config_.accesses));
       took_ns_ = &took_ns;
       took_sum_ns_ = 0;
-      const sc_core::sc_time start = sc_core::sc_time_stamp();
+      const sc_core::sc_time start = sim_now();
       translate(unit, stream, config_.accesses);
-      const sc_core::sc_time took = sc_core::sc_time_stamp() - start;
+      const sc_core::sc_time took = sim_now() - start;
       took_ns_ = nullptr;
       unit.set_walk_observer(nullptr);
       TranslationPoint p;
