@@ -210,8 +210,13 @@ class Requester : public sc_core::sc_module {
   BytePool inline_payloads_;  // inline packets' payloads, until built into frames
   std::uint32_t last_qpn_ = 0;
   sc_core::sc_event hold_over_;  // an RNR hold ends
-  // Work, a DMA completion or an RNR hold's end; built once (`a | b` allocates).
-  sc_core::sc_event_or_list any_wake_;
+  // What may give an idle requester work: new work or an RNR hold's end,
+  // and a DMA completion while a WQE fetch is in flight (the only DMA it
+  // waits for between packets; its sender takes the payload reads'). Built
+  // once (`a | b` allocates).
+  sc_core::sc_event_or_list work_wake_;
+  sc_core::sc_event_or_list work_or_fetch_wake_;
+  std::uint32_t fetches_in_flight_ = 0;
   sc_core::sc_time owed_;        // cycles charged with the next packet
 };
 

@@ -54,9 +54,11 @@ Requester::Requester(const sc_core::sc_module_name& name, TransportShared& share
       shared_(shared),
       dma_(port),
       translation_(translation) {
-  any_wake_ |= shared_.contexts().send_work;
-  any_wake_ |= dma_.completion_event();
-  any_wake_ |= hold_over_;
+  work_wake_ |= shared_.contexts().send_work;
+  work_wake_ |= hold_over_;
+  work_or_fetch_wake_ |= shared_.contexts().send_work;
+  work_or_fetch_wake_ |= hold_over_;
+  work_or_fetch_wake_ |= dma_.completion_event();
   sender.on_read_failed(
       [this](const packet::TransmitRequest& request) { payload_read_failed(request); });
   SC_THREAD(run);
@@ -132,7 +134,7 @@ void Requester::run() {
           wake = at;
       }
       if (wake != sc_core::SC_ZERO_TIME) hold_over_.notify(wake - sim_now());
-      sc_core::wait(any_wake_);
+      sc_core::wait(fetches_in_flight_ > 0 ? work_or_fetch_wake_ : work_wake_);
       continue;
     }
     if (qp->fetch_pending && dma_.done(qp->fetch_ticket)) {
@@ -184,10 +186,12 @@ void Requester::fetch_wqes(QpContext& qp) {
                        blocks * kSendBlockBytes, qp.fetch_buffer->data()),
       qp.fetch_buffer);
   qp.fetch_pending = true;
+  ++fetches_in_flight_;
 }
 
 void Requester::take_fetched(QpContext& qp) {
   qp.fetch_pending = false;
+  --fetches_in_flight_;
   const bool ok = dma_.wait(qp.fetch_ticket);
   MessageBreakdown::instance().mark(*this, "WQE fetched");
   std::uint32_t at = 0;
