@@ -61,13 +61,17 @@ MemoryTranslation::MemoryTranslation(const sc_core::sc_module_name& name,
   for (std::size_t s = config.walker_outstanding; s > 0; --s) idle_slots_.push_back(s - 1);
 }
 
-void MemoryTranslation::submit(TranslationRequester& from, const TranslationRequest& request) {
+void MemoryTranslation::wait_for_port() {
   const sc_core::sc_time now = sim_now();
   // Callers queue for the port in call order: each books the next free slot.
   const sc_core::sc_time at = std::max(now, next_accept_);
   next_accept_ = at + interval_;
   if (at > now) sc_core::wait(at - now);
-  accept(from, request);
+}
+
+void MemoryTranslation::submit(TranslationRequester& from, const TranslationRequest& request) {
+  wait_for_port();
+  accept(from, request, false);
 }
 
 bool MemoryTranslation::nb_submit(TranslationRequester& from, const TranslationRequest& request) {
@@ -77,11 +81,12 @@ bool MemoryTranslation::nb_submit(TranslationRequester& from, const TranslationR
     return false;
   }
   next_accept_ = now + interval_;
-  accept(from, request);
+  accept(from, request, false);
   return true;
 }
 
-void MemoryTranslation::accept(TranslationRequester& from, const TranslationRequest& request) {
+void MemoryTranslation::accept(TranslationRequester& from, const TranslationRequest& request,
+                               bool serves_itself) {
   ++stats_.translations;
   Pending* p = free_pending_;
   if (p != nullptr) {
@@ -99,17 +104,20 @@ void MemoryTranslation::accept(TranslationRequester& from, const TranslationRequ
   p->lookup_at = now + hit_latency_;
   p->next = nullptr;
   stats_.peak_requests_in_flight = std::max(stats_.peak_requests_in_flight, ++requests_in_flight_);
-  // Every request has the same hit latency, so lookups are due in acceptance order.
+  // Every request has the same hit latency, so lookups are due in acceptance
+  // order. Whoever serves the head wakes the stage for the next one.
   if (lookup_tail_ != nullptr) {
     lookup_tail_->next = p;
   } else {
     lookup_head_ = p;
-    lookup_due_.notify(hit_latency_);
+    if (!serves_itself) lookup_due_.notify(hit_latency_);
   }
   lookup_tail_ = p;
 }
 
-void MemoryTranslation::lookup_stage() {
+void MemoryTranslation::lookup_stage() { serve_due_lookups(); }
+
+void MemoryTranslation::serve_due_lookups() {
   const sc_core::sc_time now = sim_now();
   while (lookup_head_ != nullptr && lookup_head_->lookup_at <= now) {
     Pending& p = *lookup_head_;
@@ -346,7 +354,14 @@ TranslationStatus MemoryTranslation::translate(std::uint32_t key, std::uint64_t 
   idle_calls_.pop_back();
   call.answered = false;
   call.segments = &segments;
-  submit(call, TranslationRequest{0, key, va, length, access, pd});
+  wait_for_port();
+  accept(call, TranslationRequest{0, key, va, length, access, pd}, true);
+  // The caller looks its request up itself when the hit latency has passed,
+  // with any due before it, in order: a hit then costs no other process a
+  // wake-up. The lookup stage may have served it already (a request ahead
+  // of it woke the stage for the same time); a miss answers later.
+  sc_core::wait(hit_latency_);
+  if (!call.answered) serve_due_lookups();
   while (!call.answered) sc_core::wait(call.done);
   idle_calls_.push_back(&call);
   return call.status;

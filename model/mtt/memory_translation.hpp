@@ -218,8 +218,15 @@ class MemoryTranslation : public sc_core::sc_module, public TranslationRequestIf
   };
 
   // Takes the request into the lookup pipeline now; its slot was booked.
-  void accept(TranslationRequester& from, const TranslationRequest& request);
+  // Waits until the port takes a request (callers queue in call order).
+  void wait_for_port();
+  // `serves_itself`: the caller is a blocking translate() that looks its
+  // request up itself, so the lookup stage is not woken for it.
+  void accept(TranslationRequester& from, const TranslationRequest& request, bool serves_itself);
   void lookup_stage();  // SC_METHOD: looks requests up when their hit latency has passed
+  // Looks up every request whose hit latency has passed, in order, and wakes
+  // the lookup stage for the next one.
+  void serve_due_lookups();
   void lookup(Pending& p);
   void got_mpt(Pending& p, const MptEntry& mpt, std::uint64_t generation);
   void translate_pages(Pending& p);  // as far as the MTT cache allows

@@ -344,6 +344,48 @@ TEST(TranslationPort, BackToBackHitsCompleteOneIntervalApart) {
   EXPECT_EQ(host.unit.stats().peak_requests_in_flight, 2u);  // 12 ns of lookup, one per 8 ns
 }
 
+// A blocking translate() looks its own request up; port requests queued
+// behind or ahead of it must still be looked up at their times, in order.
+TEST(TranslationPort, BlockingCallsAndPortRequestsShareOneLookupOrder) {
+  Host host(port_config(2, 4));  // one request per 8 ns
+  Region region(host, 4);
+  Recorder recorder;
+  std::vector<sc_time> returned;  // when the blocking calls returned
+  const sc_time t0 = nanoseconds(1000);
+  const sc_time t1 = nanoseconds(2000);
+  auto blocking = [&](std::uint32_t page) {
+    const TranslationRequest r = region.on_page(0, page);
+    EXPECT_EQ(host.unit.translate(r.key, r.va, r.length, 0, r.pd).status, TranslationStatus::kOk);
+    returned.push_back(sc_core::sc_time_stamp());
+  };
+  sc_core::sc_spawn([&] {
+    host.unit.translate(region.mr->lkey, region.va, 4 * 4096, 0, region.pd->handle);  // warm
+    // At t0 three port requests are booked at t0, t0 + 8 and (called at
+    // t0 + 8, after the blocking call booked t0 + 16) t0 + 24.
+    sc_core::wait(t0 - sc_core::sc_time_stamp());
+    for (std::uint64_t i = 0; i < 3; ++i) host.unit.nic2mtt->submit(recorder, region.on_page(i, i));
+    // At t1 a port request is accepted while the blocking call's is the only one queued.
+    sc_core::wait(t1 + nanoseconds(1) - sc_core::sc_time_stamp());
+    host.unit.nic2mtt->submit(recorder, region.on_page(3, 3));
+  });
+  sc_core::sc_spawn([&] {
+    sc_core::wait(t0 + nanoseconds(4));
+    blocking(1);  // accepted at t0 + 16
+    sc_core::wait(t1 - sc_core::sc_time_stamp());
+    blocking(2);  // accepted at t1, alone
+  });
+  sc_core::sc_start();
+  EXPECT_EQ(returned, (std::vector<sc_time>{t0 + 2 * kCycle * 2.0 + kLookup, t1 + kLookup}));
+  const std::vector<Answer> expected{
+      {0, t0 + kLookup, TranslationStatus::kOk, where(host, region.on_page(0, 0))},
+      {1, t0 + 2 * kCycle + kLookup, TranslationStatus::kOk, where(host, region.on_page(1, 1))},
+      {2, t0 + 2 * kCycle * 3.0 + kLookup, TranslationStatus::kOk,
+       where(host, region.on_page(2, 2))},
+      {3, t1 + 2 * kCycle + kLookup, TranslationStatus::kOk, where(host, region.on_page(3, 3))}};
+  EXPECT_EQ(recorder.answers, expected);
+  EXPECT_EQ(host.unit.mtt_cache().hits(), 6u);
+}
+
 TEST(TranslationPort, TwoMissesOnOneEntryMakeOneWalkAndBothCompleteAtItsEnd) {
   Host host(port_config(1, 4));
   Region region(host, 4);
