@@ -152,12 +152,16 @@ class OrderedSender : public sc_core::sc_module {
   // payload could not be read, in place of sending it.
   using ReadFailedHandler = std::function<void(const packet::TransmitRequest&)>;
   void on_read_failed(ReadFailedHandler handler) { read_failed_ = std::move(handler); }
+  // Packets queued now that go to `header`'s destination QP are not sent
+  // (their reads still complete first): what a QP queued before it failed.
+  void discard_queued_to(const packet::RocePacket& header);
 
  private:
   struct Pending {
     packet::TransmitRequest request;  // moved out when sent: the slot keeps no payload
     std::vector<std::uint32_t> tickets;  // the `after` tickets, then the payload reads'
     std::size_t first_read = 0;          // where the payload reads' tickets start
+    bool discard = false;                // dropped once its tickets are done
   };
   void end_of_elaboration() override;
   void run();
@@ -272,6 +276,8 @@ class Responder : public sc_core::sc_module {
   void send_ack(QpContext& qp, std::uint8_t syndrome, std::uint32_t psn);
   void maybe_ack(QpContext& qp, std::uint32_t psn, bool requested);
   void fail_message(QpContext& qp, std::uint8_t nak, ibv_wc_status recv_status, std::uint32_t psn);
+  // A READ response whose payload could not be read (the sender did not send it).
+  void response_read_failed(const packet::TransmitRequest& response);
   void recv_completion(QpContext& qp, const RecvWork& recv, ibv_wc_status status,
                        std::uint32_t byte_len, bool with_imm, std::uint32_t imm, bool rdma_imm);
 

@@ -70,13 +70,10 @@ void Requester::payload_read_failed(const packet::TransmitRequest& request) {
   // in IBV_WC_LOC_PROT_ERR and the QP goes to ERR, which flushes the rest.
   // The QP is the one connected to the packet's destination.
   const packet::RocePacket& h = request.header_template;
-  for (const auto& [qpn, qp] : shared_.contexts().qps()) {
-    if (qp->dest_qpn != h.bth.dest_qp || qp->ah.dmac != h.ethernet.destination) continue;
-    if (qp->state == IBV_QPS_ERR) return;  // already failed: this WQE is flushed
-    if (SendWork* work = qp->work_holding(h.bth.psn)) work->error = IBV_WC_LOC_PROT_ERR;
-    shared_.set_error(*qp);
-    return;
-  }
+  QpContext* qp = shared_.contexts().qp_sending(h);
+  if (qp == nullptr || qp->state == IBV_QPS_ERR) return;  // already failed: this WQE is flushed
+  if (SendWork* work = qp->work_holding(h.bth.psn)) work->error = IBV_WC_LOC_PROT_ERR;
+  shared_.set_error(*qp);
 }
 
 bool Requester::has_work(QpContext& qp) const {

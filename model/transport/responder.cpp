@@ -21,7 +21,7 @@ constexpr std::uint8_t kReadResponseFirst = 0x0D, kReadResponseMiddle = 0x0E,
 constexpr std::uint8_t kAckUnlimitedCredits = 0x1F;
 constexpr std::uint8_t kRnrNak = 0x20;
 constexpr std::uint8_t kNakSequence = 0x60, kNakInvalidRequest = 0x61,
-                       kNakRemoteAccess = 0x62;
+                       kNakRemoteAccess = 0x62, kNakRemoteOperational = 0x63;
 
 struct RequestKind {
   bool send = false;
@@ -59,6 +59,8 @@ Responder::Responder(const sc_core::sc_module_name& name, TransportShared& share
       translation_(translation),
       queue_(queue),
       inbox_(shared.cycles(shared.config().responder_cycles)) {
+  sender.on_read_failed(
+      [this](const packet::TransmitRequest& response) { response_read_failed(response); });
   SC_THREAD(run);
   SC_THREAD(run_recv_flush);
 }
@@ -174,7 +176,7 @@ void Responder::handle_write_or_send(QpContext& qp, const packet::ReceivedPacket
                                    message.target.segments) != TranslationStatus::kOk) {
           // The receive buffer itself is bad: a local protection error at the
           // responder, reported to the requester as a remote operational error.
-          fail_message(qp, 0x63, IBV_WC_LOC_PROT_ERR, p.bth.psn);
+          fail_message(qp, kNakRemoteOperational, IBV_WC_LOC_PROT_ERR, p.bth.psn);
           return;
         }
       }
@@ -298,7 +300,14 @@ void Responder::handle_atomic(QpContext& qp, const packet::ReceivedPacket& packe
   // other NIC access comes between the read and the write.
   const std::uint64_t address = atomic_target_.front().address;
   std::uint8_t value[8];
-  dma_.read(address, value, 8);
+  if (!dma_.read(address, value, 8)) {
+    // Host memory answered Unsupported Request (a page-table entry naming no
+    // memory, say): nothing is modified and nothing read is returned; the
+    // responder NAKs with a remote operational error (syndrome 0x63, REFERENCE
+    // section 5; IBV_WC_REM_OP_ERR at the requester) and goes to ERR.
+    fail_message(qp, kNakRemoteOperational, IBV_WC_SUCCESS, p.bth.psn);
+    return;
+  }
   const std::uint64_t original = load_le64(value);
   const std::uint64_t updated =
       p.bth.opcode == kFetchAdd ? original + a.swap_add
@@ -364,6 +373,21 @@ void Responder::fail_message(QpContext& qp, std::uint8_t nak, ibv_wc_status recv
   }
   qp.inbound.reset();
   shared_.set_error(qp);
+}
+
+void Responder::response_read_failed(const packet::TransmitRequest& response) {
+  // Host memory answered Unsupported Request for a READ response's payload
+  // (a page-table entry naming no memory, say): the response is not sent and
+  // the READ is NAKed at its PSN as a remote operational error; the QP goes
+  // to ERR. Nothing the QP queued after it goes out (later responses of the
+  // READ, ACKs of later requests): the requester flushes what follows.
+  const packet::RocePacket& h = response.header_template;
+  QpContext* qp = shared_.contexts().qp_sending(h);
+  if (qp == nullptr || qp->state == IBV_QPS_ERR) return;
+  sender.discard_queued_to(h);
+  send_ack(*qp, kNakRemoteOperational, h.bth.psn);
+  qp->inbound.reset();
+  shared_.set_error(*qp);
 }
 
 void Responder::recv_completion(QpContext& qp, const RecvWork& recv, ibv_wc_status status,

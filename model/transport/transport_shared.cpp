@@ -27,6 +27,14 @@ QpContext* RcContexts::qp(std::uint32_t qpn) {
   return it == qps_.end() ? nullptr : it->second.get();
 }
 
+QpContext* RcContexts::qp_sending(const packet::RocePacket& header) {
+  for (const auto& [qpn, qp] : qps_) {
+    if (qp->dest_qpn == header.bth.dest_qp && qp->ah.dmac == header.ethernet.destination)
+      return qp.get();
+  }
+  return nullptr;
+}
+
 CqContext* RcContexts::cq(std::uint32_t cqn) {
   auto it = cqs_.find(cqn);
   return it == cqs_.end() ? nullptr : it->second.get();
@@ -131,6 +139,7 @@ void OrderedSender::send(packet::TransmitRequest request,
   pending.request = std::move(request);
   pending.tickets.assign(staged_tickets_.begin(), staged_tickets_.end());
   pending.first_read = first_read;
+  pending.discard = false;
   // A busy sender gets to this packet by itself. An idle one waits on
   // idle_wake_: a completion at the port wakes it, so it needs waking now only
   // when nothing is left to complete (every completion there is taken first,
@@ -140,6 +149,14 @@ void OrderedSender::send(packet::TransmitRequest request,
   for (const std::uint32_t ticket : pending.tickets)
     if (!dma_.done(ticket)) return;
   queued_.notify(sc_core::SC_ZERO_TIME);
+}
+
+void OrderedSender::discard_queued_to(const packet::RocePacket& header) {
+  for (Pending& pending : pending_) {
+    const packet::RocePacket& h = pending.request.header_template;
+    if (h.bth.dest_qp == header.bth.dest_qp && h.ethernet.destination == header.ethernet.destination)
+      pending.discard = true;
+  }
 }
 
 void OrderedSender::end_of_elaboration() {
@@ -165,6 +182,12 @@ void OrderedSender::run() {
     if (head_tickets_done_ < head.tickets.size()) {
       sc_core::next_trigger(dma_.completion_event());
       return;
+    }
+    if (head.discard) {
+      pending_.pop_front();
+      head_tickets_done_ = 0;
+      head_read_failed_ = false;
+      continue;
     }
     if (head_read_failed_) {
       // Never stale bytes on the wire: the owner decides what happens instead.

@@ -1,9 +1,11 @@
-// A request packet whose payload cannot be read from host memory (the DMA
-// read gets an Unsupported Request) is never sent with stale bytes: the WQE
-// completes in IBV_WC_LOC_PROT_ERR, as rxe completes a WQE whose MR it cannot
-// copy from, and the QP goes to ERR, flushing what follows. The fault is
-// made the way a driver bug or a corrupted page table would make it: the
-// MR's page-table (MTT) entry in host memory names a frame beyond physical
+// Host memory that cannot be read (the DMA read gets an Unsupported Request)
+// never yields stale or made-up bytes. A request packet whose payload cannot
+// be read is not sent: the WQE completes in IBV_WC_LOC_PROT_ERR, as rxe
+// completes a WQE whose MR it cannot copy from, and the QP goes to ERR,
+// flushing what follows. An atomic whose target cannot be read changes
+// nothing and is NAKed as a remote operational error. The fault is made the
+// way a driver bug or a corrupted page table would make it: the MR's
+// page-table (MTT) entry in host memory names a frame beyond physical
 // memory, and the NIC's walk reads it, as its caches have never held it.
 #include "system/rc_bench.hpp"
 
@@ -14,6 +16,19 @@ using testing::Buffer;
 using testing::kAllAccess;
 using testing::pattern;
 using testing::RcBench;
+
+// Points the MTT entry of `buffer`'s page `page` (on `node`) beyond physical memory.
+void corrupt_page_entry(RcBench& bench, std::size_t node, const Buffer& buffer,
+                        std::uint32_t page = 0) {
+  const std::uint64_t beyond = bench.memory(node).config().size_bytes + (std::uint64_t{1} << 20);
+  std::uint8_t entry[kMttEntryBytes];
+  for (std::uint32_t i = 0; i < kMttEntryBytes; ++i)
+    entry[i] = static_cast<std::uint8_t>(beyond >> (8 * i));
+  const Node& owner = bench.testbed().node(node);
+  bench.memory(node).write_bytes(
+      owner.nic.translation.icm().mtt_base + (buffer.mr->first_mtt + page) * kMttEntryBytes, entry,
+      kMttEntryBytes);
+}
 
 void post_write(RcBench& bench, const Buffer& src, const Buffer& dst, std::uint64_t wr_id) {
   const ibv_sge sge{src.va, 100, src.mr->lkey};
@@ -32,13 +47,7 @@ TEST(PayloadReadError, AWriteWhosePayloadCannotBeReadSendsNothingAndCompletesInE
 
     Node& a = bench.testbed().node(0);
     Node& b = bench.testbed().node(1);
-    const std::uint64_t beyond = bench.memory(0).config().size_bytes + (std::uint64_t{1} << 20);
-    std::uint8_t entry[kMttEntryBytes];
-    for (std::uint32_t i = 0; i < kMttEntryBytes; ++i)
-      entry[i] = static_cast<std::uint8_t>(beyond >> (8 * i));
-    bench.memory(0).write_bytes(
-        a.nic.translation.icm().mtt_base + src.mr->first_mtt * kMttEntryBytes, entry,
-        kMttEntryBytes);
+    corrupt_page_entry(bench, 0, src);
 
     const std::uint64_t failed_reads = a.nic.dma_engine.stats().failed_requests;
     const std::uint64_t received = b.nic.transport.stats().acks_sent;
@@ -60,6 +69,106 @@ TEST(PayloadReadError, AWriteWhosePayloadCannotBeReadSendsNothingAndCompletesInE
     EXPECT_EQ(b.nic.transport.stats().acks_sent, received);
     EXPECT_EQ(bench.contents(dst, 0, 100), pattern(100, 9));
   });
+}
+
+TEST(PayloadReadError, AnAtomicWhoseTargetCannotBeReadChangesNothingAndIsARemoteOperationalError) {
+  RcBench bench;
+  bench.run([&] {
+    bench.connect();
+    const Buffer result = bench.buffer(0, 16, kAllAccess);
+    const Buffer target = bench.buffer(1, 16, kAllAccess);
+    bench.fill(result, pattern(16, 4));
+    corrupt_page_entry(bench, 1, target);
+
+    Node& a = bench.testbed().node(0);
+    Node& b = bench.testbed().node(1);
+    const std::uint64_t naks = b.nic.transport.stats().naks_sent;
+    const std::uint64_t failed_reads = b.nic.dma_engine.stats().failed_requests;
+    const std::uint64_t writes = b.nic.dma_engine.stats().write_requests;
+    const ibv_sge sge{result.va, 8, result.mr->lkey};
+    ibv_send_wr add;
+    add.wr_id = 1;
+    add.opcode = IBV_WR_ATOMIC_FETCH_AND_ADD;
+    add.sg_list = &sge;
+    add.num_sge = 1;
+    add.send_flags = IBV_SEND_SIGNALED;
+    add.atomic.remote_addr = target.va;
+    add.atomic.rkey = target.mr->rkey;
+    add.atomic.compare_add = 5;
+    ASSERT_EQ(bench.driver(0).ibv_post_send(bench.a.qps[0], &add, nullptr), 0);
+    const ibv_wc wc = bench.next_completion(0, bench.a.send_cq);
+    EXPECT_EQ(wc.wr_id, 1U);
+    EXPECT_EQ(wc.status, IBV_WC_REM_OP_ERR);
+    EXPECT_EQ(wc.opcode, IBV_WC_FETCH_ADD);
+
+    EXPECT_EQ(b.nic.dma_engine.stats().failed_requests - failed_reads, 1U);
+    EXPECT_EQ(b.nic.dma_engine.stats().write_requests, writes);  // nothing modified
+    EXPECT_EQ(b.nic.transport.stats().naks_sent - naks, 1U);
+    EXPECT_EQ(bench.contents(result, 0, 16), pattern(16, 4));  // no made-up original value
+    EXPECT_EQ(a.nic.transport.contexts().qp(bench.a.qps[0]->qp_num)->state, IBV_QPS_ERR);
+    EXPECT_EQ(b.nic.transport.contexts().qp(bench.b.qps[0]->qp_num)->state, IBV_QPS_ERR);
+  });
+}
+
+// A READ of `length` bytes of `remote` into `local`, signaled, posted on a's QP.
+void post_read(RcBench& bench, const Buffer& local, const Buffer& remote, std::uint32_t length,
+               std::uint64_t wr_id) {
+  const ibv_sge sge{local.va, length, local.mr->lkey};
+  ibv_send_wr read;
+  read.wr_id = wr_id;
+  read.opcode = IBV_WR_RDMA_READ;
+  read.sg_list = &sge;
+  read.num_sge = 1;
+  read.send_flags = IBV_SEND_SIGNALED;
+  read.rdma.remote_addr = remote.va;
+  read.rdma.rkey = remote.mr->rkey;
+  ASSERT_EQ(bench.driver(0).ibv_post_send(bench.a.qps[0], &read, nullptr), 0);
+}
+
+// The responder cannot read the source of a READ response: that response is
+// not sent, the READ is NAKed at its PSN as a remote operational error, and
+// nothing the responder's QP queued after it leaves.
+void expect_read_fails_at(std::uint32_t bad_page, std::uint32_t length,
+                          std::uint64_t responses_sent) {
+  RcBench bench;
+  bench.run([&] {
+    bench.connect();
+    const Buffer local = bench.buffer(0, length, kAllAccess);
+    const Buffer remote = bench.buffer(1, length, kAllAccess);
+    bench.fill(local, pattern(length, 2));
+    bench.fill(remote, pattern(length, 8));
+    corrupt_page_entry(bench, 1, remote, bad_page);
+
+    Node& a = bench.testbed().node(0);
+    Node& b = bench.testbed().node(1);
+    const std::uint64_t naks = b.nic.transport.stats().naks_sent;
+    const std::uint64_t received = a.nic.parser.stats().items;  // frames from b
+    post_read(bench, local, remote, length, 1);
+    post_read(bench, local, remote, length, 2);
+    const ibv_wc first = bench.next_completion(0, bench.a.send_cq);
+    EXPECT_EQ(first.wr_id, 1U);
+    EXPECT_EQ(first.status, IBV_WC_REM_OP_ERR);
+    EXPECT_EQ(first.opcode, IBV_WC_RDMA_READ);
+    const ibv_wc second = bench.next_completion(0, bench.a.send_cq);
+    EXPECT_EQ(second.wr_id, 2U);
+    EXPECT_EQ(second.status, IBV_WC_WR_FLUSH_ERR);
+
+    EXPECT_EQ(b.nic.transport.stats().naks_sent - naks, 1U);
+    // Only the responses before the failed one, and the NAK, reached a: not
+    // those of the second READ, which the responder had queued behind them.
+    EXPECT_EQ(a.nic.parser.stats().items - received, responses_sent + 1);
+    EXPECT_EQ(a.nic.transport.contexts().qp(bench.a.qps[0]->qp_num)->state, IBV_QPS_ERR);
+    EXPECT_EQ(b.nic.transport.contexts().qp(bench.b.qps[0]->qp_num)->state, IBV_QPS_ERR);
+  });
+}
+
+TEST(PayloadReadError, AReadWhoseSourceCannotBeReadIsARemoteOperationalError) {
+  expect_read_fails_at(0, 100, 0);
+}
+
+TEST(PayloadReadError, AReadFailingMidwayStopsItsResponsesAtTheNak) {
+  // 8 KiB at the bench's PMTU of 1024: the first page's 4 responses leave, the second's do not.
+  expect_read_fails_at(1, 8192, 4);
 }
 
 }  // namespace
