@@ -72,6 +72,7 @@ void Requester::payload_read_failed(const packet::TransmitRequest& request) {
   const packet::RocePacket& h = request.header_template;
   QpContext* qp = shared_.contexts().qp_sending(h);
   if (qp == nullptr || qp->state == IBV_QPS_ERR) return;  // already failed: this WQE is flushed
+  sender.discard_queued_to(h);  // the QP's later packets do not go out either
   if (SendWork* work = qp->work_holding(h.bth.psn)) work->error = IBV_WC_LOC_PROT_ERR;
   shared_.set_error(*qp);
 }

@@ -71,6 +71,37 @@ TEST(PayloadReadError, AWriteWhosePayloadCannotBeReadSendsNothingAndCompletesInE
   });
 }
 
+TEST(PayloadReadError, AWriteFailingMidwaySendsNothingAfterTheFailedPacket) {
+  // 8 KiB at the bench's PMTU of 1024 with the source's second page unreadable:
+  // the first page's 4 packets leave, then nothing of the QP.
+  RcBench bench;
+  bench.run([&] {
+    bench.connect();
+    const Buffer src = bench.buffer(0, 8192, kAllAccess);
+    const Buffer dst = bench.buffer(1, 8192, kAllAccess);
+    bench.fill(src, pattern(8192, 6));
+    bench.fill(dst, pattern(8192, 9));
+    corrupt_page_entry(bench, 0, src, 1);
+    Node& b = bench.testbed().node(1);
+    const std::uint64_t received = b.nic.parser.stats().items;  // frames from a
+    const ibv_sge sge{src.va, 8192, src.mr->lkey};
+    for (std::uint64_t wr_id = 1; wr_id <= 2; ++wr_id) {
+      ibv_send_wr wr = testing::signaled_write(sge, dst.va, dst.mr->rkey, wr_id);
+      ASSERT_EQ(bench.driver(0).ibv_post_send(bench.a.qps[0], &wr, nullptr), 0);
+    }
+    const ibv_wc first = bench.next_completion(0, bench.a.send_cq);
+    EXPECT_EQ(first.wr_id, 1U);
+    EXPECT_EQ(first.status, IBV_WC_LOC_PROT_ERR);
+    EXPECT_EQ(bench.next_completion(0, bench.a.send_cq).status, IBV_WC_WR_FLUSH_ERR);
+    sc_core::wait(sc_core::sc_time(10, sc_core::SC_US));  // b's writes land after a's CQEs
+    EXPECT_EQ(b.nic.parser.stats().items - received, 4U);
+    EXPECT_EQ(bench.contents(dst, 0, 4096), bench.contents(src, 0, 4096));
+    const std::vector<std::uint8_t> before = pattern(8192, 9);
+    EXPECT_EQ(bench.contents(dst, 4096, 4096),
+              std::vector<std::uint8_t>(before.begin() + 4096, before.end()));
+  });
+}
+
 TEST(PayloadReadError, AnAtomicWhoseTargetCannotBeReadChangesNothingAndIsARemoteOperationalError) {
   RcBench bench;
   bench.run([&] {
