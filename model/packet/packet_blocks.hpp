@@ -44,6 +44,9 @@ struct TransmitRequest {
   Aeth aeth;            // READ RESPONSE
   Deth deth;            // UD
   SharedBytes payload;  // may be null for an empty message
+  // The QP that sends it, for the sending unit's own bookkeeping (a packet
+  // whose payload read failed names its QP); not on the wire.
+  std::uint32_t source_qpn = 0;
   // The transport made one packet itself: header_template holds its opcode,
   // PSN and extended headers, `payload` its payload. The builder builds just
   // that packet (the RC units send packet by packet; kind, pmtu and

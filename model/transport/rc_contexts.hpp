@@ -197,9 +197,6 @@ struct CqContext {
 class RcContexts {
  public:
   QpContext* qp(std::uint32_t qpn);
-  // The QP whose packets carry `header`: connected to its destination QP at
-  // its destination MAC (a packet the NIC sends names the peer, not the QP).
-  QpContext* qp_sending(const packet::RocePacket& header);
   CqContext* cq(std::uint32_t cqn);
   QpContext& add_qp(std::uint32_t qpn);
   CqContext& add_cq(std::uint32_t cqn);

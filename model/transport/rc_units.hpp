@@ -152,9 +152,10 @@ class OrderedSender : public sc_core::sc_module {
   // payload could not be read, in place of sending it.
   using ReadFailedHandler = std::function<void(const packet::TransmitRequest&)>;
   void on_read_failed(ReadFailedHandler handler) { read_failed_ = std::move(handler); }
-  // Packets queued now that go to `header`'s destination QP are not sent
-  // (their reads still complete first): what a QP queued before it failed.
-  void discard_queued_to(const packet::RocePacket& header);
+  // The packets QP `qpn` has queued are not sent (their reads still
+  // complete first), nor is one it is queueing now: what a QP queued before
+  // it failed. Packets it queues afterwards are sent.
+  void discard_queued_from(std::uint32_t qpn);
 
  private:
   struct Pending {
@@ -176,6 +177,13 @@ class OrderedSender : public sc_core::sc_module {
   // The packet being queued: its tickets gather here while its reads are
   // issued (issuing may wait), so run() never sees a packet half made.
   std::vector<std::uint32_t> staged_tickets_;
+  // The owner's read-failure handler may send (a NAK) while the owner's
+  // thread waits inside send() for room at the DMA port: that inner send
+  // stages its tickets apart, and QPs discarded during the outer one are
+  // remembered so that its packet is discarded too.
+  bool sending_ = false;
+  std::vector<std::uint32_t> inner_tickets_;
+  std::vector<std::uint32_t> discarded_while_sending_;
   std::vector<DmaRequest> reads_;  // the reads of the packet being queued
   sc_core::sc_event queued_;  // a packet whose reads are all done joined an empty queue
   // What wakes an idle sender: queued_, or a completion at the port (one of

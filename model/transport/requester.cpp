@@ -68,12 +68,11 @@ void Requester::payload_read_failed(const packet::TransmitRequest& request) {
   // A local DMA error (the payload's host memory answered Unsupported
   // Request): as rxe does when it cannot copy from the MR, the WQE completes
   // in IBV_WC_LOC_PROT_ERR and the QP goes to ERR, which flushes the rest.
-  // The QP is the one connected to the packet's destination.
-  const packet::RocePacket& h = request.header_template;
-  QpContext* qp = shared_.contexts().qp_sending(h);
+  QpContext* qp = shared_.contexts().qp(request.source_qpn);
   if (qp == nullptr || qp->state == IBV_QPS_ERR) return;  // already failed: this WQE is flushed
-  sender.discard_queued_to(h);  // the QP's later packets do not go out either
-  if (SendWork* work = qp->work_holding(h.bth.psn)) work->error = IBV_WC_LOC_PROT_ERR;
+  sender.discard_queued_from(qp->qpn);  // the QP's later packets do not go out either
+  if (SendWork* work = qp->work_holding(request.header_template.bth.psn))
+    work->error = IBV_WC_LOC_PROT_ERR;
   shared_.set_error(*qp);
 }
 
@@ -287,6 +286,7 @@ void Requester::send_packet(QpContext& qp, SendWork& work) {
   const std::uint32_t count = work.request_packets();
   packet::TransmitRequest request;
   request.single_packet = true;
+  request.source_qpn = qp.qpn;
   packet::RocePacket& h = request.header_template;
   h = shared_.header_template(qp);
   h.bth.opcode = request_opcode(wqe.opcode, index, count);

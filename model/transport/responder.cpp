@@ -259,8 +259,12 @@ void Responder::handle_read(QpContext& qp, const packet::ReceivedPacket& packet)
   SegmentCursor cursor;
   for (std::uint32_t i = 0; i < count; ++i) {
     sc_core::wait(shared_.cycles(shared_.config().responder_cycles));
+    // A response whose source could not be read has moved the QP to ERR
+    // meanwhile (response_read_failed): no further response is made.
+    if (qp.state == IBV_QPS_ERR) return;
     packet::TransmitRequest r;
     r.single_packet = true;
+    r.source_qpn = qp.qpn;
     packet::RocePacket& h = r.header_template;
     h = shared_.header_template(qp);
     const bool only = count == 1, first = i == 0, last = i + 1 == count;
@@ -319,6 +323,7 @@ void Responder::handle_atomic(QpContext& qp, const packet::ReceivedPacket& packe
   qp.msn = psn_add(qp.msn, 1);
   packet::TransmitRequest r;
   r.single_packet = true;
+  r.source_qpn = qp.qpn;
   r.header_template = shared_.header_template(qp);
   r.header_template.bth.opcode = kAtomicAcknowledge;
   r.header_template.bth.psn = p.bth.psn;
@@ -343,6 +348,7 @@ void Responder::maybe_ack(QpContext& qp, std::uint32_t psn, bool requested) {
 void Responder::send_ack(QpContext& qp, std::uint8_t syndrome, std::uint32_t psn) {
   packet::TransmitRequest r;
   r.single_packet = true;
+  r.source_qpn = qp.qpn;
   r.header_template = shared_.header_template(qp);
   r.header_template.bth.opcode = kAcknowledge;
   r.header_template.bth.psn = psn;
@@ -381,11 +387,10 @@ void Responder::response_read_failed(const packet::TransmitRequest& response) {
   // the READ is NAKed at its PSN as a remote operational error; the QP goes
   // to ERR. Nothing the QP queued after it goes out (later responses of the
   // READ, ACKs of later requests): the requester flushes what follows.
-  const packet::RocePacket& h = response.header_template;
-  QpContext* qp = shared_.contexts().qp_sending(h);
+  QpContext* qp = shared_.contexts().qp(response.source_qpn);
   if (qp == nullptr || qp->state == IBV_QPS_ERR) return;
-  sender.discard_queued_to(h);
-  send_ack(*qp, kNakRemoteOperational, h.bth.psn);
+  sender.discard_queued_from(qp->qpn);
+  send_ack(*qp, kNakRemoteOperational, response.header_template.bth.psn);
   qp->inbound.reset();
   shared_.set_error(*qp);
 }

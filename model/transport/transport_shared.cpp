@@ -27,14 +27,6 @@ QpContext* RcContexts::qp(std::uint32_t qpn) {
   return it == qps_.end() ? nullptr : it->second.get();
 }
 
-QpContext* RcContexts::qp_sending(const packet::RocePacket& header) {
-  for (const auto& [qpn, qp] : qps_) {
-    if (qp->dest_qpn == header.bth.dest_qp && qp->ah.dmac == header.ethernet.destination)
-      return qp.get();
-  }
-  return nullptr;
-}
-
 CqContext* RcContexts::cq(std::uint32_t cqn) {
   auto it = cqs_.find(cqn);
   return it == cqs_.end() ? nullptr : it->second.get();
@@ -126,20 +118,32 @@ void OrderedSender::send(packet::TransmitRequest request,
                          const std::vector<PhysicalSegment>* payload_from, std::uint64_t offset,
                          std::uint32_t length, const std::vector<std::uint32_t>& after,
                          SegmentCursor* cursor) {
-  const bool was_idle = pending_.empty();
-  staged_tickets_.assign(after.begin(), after.end());
-  const std::size_t first_read = staged_tickets_.size();
+  const bool inner = sending_;
+  std::vector<std::uint32_t>& staged = inner ? inner_tickets_ : staged_tickets_;
+  if (!inner) {
+    sending_ = true;
+    discarded_while_sending_.clear();
+  }
+  staged.assign(after.begin(), after.end());
+  const std::size_t first_read = staged.size();
   if (payload_from != nullptr && length > 0) {
+    // Issuing may wait for room at the port; an inner send reads no payload.
     std::shared_ptr<Bytes> buffer = payloads_.take(length);
     requests_for(reads_, DmaOp::kRead, *payload_from, offset, length, buffer->data(), cursor);
-    for (const DmaRequest& r : reads_) staged_tickets_.push_back(dma_.issue(r, buffer));
+    for (const DmaRequest& r : reads_) staged.push_back(dma_.issue(r, buffer));
     request.payload = std::move(buffer);
   }
+  const bool was_idle = pending_.empty();
   Pending& pending = pending_.push_back_slot();
-  pending.request = std::move(request);
-  pending.tickets.assign(staged_tickets_.begin(), staged_tickets_.end());
-  pending.first_read = first_read;
   pending.discard = false;
+  if (!inner) {
+    sending_ = false;
+    for (const std::uint32_t qpn : discarded_while_sending_)
+      if (qpn == request.source_qpn) pending.discard = true;
+  }
+  pending.request = std::move(request);
+  pending.tickets.assign(staged.begin(), staged.end());
+  pending.first_read = first_read;
   // A busy sender gets to this packet by itself. An idle one waits on
   // idle_wake_: a completion at the port wakes it, so it needs waking now only
   // when nothing is left to complete (every completion there is taken first,
@@ -151,12 +155,10 @@ void OrderedSender::send(packet::TransmitRequest request,
   queued_.notify(sc_core::SC_ZERO_TIME);
 }
 
-void OrderedSender::discard_queued_to(const packet::RocePacket& header) {
-  for (Pending& pending : pending_) {
-    const packet::RocePacket& h = pending.request.header_template;
-    if (h.bth.dest_qp == header.bth.dest_qp && h.ethernet.destination == header.ethernet.destination)
-      pending.discard = true;
-  }
+void OrderedSender::discard_queued_from(std::uint32_t qpn) {
+  for (Pending& pending : pending_)
+    if (pending.request.source_qpn == qpn) pending.discard = true;
+  if (sending_) discarded_while_sending_.push_back(qpn);
 }
 
 void OrderedSender::end_of_elaboration() {

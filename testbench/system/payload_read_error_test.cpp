@@ -198,8 +198,17 @@ TEST(PayloadReadError, AReadWhoseSourceCannotBeReadIsARemoteOperationalError) {
 }
 
 TEST(PayloadReadError, AReadFailingMidwayStopsItsResponsesAtTheNak) {
-  // 8 KiB at the bench's PMTU of 1024: the first page's 4 responses leave, the second's do not.
+  // 8 KiB at the bench's PMTU of 1024: the first page's 4 responses leave,
+  // the second's do not, nor the second READ's (queued before the failure
+  // shows: without the discard, 4 of them would follow).
   expect_read_fails_at(1, 8192, 4);
+}
+
+TEST(PayloadReadError, ALongReadMakesNoResponseAfterItsFailure) {
+  // 256 KiB, one bad page among 64: the responder is still making this
+  // READ's responses when the failure shows, and makes no more; those after
+  // the bad page are good to read, so any made would reach the wire.
+  expect_read_fails_at(1, 256 * 1024, 4);
 }
 
 }  // namespace
