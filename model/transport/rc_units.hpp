@@ -228,7 +228,7 @@ class Requester : public sc_core::sc_module {
   // once (`a | b` allocates).
   sc_core::sc_event_or_list work_wake_;
   sc_core::sc_event_or_list work_or_fetch_wake_;
-  std::uint32_t fetches_in_flight_ = 0;
+  bool fetch_in_flight_ = false;  // pick() found no work but a QP's WQE fetch in flight
   sc_core::sc_time owed_;        // cycles charged with the next packet
 };
 

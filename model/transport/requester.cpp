@@ -107,12 +107,14 @@ QpContext* Requester::pick() {
   auto start = shared_.config().qp_scheduler == QpScheduler::kStrictPriority
                    ? qps.begin()
                    : qps.upper_bound(last_qpn_);
+  fetch_in_flight_ = false;
   for (std::size_t n = 0; n < qps.size(); ++n, ++start) {
     if (start == qps.end()) start = qps.begin();
     if (has_work(*start->second)) {
       last_qpn_ = start->first;
       return start->second.get();
     }
+    fetch_in_flight_ = fetch_in_flight_ || start->second->fetch_pending;
   }
   return nullptr;
 }
@@ -131,7 +133,7 @@ void Requester::run() {
           wake = at;
       }
       if (wake != sc_core::SC_ZERO_TIME) hold_over_.notify(wake - sim_now());
-      sc_core::wait(fetches_in_flight_ > 0 ? work_or_fetch_wake_ : work_wake_);
+      sc_core::wait(fetch_in_flight_ ? work_or_fetch_wake_ : work_wake_);
       continue;
     }
     if (qp->fetch_pending && dma_.done(qp->fetch_ticket)) {
@@ -183,12 +185,10 @@ void Requester::fetch_wqes(QpContext& qp) {
                        blocks * kSendBlockBytes, qp.fetch_buffer->data()),
       qp.fetch_buffer);
   qp.fetch_pending = true;
-  ++fetches_in_flight_;
 }
 
 void Requester::take_fetched(QpContext& qp) {
   qp.fetch_pending = false;
-  --fetches_in_flight_;
   const bool ok = dma_.wait(qp.fetch_ticket);
   MessageBreakdown::instance().mark(*this, "WQE fetched");
   std::uint32_t at = 0;
