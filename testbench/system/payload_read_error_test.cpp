@@ -30,6 +30,18 @@ void corrupt_page_entry(RcBench& bench, std::size_t node, const Buffer& buffer,
       kMttEntryBytes);
 }
 
+// The first WQE on a's send queue completes with `status` and `opcode`, the
+// second, flushed, with IBV_WC_WR_FLUSH_ERR.
+void expect_first_fails_second_flushed(RcBench& bench, ibv_wc_status status, ibv_wc_opcode opcode) {
+  const ibv_wc first = bench.next_completion(0, bench.a.send_cq);
+  EXPECT_EQ(first.wr_id, 1U);
+  EXPECT_EQ(first.status, status);
+  EXPECT_EQ(first.opcode, opcode);
+  const ibv_wc second = bench.next_completion(0, bench.a.send_cq);
+  EXPECT_EQ(second.wr_id, 2U);
+  EXPECT_EQ(second.status, IBV_WC_WR_FLUSH_ERR);
+}
+
 void post_write(RcBench& bench, const Buffer& src, const Buffer& dst, std::uint64_t wr_id) {
   const ibv_sge sge{src.va, 100, src.mr->lkey};
   ibv_send_wr wr = testing::signaled_write(sge, dst.va, dst.mr->rkey, wr_id);
@@ -53,13 +65,7 @@ TEST(PayloadReadError, AWriteWhosePayloadCannotBeReadSendsNothingAndCompletesInE
     const std::uint64_t received = b.nic.transport.stats().acks_sent;
     post_write(bench, src, dst, 1);
     post_write(bench, src, dst, 2);
-    const ibv_wc first = bench.next_completion(0, bench.a.send_cq);
-    EXPECT_EQ(first.wr_id, 1U);
-    EXPECT_EQ(first.status, IBV_WC_LOC_PROT_ERR);
-    EXPECT_EQ(first.opcode, IBV_WC_RDMA_WRITE);
-    const ibv_wc second = bench.next_completion(0, bench.a.send_cq);
-    EXPECT_EQ(second.wr_id, 2U);
-    EXPECT_EQ(second.status, IBV_WC_WR_FLUSH_ERR);
+    expect_first_fails_second_flushed(bench, IBV_WC_LOC_PROT_ERR, IBV_WC_RDMA_WRITE);
 
     EXPECT_GE(a.nic.dma_engine.stats().failed_requests - failed_reads, 1U);
     const QpContext* qp = a.nic.transport.contexts().qp(bench.a.qps[0]->qp_num);
@@ -89,10 +95,7 @@ TEST(PayloadReadError, AWriteFailingMidwaySendsNothingAfterTheFailedPacket) {
       ibv_send_wr wr = testing::signaled_write(sge, dst.va, dst.mr->rkey, wr_id);
       ASSERT_EQ(bench.driver(0).ibv_post_send(bench.a.qps[0], &wr, nullptr), 0);
     }
-    const ibv_wc first = bench.next_completion(0, bench.a.send_cq);
-    EXPECT_EQ(first.wr_id, 1U);
-    EXPECT_EQ(first.status, IBV_WC_LOC_PROT_ERR);
-    EXPECT_EQ(bench.next_completion(0, bench.a.send_cq).status, IBV_WC_WR_FLUSH_ERR);
+    expect_first_fails_second_flushed(bench, IBV_WC_LOC_PROT_ERR, IBV_WC_RDMA_WRITE);
     sc_core::wait(sc_core::sc_time(10, sc_core::SC_US));  // b's writes land after a's CQEs
     EXPECT_EQ(b.nic.parser.stats().items - received, 4U);
     EXPECT_EQ(bench.contents(dst, 0, 4096), bench.contents(src, 0, 4096));
@@ -145,14 +148,8 @@ TEST(PayloadReadError, AnAtomicWhoseTargetCannotBeReadChangesNothingAndIsARemote
 void post_read(RcBench& bench, const Buffer& local, const Buffer& remote, std::uint32_t length,
                std::uint64_t wr_id) {
   const ibv_sge sge{local.va, length, local.mr->lkey};
-  ibv_send_wr read;
-  read.wr_id = wr_id;
-  read.opcode = IBV_WR_RDMA_READ;
-  read.sg_list = &sge;
-  read.num_sge = 1;
-  read.send_flags = IBV_SEND_SIGNALED;
-  read.rdma.remote_addr = remote.va;
-  read.rdma.rkey = remote.mr->rkey;
+  ibv_send_wr read =
+      testing::signaled_rdma(IBV_WR_RDMA_READ, sge, remote.va, remote.mr->rkey, wr_id);
   ASSERT_EQ(bench.driver(0).ibv_post_send(bench.a.qps[0], &read, nullptr), 0);
 }
 
@@ -176,13 +173,7 @@ void expect_read_fails_at(std::uint32_t bad_page, std::uint32_t length,
     const std::uint64_t received = a.nic.parser.stats().items;  // frames from b
     post_read(bench, local, remote, length, 1);
     post_read(bench, local, remote, length, 2);
-    const ibv_wc first = bench.next_completion(0, bench.a.send_cq);
-    EXPECT_EQ(first.wr_id, 1U);
-    EXPECT_EQ(first.status, IBV_WC_REM_OP_ERR);
-    EXPECT_EQ(first.opcode, IBV_WC_RDMA_READ);
-    const ibv_wc second = bench.next_completion(0, bench.a.send_cq);
-    EXPECT_EQ(second.wr_id, 2U);
-    EXPECT_EQ(second.status, IBV_WC_WR_FLUSH_ERR);
+    expect_first_fails_second_flushed(bench, IBV_WC_REM_OP_ERR, IBV_WC_RDMA_READ);
 
     EXPECT_EQ(b.nic.transport.stats().naks_sent - naks, 1U);
     // Only the responses before the failed one, and the NAK, reached a: not

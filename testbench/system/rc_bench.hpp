@@ -104,19 +104,25 @@ class RcBench {
   RcOptions options_;
 };
 
-// A signaled RDMA WRITE of `sge`'s bytes to `remote_va` under `rkey`; `sge`
-// must outlive the post.
-inline ibv_send_wr signaled_write(const ibv_sge& sge, std::uint64_t remote_va, std::uint32_t rkey,
-                                  std::uint64_t wr_id) {
+// A signaled RDMA WRITE or READ (`opcode`) between `sge`'s bytes and
+// `remote_va` under `rkey`; `sge` must outlive the post.
+inline ibv_send_wr signaled_rdma(ibv_wr_opcode opcode, const ibv_sge& sge,
+                                 std::uint64_t remote_va, std::uint32_t rkey,
+                                 std::uint64_t wr_id) {
   ibv_send_wr wr;
   wr.wr_id = wr_id;
-  wr.opcode = IBV_WR_RDMA_WRITE;
+  wr.opcode = opcode;
   wr.sg_list = &sge;
   wr.num_sge = 1;
   wr.send_flags = IBV_SEND_SIGNALED;
   wr.rdma.remote_addr = remote_va;
   wr.rdma.rkey = rkey;
   return wr;
+}
+
+inline ibv_send_wr signaled_write(const ibv_sge& sge, std::uint64_t remote_va, std::uint32_t rkey,
+                                  std::uint64_t wr_id) {
+  return signaled_rdma(IBV_WR_RDMA_WRITE, sge, remote_va, rkey, wr_id);
 }
 
 // Every access right a region can grant.
