@@ -166,6 +166,8 @@ class OrderedSender : public sc_core::sc_module {
   };
   void end_of_elaboration() override;
   void run();
+  // Pops the head (its tickets all released) and readies for the next.
+  packet::TransmitRequest take_head();
 
   DmaClient& dma_;
   sc_core::sc_time latency_;

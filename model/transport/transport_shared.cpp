@@ -161,6 +161,14 @@ void OrderedSender::discard_queued_from(std::uint32_t qpn) {
   if (sending_) discarded_while_sending_.push_back(qpn);
 }
 
+packet::TransmitRequest OrderedSender::take_head() {
+  packet::TransmitRequest request = std::move(pending_.front().request);
+  pending_.pop_front();
+  head_tickets_done_ = 0;
+  head_read_failed_ = false;
+  return request;
+}
+
 void OrderedSender::end_of_elaboration() {
   // Built here, not in the constructor: the owning unit's DmaClient is
   // constructed after its sender.
@@ -186,17 +194,12 @@ void OrderedSender::run() {
       return;
     }
     if (head.discard) {
-      pending_.pop_front();
-      head_tickets_done_ = 0;
-      head_read_failed_ = false;
+      take_head();
       continue;
     }
     if (head_read_failed_) {
       // Never stale bytes on the wire: the owner decides what happens instead.
-      const packet::TransmitRequest failed = std::move(head.request);
-      pending_.pop_front();
-      head_tickets_done_ = 0;
-      head_read_failed_ = false;
+      const packet::TransmitRequest failed = take_head();
       if (read_failed_) read_failed_(failed);
       continue;
     }
@@ -207,10 +210,7 @@ void OrderedSender::run() {
     const bool acknowledge = is_acknowledge(head.request.header_template.bth.opcode);
     if (!head.tickets.empty() && head.request.payload)
       MessageBreakdown::instance().mark(*this, "payload read");
-    packet::TransmitRequest request = std::move(head.request);
-    pending_.pop_front();
-    head_tickets_done_ = 0;
-    out->nb_push(std::move(request), latency_);
+    out->nb_push(take_head(), latency_);
     if (!acknowledge) MessageBreakdown::instance().mark(*this, "to the builder");
   }
   sc_core::next_trigger(idle_wake_);
