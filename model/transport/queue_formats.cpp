@@ -17,12 +17,20 @@ class Writer {
   void u32(std::uint32_t v) { put(v, 4); }
   void u64(std::uint64_t v) { put(v, 8); }
   void bytes(const std::uint8_t* data, std::size_t n) {
-    for (std::size_t i = 0; i < n; ++i) out_.push_back(data[i]);
+    if (n > 0) std::memcpy(grow(n), data, n);  // `data` may be null when n is 0
   }
 
  private:
+  // Grows the output by `n` bytes and points at them: a field is then n
+  // plain stores (merged by the compiler), not n checked push_backs.
+  std::uint8_t* grow(std::size_t n) {
+    const std::size_t at = out_.size();
+    out_.resize(at + n);
+    return out_.data() + at;
+  }
   void put(std::uint64_t v, int n) {
-    for (int i = 0; i < n; ++i) out_.push_back(static_cast<std::uint8_t>(v >> (8 * i)));
+    std::uint8_t* at = grow(static_cast<std::size_t>(n));
+    for (int i = 0; i < n; ++i) at[i] = static_cast<std::uint8_t>(v >> (8 * i));
   }
   Out& out_;
 };
