@@ -10,6 +10,9 @@
 # the compilation in another.
 set(RNICSIM_PGO "" CACHE STRING "Profile-guided optimization: empty (off), generate or use")
 set(RNICSIM_PGO_DIR "" CACHE PATH "Folder of the profile (RNICSIM_PGO generate or use)")
+if(NOT RNICSIM_PGO MATCHES "^(generate|use)?$")
+  message(FATAL_ERROR "RNICSIM_PGO: '${RNICSIM_PGO}' is none of generate, use or empty")
+endif()
 if(NOT RNICSIM_PGO STREQUAL "")
   if(NOT CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
     message(FATAL_ERROR "RNICSIM_PGO: only GCC's profile format is supported")
@@ -23,7 +26,7 @@ if(NOT RNICSIM_PGO STREQUAL "")
     add_compile_options(-fprofile-generate=${RNICSIM_PGO_DIR} -fprofile-update=single
                         ${pgo_common})
     add_link_options(-fprofile-generate=${RNICSIM_PGO_DIR})
-  elseif(RNICSIM_PGO STREQUAL "use")
+  else()  # use
     if(NOT IS_DIRECTORY ${RNICSIM_PGO_DIR})
       message(FATAL_ERROR "RNICSIM_PGO_DIR ${RNICSIM_PGO_DIR}: no such folder (run the training first)")
     endif()
@@ -33,7 +36,5 @@ if(NOT RNICSIM_PGO STREQUAL "")
     add_compile_options(-fprofile-use=${RNICSIM_PGO_DIR} -fprofile-partial-training
                         -Wno-missing-profile ${pgo_common})
     add_link_options(-fprofile-use=${RNICSIM_PGO_DIR})
-  else()
-    message(FATAL_ERROR "RNICSIM_PGO: '${RNICSIM_PGO}' is none of generate, use or empty")
   endif()
 endif()
