@@ -367,6 +367,48 @@ TranslationStatus MemoryTranslation::translate(std::uint32_t key, std::uint64_t 
   return call.status;
 }
 
+bool MemoryTranslation::cached(const TranslationRequest& r) const {
+  if (r.length == 0) return true;
+  const std::uint32_t index = key_index(r.key);
+  if (index >= config_.icm.mpt_entries) return true;  // an invalid key needs no entry
+  const auto mpt = mpt_cache_.peek(index);
+  if (!mpt) return false;
+  if (check(r.key, *mpt, r.va, r.length, r.access, r.pd) != TranslationStatus::kOk) return true;
+  const std::uint64_t page = 1ULL << mpt->page_shift;
+  const std::uint64_t first = mpt->first_mtt + (r.va / page - mpt->base_va / page);
+  const std::uint64_t last = mpt->first_mtt + ((r.va + r.length - 1) / page - mpt->base_va / page);
+  for (std::uint64_t i = first; i <= last; ++i) {
+    if (!mtt_cache_.peek(i)) return false;
+  }
+  return true;
+}
+
+bool MemoryTranslation::translate_cached(std::uint32_t key, std::uint64_t va,
+                                         std::uint64_t length, std::uint32_t access,
+                                         std::uint32_t pd, std::vector<PhysicalSegment>& segments,
+                                         TranslationStatus& status) {
+  const TranslationRequest request{0, key, va, length, access, pd};
+  if (next_accept_ > sim_now() || lookup_head_ != nullptr || !open_walks_.empty() ||
+      !cached(request)) {
+    return false;
+  }
+  if (idle_calls_.empty()) {
+    calls_.push_back(std::make_unique<BlockingCall>());
+    idle_calls_.push_back(calls_.back().get());
+  }
+  BlockingCall& call = *idle_calls_.back();
+  call.answered = false;
+  call.segments = &segments;
+  wait_for_port();  // free now: books the port without waiting
+  accept(call, request, true);
+  // The only request queued: looked up now, as it would be when due.
+  Pending& p = *lookup_head_;
+  lookup_head_ = lookup_tail_ = nullptr;
+  lookup(p);
+  status = call.status;  // answered: every entry was cached
+  return true;
+}
+
 void MemoryTranslation::restart(const CacheGeometry& mtt_cache) {
   // With none in flight no walk is open either (a walk lives for its waiters).
   if (requests_in_flight_ != 0) {

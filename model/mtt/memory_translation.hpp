@@ -149,6 +149,21 @@ class MemoryTranslation : public sc_core::sc_module, public TranslationRequestIf
                               std::uint32_t access, std::uint32_t pd,
                               std::vector<PhysicalSegment>& segments);
 
+  // A blocking caller's shortcut for a lookup that cannot wait on anything:
+  // when the port takes a request now, no lookup is queued or walk open, and
+  // the cached entries decide the request (a hit, or an error its MPT entry
+  // shows), the lookup is done now and true returned with `status` (and the
+  // segments appended as translate() does). The caller then owes
+  // hit_latency() before it acts on the answer. Otherwise nothing happens
+  // and the caller uses translate(). Nothing else can touch the caches
+  // before the hit latency has passed, so the answer is the one translate()
+  // gives then; an invalidate() within that latency is seen by the next
+  // request, as it is by a walk that has started reading.
+  bool translate_cached(std::uint32_t key, std::uint64_t va, std::uint64_t length,
+                        std::uint32_t access, std::uint32_t pd,
+                        std::vector<PhysicalSegment>& segments, TranslationStatus& status);
+  const sc_core::sc_time& hit_latency() const { return hit_latency_; }
+
   // Sees the DMA time of every walk as it ends (for a distribution; the
   // stats keep only counts and the sum).
   using WalkObserver = std::function<void(const sc_core::sc_time& took)>;
@@ -228,6 +243,9 @@ class MemoryTranslation : public sc_core::sc_module, public TranslationRequestIf
   // the lookup stage for the next one.
   void serve_due_lookups();
   void lookup(Pending& p);
+  // Whether the caches hold every entry lookup(request) needs, so that it
+  // answers without a walk (looks, does not touch the caches).
+  bool cached(const TranslationRequest& request) const;
   void got_mpt(Pending& p, const MptEntry& mpt, std::uint64_t generation);
   void translate_pages(Pending& p);  // as far as the MTT cache allows
   void add_page(Pending& p, std::uint64_t frame);

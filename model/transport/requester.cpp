@@ -242,14 +242,29 @@ bool Requester::start_wqe(QpContext& qp) {
   qp.next_psn = psn_add(qp.next_psn, work.packets);
   // The local buffer: read for WRITE and SEND, written for READ and atomics.
   bool ok = true;
+  // A lookup the translation unit answers from its caches at once is owed
+  // (its hit latency), not waited for: the wait before the packet pays it.
+  sc_core::sc_time lookup_owed = sc_core::SC_ZERO_TIME;
   if (!wqe.is_inline) {
     const std::uint32_t access =
         work.read_or_atomic ? static_cast<std::uint32_t>(IBV_ACCESS_LOCAL_WRITE) : 0u;
     std::uint64_t total = 0;
     for (const ibv_sge& sge : wqe.sges) {
       if (sge.length == 0) continue;
-      if (translation_.translate(sge.lkey, sge.addr, sge.length, access, qp.pd,
-                                 work.local.segments) != TranslationStatus::kOk) {
+      // Each lookup starts when the one before has answered, as in hardware.
+      if (lookup_owed != sc_core::SC_ZERO_TIME) {
+        sc_core::wait(lookup_owed);
+        lookup_owed = sc_core::SC_ZERO_TIME;
+      }
+      TranslationStatus status;
+      if (translation_.translate_cached(sge.lkey, sge.addr, sge.length, access, qp.pd,
+                                        work.local.segments, status)) {
+        lookup_owed = translation_.hit_latency();
+      } else {
+        status = translation_.translate(sge.lkey, sge.addr, sge.length, access, qp.pd,
+                                        work.local.segments);
+      }
+      if (status != TranslationStatus::kOk) {
         ok = false;
         break;
       }
@@ -258,8 +273,9 @@ bool Requester::start_wqe(QpContext& qp) {
     if (ok && total != wqe.length && !atomic) ok = false;
     if (atomic && total < 8) ok = false;
   }
+  owed_ += lookup_owed;
   if (!work.wqe.is_inline && work.wqe.length > 0)
-    MessageBreakdown::instance().mark(*this, "local key translated");
+    MessageBreakdown::instance().mark(*this, "local key translated", sim_now() + lookup_owed);
   if (!ok || qp.state != IBV_QPS_RTS) {
     // A local protection error: the WQE completes in error and the QP goes to ERR.
     ibv_wc wc;

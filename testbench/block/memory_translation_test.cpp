@@ -386,6 +386,89 @@ TEST(TranslationPort, BlockingCallsAndPortRequestsShareOneLookupOrder) {
   EXPECT_EQ(host.unit.mtt_cache().hits(), 6u);
 }
 
+// translate_cached(): a lookup that cannot wait on anything is answered at
+// once, with what translate() answers a hit latency later; anything that
+// could change that answer (a busy port, a queued lookup, an open walk, an
+// entry not cached) declines it, and then nothing happens.
+TEST(TranslationPort, ACachedLookupAnswersAtOnceOrDeclinesWithoutEffect) {
+  Host host(port_config(2, 4));  // one request per 8 ns
+  Region warm(host, 4);
+  Region cold(host, 1);
+  Recorder recorder;
+  const sc_time t0 = nanoseconds(1000);
+  const sc_time t1 = nanoseconds(2000);
+  // Across the boundary of pages 1 and 2: two MTT entries.
+  const TranslationRequest across{0, warm.mr->lkey, warm.va + 4096 + 4000, 200, 0, warm.pd->handle};
+  std::vector<PhysicalSegment> fast;
+  TranslationStatus fast_status = TranslationStatus::kInvalidKey;
+  std::vector<PhysicalSegment> slow;
+  std::vector<bool> took;  // what translate_cached() returned, in call order
+  sc_time fast_returned;
+  std::uint64_t translations_before = 0;
+  std::uint64_t hits_before = 0;
+  std::vector<std::uint64_t> translations_after_declines;
+  TranslationStatus wrong_pd = TranslationStatus::kOk;
+  std::vector<PhysicalSegment> untouched;
+  sc_core::sc_spawn([&] {
+    host.unit.translate(warm.mr->lkey, warm.va, 4 * 4096, 0, warm.pd->handle);
+    sc_core::wait(t0 - sc_core::sc_time_stamp());
+    translations_before = host.unit.stats().translations;
+    hits_before = host.unit.mtt_cache().hits();
+    took.push_back(host.unit.translate_cached(across.key, across.va, across.length, 0, across.pd,
+                                              fast, fast_status));
+    fast_returned = sc_core::sc_time_stamp();
+    // The port is booked until t0 + 8: a second shortcut is declined, and
+    // a port request waits for it (returning at t0 + 8).
+    TranslationStatus ignored;
+    took.push_back(host.unit.translate_cached(across.key, across.va, across.length, 0, across.pd,
+                                              untouched, ignored));
+    host.unit.nic2mtt->submit(recorder, warm.on_page(7, 3));
+    translations_after_declines.push_back(host.unit.stats().translations);
+    // The port is free at t0 + 16, but a lookup is queued (the port
+    // request's, due at t0 + 20): declined.
+    sc_core::wait(nanoseconds(8));
+    took.push_back(host.unit.translate_cached(across.key, across.va, across.length, 0, across.pd,
+                                              untouched, ignored));
+    // Nothing queued, but the cold region's MPT entry is not cached: declined.
+    sc_core::wait(t1 - sc_core::sc_time_stamp());
+    const TranslationRequest c = cold.on_page(0, 0);
+    took.push_back(host.unit.translate_cached(c.key, c.va, c.length, 0, c.pd, untouched, ignored));
+    translations_after_declines.push_back(host.unit.stats().translations);
+    // A walk open (the cold request's, looked up at t1 + 12): declined.
+    host.unit.nic2mtt->submit(recorder, cold.on_page(8, 0));
+    sc_core::wait(nanoseconds(20));
+    took.push_back(host.unit.translate_cached(across.key, across.va, across.length, 0, across.pd,
+                                              untouched, ignored));
+    translations_after_declines.push_back(host.unit.stats().translations);
+    // After the walk: an error its MPT entry shows is answered at once.
+    sc_core::wait(nanoseconds(400));
+    took.push_back(host.unit.translate_cached(across.key, across.va, across.length, 0,
+                                              cold.pd->handle, untouched, wrong_pd));
+    // The blocking call gives the same segments.
+    slow.clear();
+    EXPECT_EQ(host.unit.translate(across.key, across.va, across.length, 0, across.pd, slow),
+              TranslationStatus::kOk);
+  });
+  sc_core::sc_start();
+  EXPECT_EQ(took, (std::vector<bool>{true, false, false, false, false, true}));
+  EXPECT_EQ(fast_status, TranslationStatus::kOk);
+  EXPECT_EQ(fast_returned, t0);
+  EXPECT_EQ(fast, slow);
+  ASSERT_EQ(fast.size(), 2u);  // scattered pages: two physical runs
+  EXPECT_EQ(fast[0].length + fast[1].length, 200u);
+  EXPECT_TRUE(untouched.empty());
+  EXPECT_EQ(wrong_pd, TranslationStatus::kPdMismatch);
+  // The shortcut counted as one translation and two hits; declines counted nothing.
+  EXPECT_EQ(translations_after_declines,
+            (std::vector<std::uint64_t>{translations_before + 2, translations_before + 2,
+                                        translations_before + 3}));
+  EXPECT_EQ(recorder.answers,
+            (std::vector<Answer>{
+                {7, t0 + 2 * kCycle + kLookup, TranslationStatus::kOk, where(host, warm.on_page(7, 3))},
+                {8, t1 + kLookup + 2 * kWalk, TranslationStatus::kOk, where(host, cold.on_page(8, 0))}}));
+  EXPECT_GE(host.unit.mtt_cache().hits(), hits_before + 2);
+}
+
 TEST(TranslationPort, TwoMissesOnOneEntryMakeOneWalkAndBothCompleteAtItsEnd) {
   Host host(port_config(1, 4));
   Region region(host, 4);
