@@ -28,13 +28,16 @@ if(NOT RNICSIM_PGO STREQUAL "")
     add_link_options(-fprofile-generate=${RNICSIM_PGO_DIR})
   else()  # use
     if(NOT IS_DIRECTORY ${RNICSIM_PGO_DIR})
-      message(FATAL_ERROR "RNICSIM_PGO_DIR ${RNICSIM_PGO_DIR}: no such folder (run the training first)")
+      message(FATAL_ERROR "RNICSIM_PGO_DIR ${RNICSIM_PGO_DIR}: no such folder (run "
+                          "scripts/build_pgo, or configure with -DRNICSIM_PGO= for no profile)")
     endif()
     # Code the training never ran (tests, other experiments) is compiled as
     # without a profile, not as if it never runs; files without a profile
-    # are expected, hence no missing-profile warning.
+    # are expected, hence no missing-profile warning. A file edited since the
+    # training has a stale profile: GCC warns and ignores it for the changed
+    # functions instead of failing the build (scripts/build_pgo retrains).
     add_compile_options(-fprofile-use=${RNICSIM_PGO_DIR} -fprofile-partial-training
-                        -Wno-missing-profile ${pgo_common})
+                        -Wno-missing-profile -Wno-error=coverage-mismatch ${pgo_common})
     add_link_options(-fprofile-use=${RNICSIM_PGO_DIR})
   endif()
 endif()

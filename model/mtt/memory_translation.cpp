@@ -103,7 +103,9 @@ void MemoryTranslation::accept(TranslationRequester& from, const TranslationRequ
   const sc_core::sc_time now = sim_now();
   p->lookup_at = now + hit_latency_;
   p->next = nullptr;
-  stats_.peak_requests_in_flight = std::max(stats_.peak_requests_in_flight, ++requests_in_flight_);
+  ++requests_in_flight_;
+  stats_.peak_requests_in_flight = std::max(stats_.peak_requests_in_flight,
+                                            requests_in_flight_ + cached_answers_in_flight(now));
   // Every request has the same hit latency, so lookups are due in acceptance
   // order. Whoever serves the head wakes the stage for the next one.
   if (lookup_tail_ != nullptr) {
@@ -405,13 +407,24 @@ bool MemoryTranslation::translate_cached(std::uint32_t key, std::uint64_t va,
   Pending& p = *lookup_head_;
   lookup_head_ = lookup_tail_ = nullptr;
   lookup(p);
-  status = call.status;  // answered: every entry was cached
+  if (!call.answered) {  // cached() and lookup() disagree: a model bug
+    throw std::logic_error(std::string(name()) + ": a cached lookup was not answered at once");
+  }
+  status = call.status;
+  cached_answers_due_.push_back(sim_now() + hit_latency_);
   return true;
+}
+
+std::uint64_t MemoryTranslation::cached_answers_in_flight(const sc_core::sc_time& now) {
+  while (!cached_answers_due_.empty() && cached_answers_due_.front() <= now) {
+    cached_answers_due_.pop_front();
+  }
+  return cached_answers_due_.size();
 }
 
 void MemoryTranslation::restart(const CacheGeometry& mtt_cache) {
   // With none in flight no walk is open either (a walk lives for its waiters).
-  if (requests_in_flight_ != 0) {
+  if (requests_in_flight_ + cached_answers_in_flight(sim_now()) != 0) {
     throw std::logic_error(std::string(name()) + ": restart with translations in flight");
   }
   config_.mtt_cache = mtt_cache;

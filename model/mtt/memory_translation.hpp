@@ -44,6 +44,7 @@
 
 #include "common/clock_domain.hpp"
 #include "common/module_macros.hpp"
+#include "common/ring_queue.hpp"
 #include "host_memory/memory_initiator.hpp"
 #include "mtt/mpt_format.hpp"
 #include "mtt/translation_cache.hpp"
@@ -155,10 +156,13 @@ class MemoryTranslation : public sc_core::sc_module, public TranslationRequestIf
   // shows), the lookup is done now and true returned with `status` (and the
   // segments appended as translate() does). The caller then owes
   // hit_latency() before it acts on the answer. Otherwise nothing happens
-  // and the caller uses translate(). Nothing else can touch the caches
-  // before the hit latency has passed, so the answer is the one translate()
-  // gives then; an invalidate() within that latency is seen by the next
-  // request, as it is by a walk that has started reading.
+  // and the caller uses translate(). No other lookup or walk can touch the
+  // caches before the hit latency has passed, so the answer is the one
+  // translate() gives then, with one exception: an invalidate() within that
+  // latency is not seen by it (the lookup read the caches when it was
+  // accepted, as hardware that looks up on acceptance would), only by later
+  // requests. The request counts as in flight until its hit latency has
+  // passed, as translate()'s would.
   bool translate_cached(std::uint32_t key, std::uint64_t va, std::uint64_t length,
                         std::uint32_t access, std::uint32_t pd,
                         std::vector<PhysicalSegment>& segments, TranslationStatus& status);
@@ -276,6 +280,9 @@ class MemoryTranslation : public sc_core::sc_module, public TranslationRequestIf
   std::vector<std::unique_ptr<Pending>> pending_pool_;
   Pending* free_pending_ = nullptr;
   std::uint64_t requests_in_flight_ = 0;
+  // When the answers translate_cached() gave are due: in flight until then.
+  RingQueue<sc_core::sc_time> cached_answers_due_;
+  std::uint64_t cached_answers_in_flight(const sc_core::sc_time& now);
 
   std::vector<std::unique_ptr<Walk>> walk_pool_;
   Walk* free_walks_ = nullptr;

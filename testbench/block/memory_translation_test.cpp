@@ -467,6 +467,34 @@ TEST(TranslationPort, ACachedLookupAnswersAtOnceOrDeclinesWithoutEffect) {
                 {7, t0 + 2 * kCycle + kLookup, TranslationStatus::kOk, where(host, warm.on_page(7, 3))},
                 {8, t1 + kLookup + 2 * kWalk, TranslationStatus::kOk, where(host, cold.on_page(8, 0))}}));
   EXPECT_GE(host.unit.mtt_cache().hits(), hits_before + 2);
+  // The shortcut's request stays in flight for its hit latency: the port
+  // request accepted at t0 + 8 makes two.
+  EXPECT_EQ(host.unit.stats().peak_requests_in_flight, 2u);
+}
+
+// The shortcut reads the caches when the request is accepted: an invalidate
+// within its hit latency is seen by the requests after it, not by it.
+TEST(TranslationPort, ACachedLookupReadsTheCachesWhenAccepted) {
+  Host host(port_config(2, 4));
+  Region region(host, 1);
+  const TranslationRequest r = region.on_page(0, 0);
+  bool took = false;
+  TranslationStatus shortcut = TranslationStatus::kInvalidKey;
+  TranslationStatus after = TranslationStatus::kOk;
+  std::vector<PhysicalSegment> segments;
+  sc_core::sc_spawn([&] {
+    host.unit.translate(r.key, r.va, r.length, 0, r.pd);  // warm
+    sc_core::wait(nanoseconds(1000));
+    took = host.unit.translate_cached(r.key, r.va, r.length, 0, r.pd, segments, shortcut);
+    sc_core::wait(nanoseconds(4));  // within the 12 ns hit latency
+    host.driver.ibv_dereg_mr(region.mr);
+    after = host.unit.translate(r.key, r.va, r.length, 0, r.pd).status;
+  });
+  sc_core::sc_start();
+  EXPECT_TRUE(took);
+  EXPECT_EQ(shortcut, TranslationStatus::kOk);
+  EXPECT_EQ(segments, where(host, r));
+  EXPECT_EQ(after, TranslationStatus::kInvalidKey);
 }
 
 TEST(TranslationPort, TwoMissesOnOneEntryMakeOneWalkAndBothCompleteAtItsEnd) {
