@@ -151,14 +151,14 @@ void MemoryTranslation::got_mpt(Pending& p, const MptEntry& mpt, std::uint64_t g
   translate_pages(p);
 }
 
-std::uint64_t MemoryTranslation::mtt_index(const Pending& p) const {
-  const std::uint64_t page = 1ULL << p.mpt.page_shift;
-  return p.mpt.first_mtt + (p.at / page - p.mpt.base_va / page);
+std::uint64_t MemoryTranslation::mtt_index(const MptEntry& mpt, std::uint64_t va) {
+  const std::uint64_t page = 1ULL << mpt.page_shift;
+  return mpt.first_mtt + (va / page - mpt.base_va / page);
 }
 
 void MemoryTranslation::translate_pages(Pending& p) {
   while (p.left > 0) {
-    const std::uint64_t index = mtt_index(p);
+    const std::uint64_t index = mtt_index(p.mpt, p.at);
     const auto frame = mtt_cache_.lookup(index);
     if (!frame) return miss(p, false, index);
     add_page(p, *frame);
@@ -348,14 +348,8 @@ TranslationStatus MemoryTranslation::translate(std::uint32_t key, std::uint64_t 
                                                std::uint64_t length, std::uint32_t access,
                                                std::uint32_t pd,
                                                std::vector<PhysicalSegment>& segments) {
-  if (idle_calls_.empty()) {
-    calls_.push_back(std::make_unique<BlockingCall>());
-    idle_calls_.push_back(calls_.back().get());
-  }
-  BlockingCall& call = *idle_calls_.back();
-  idle_calls_.pop_back();
-  call.answered = false;
-  call.segments = &segments;
+  BlockingCall& call = idle_call(segments);
+  idle_calls_.pop_back();  // it waits: another call must not take it meanwhile
   wait_for_port();
   accept(call, TranslationRequest{0, key, va, length, access, pd}, true);
   // The caller looks its request up itself when the hit latency has passed,
@@ -376,10 +370,8 @@ bool MemoryTranslation::cached(const TranslationRequest& r) const {
   const auto mpt = mpt_cache_.peek(index);
   if (!mpt) return false;
   if (check(r.key, *mpt, r.va, r.length, r.access, r.pd) != TranslationStatus::kOk) return true;
-  const std::uint64_t page = 1ULL << mpt->page_shift;
-  const std::uint64_t first = mpt->first_mtt + (r.va / page - mpt->base_va / page);
-  const std::uint64_t last = mpt->first_mtt + ((r.va + r.length - 1) / page - mpt->base_va / page);
-  for (std::uint64_t i = first; i <= last; ++i) {
+  const std::uint64_t last = mtt_index(*mpt, r.va + r.length - 1);
+  for (std::uint64_t i = mtt_index(*mpt, r.va); i <= last; ++i) {
     if (!mtt_cache_.peek(i)) return false;
   }
   return true;
@@ -394,13 +386,8 @@ bool MemoryTranslation::translate_cached(std::uint32_t key, std::uint64_t va,
       !cached(request)) {
     return false;
   }
-  if (idle_calls_.empty()) {
-    calls_.push_back(std::make_unique<BlockingCall>());
-    idle_calls_.push_back(calls_.back().get());
-  }
-  BlockingCall& call = *idle_calls_.back();
-  call.answered = false;
-  call.segments = &segments;
+  // Answered before this returns, with no wait: the call stays idle.
+  BlockingCall& call = idle_call(segments);
   wait_for_port();  // free now: books the port without waiting
   accept(call, request, true);
   // The only request queued: looked up now, as it would be when due.
@@ -420,6 +407,18 @@ std::uint64_t MemoryTranslation::cached_answers_in_flight(const sc_core::sc_time
     cached_answers_due_.pop_front();
   }
   return cached_answers_due_.size();
+}
+
+MemoryTranslation::BlockingCall& MemoryTranslation::idle_call(
+    std::vector<PhysicalSegment>& segments) {
+  if (idle_calls_.empty()) {
+    calls_.push_back(std::make_unique<BlockingCall>());
+    idle_calls_.push_back(calls_.back().get());
+  }
+  BlockingCall& call = *idle_calls_.back();
+  call.answered = false;
+  call.segments = &segments;
+  return call;
 }
 
 void MemoryTranslation::restart(const CacheGeometry& mtt_cache) {

@@ -260,7 +260,8 @@ class MemoryTranslation : public sc_core::sc_module, public TranslationRequestIf
   void complete(Walk& walk, const std::uint8_t* data);
   TranslationStatus check(std::uint32_t key, const MptEntry& mpt, std::uint64_t va,
                           std::uint64_t length, std::uint32_t access, std::uint32_t pd) const;
-  std::uint64_t mtt_index(const Pending& p) const;
+  // The MTT entry that maps `va` in the MR that `mpt` describes.
+  static std::uint64_t mtt_index(const MptEntry& mpt, std::uint64_t va);
 
   MemoryTranslationConfig config_;
   ClockDomain clock_;
@@ -289,6 +290,8 @@ class MemoryTranslation : public sc_core::sc_module, public TranslationRequestIf
   std::vector<Walk*> open_walks_;  // queued or in flight: what a miss may join
   Walk* queue_head_ = nullptr;     // waiting for a slot, oldest first
   Walk* queue_tail_ = nullptr;
+  // The last idle call, readied to append to `segments` (left in the pool).
+  BlockingCall& idle_call(std::vector<PhysicalSegment>& segments);
   std::vector<std::unique_ptr<BlockingCall>> calls_;
   std::vector<BlockingCall*> idle_calls_;
   std::vector<std::unique_ptr<WalkerSlot>> slots_;

@@ -1,5 +1,6 @@
 // What the RC units share: contexts, context caches, CQE writes, packet
 // headers; the ordered packet sender and the receive demultiplexer.
+#include <algorithm>
 #include <stdexcept>
 
 #include "common/activity.hpp"
@@ -138,8 +139,8 @@ void OrderedSender::send(packet::TransmitRequest request,
   pending.discard = false;
   if (!inner) {
     sending_ = false;
-    for (const std::uint32_t qpn : discarded_while_sending_)
-      if (qpn == request.source_qpn) pending.discard = true;
+    pending.discard = std::find(discarded_while_sending_.begin(), discarded_while_sending_.end(),
+                                request.source_qpn) != discarded_while_sending_.end();
   }
   pending.request = std::move(request);
   pending.tickets.assign(staged.begin(), staged.end());
