@@ -526,11 +526,20 @@ PerfResult run_perf(config::RunConfig& run, const PerfOptions& options,
   // that count themselves (transport units, DMA engines, root complexes).
   std::uint64_t activations = activity().total();
   std::uint64_t packets = 0;
+  nlohmann::json blocks = nlohmann::json::object();
   for (std::size_t i = 0; i < testbed.node_count(); ++i) {
     Node& node = testbed.node(i);
-    activations += node.nic.transport.stats().activations +
-                   node.nic.dma_engine.stats().activations + node.host.pcie.stats().activations;
-    packets += node.nic.transport.stats().request_packets;
+    const TransportStats& transport = node.nic.transport.stats();
+    const DmaEngineStats& dma = node.nic.dma_engine.stats();
+    const pcie::PcieLinkStats& link = node.host.pcie.stats();
+    activations += transport.activations + dma.activations + link.activations;
+    packets += transport.request_packets;
+    blocks[c.node_names[i]] = {{"transport_activations", transport.activations},
+                               {"dma_activations", dma.activations},
+                               {"dma_windows", dma.windows},
+                               {"dma_tlps", dma.tlps},
+                               {"root_complex_activations", link.activations},
+                               {"pcie_windows", link.windows}};
   }
   result.speed = {{"wall_seconds", wall},
                   {"request_packets", packets},
@@ -541,7 +550,8 @@ PerfResult run_perf(config::RunConfig& run, const PerfOptions& options,
                   {"stage_resumptions", activity().stage_resumptions},
                   {"method_activations", activity().method_activations},
                   {"activations_per_request_packet",
-                   packets > 0 ? static_cast<double>(activations) / packets : 0.0}};
+                   packets > 0 ? static_cast<double>(activations) / packets : 0.0},
+                  {"blocks", blocks}};
   return result;
 }
 
