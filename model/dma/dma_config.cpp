@@ -22,6 +22,12 @@ void declare_dma_keys(config::Schema& schema) {
                                  "write window, shared by the requesters with writes to make)")
                  .at_least(1)
                  .at_most(4096));
+  schema.add(config::integer_key("dma.read_window_tlps", 8, "TLPs",
+                                 "a read request with at most this many MRds left is booked in "
+                                 "one window, on the tags whose reads leave next where the ready "
+                                 "ones are too few (0: a window takes ready tags only)")
+                 .at_least(0)
+                 .at_most(4096));
   schema.add(config::string_key("request_split.impl", "model",
                                 "implementation of the request splitter between the DMA engine "
                                 "and the PCIe link: model (C++)")
@@ -34,7 +40,8 @@ StageTiming dma_timing(const config::Section& dma) {
 
 DmaEngineConfig dma_engine_config(const config::Section& dma) {
   return DmaEngineConfig{static_cast<std::uint32_t>(dma.integer("read_tags")),
-                         static_cast<std::uint32_t>(dma.integer("write_window_tlps"))};
+                         static_cast<std::uint32_t>(dma.integer("write_window_tlps")),
+                         static_cast<std::uint32_t>(dma.integer("read_window_tlps"))};
 }
 
 RequestSplitterConfig request_splitter_config(const config::Section& request_split,

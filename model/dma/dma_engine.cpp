@@ -120,8 +120,7 @@ void DmaEngine::collect_ports(DmaOp op, const sc_core::sc_time& now) {
   }
 }
 
-BookedTlps DmaEngine::book_window(DmaPort& port, DmaPort::Slot& slot, std::uint32_t max_tlps,
-                                  const sc_core::sc_time* earliest) {
+DmaEngine::Window& DmaEngine::open_window(DmaPort& port, DmaPort::Slot& slot) {
   if (free_windows_.empty()) {
     windows_.push_back(std::make_unique<Window>());
     free_windows_.push_back(windows_.back().get());
@@ -144,6 +143,14 @@ BookedTlps DmaEngine::book_window(DmaPort& port, DmaPort::Slot& slot, std::uint3
         pcie::DataRun{segment.address + offset, segment.length - offset, data};
     data += segment.length - offset;
   }
+  return window;
+}
+
+BookedTlps DmaEngine::book_window(Window& window, std::uint32_t max_tlps,
+                                  const sc_core::sc_time* earliest) {
+  DmaPort& port = *window.port;
+  DmaPort::Slot& slot = port.slots_[window.slot];
+  const DmaRequest& request = slot.request;
   const BookedTlps booked = dma2split->split(window, max_tlps, earliest);
 
   // Move the request's cursor past what the splitter took.
@@ -202,6 +209,20 @@ void DmaEngine::release_ready_tags(std::size_t used) {
   ready_tags_.erase(ready_tags_.begin(), ready_tags_.begin() + static_cast<std::ptrdiff_t>(used));
 }
 
+std::size_t DmaEngine::add_next_tags(const Window& window, std::size_t ready) {
+  if (config_.read_window_tlps == 0) return 0;
+  const std::uint32_t left = dma2split->count_tlps(window);
+  if (left <= ready || left > config_.read_window_tlps || left - ready > sending_tags_.size()) {
+    return 0;
+  }
+  // Sending tags are ordered by when their reads leave, which is the order
+  // the next look would find them ready in.
+  const auto lacking = static_cast<std::ptrdiff_t>(left - ready);
+  ready_tags_.insert(ready_tags_.end(), sending_tags_.begin(), sending_tags_.begin() + lacking);
+  sending_tags_.erase(sending_tags_.begin(), sending_tags_.begin() + lacking);
+  return left - ready;
+}
+
 bool DmaEngine::book_reads(const sc_core::sc_time& now) {
   collect_ports(DmaOp::kRead, now);
   if (active_.empty()) return false;
@@ -216,11 +237,15 @@ bool DmaEngine::book_reads(const sc_core::sc_time& now) {
       while (quota > 0) {
         DmaPort::Slot* slot = head(*port, DmaOp::kRead, now);
         if (slot == nullptr) break;
+        Window& window = open_window(*port, *slot);
+        // The last of the ready tags may finish a small request (no other
+        // port's share is taken).
+        if (next + quota == ready_tags_.size()) quota += add_next_tags(window, quota);
         for (std::size_t k = 0; k < quota; ++k) {
           earliest_[k] = std::max(now, tags_[ready_tags_[next + k]].free_at);
         }
         const BookedTlps booked =
-            book_window(*port, *slot, static_cast<std::uint32_t>(quota), earliest_.data());
+            book_window(window, static_cast<std::uint32_t>(quota), earliest_.data());
         for (std::uint32_t k = 0; k < booked.count; ++k) {
           tags_[ready_tags_[next + k]] = Tag{booked.tlps[k].done, booked.tlps[k].sent};
           reads_sent_by_ = std::max(reads_sent_by_, booked.tlps[k].sent);
@@ -250,7 +275,7 @@ bool DmaEngine::book_writes(const sc_core::sc_time& now) {
         DmaPort::Slot* slot = head(*port, DmaOp::kWrite, now);
         if (slot == nullptr) break;
         const BookedTlps booked =
-            book_window(*port, *slot, static_cast<std::uint32_t>(quota), nullptr);
+            book_window(open_window(*port, *slot), static_cast<std::uint32_t>(quota), nullptr);
         for (std::uint32_t k = 0; k < booked.count; ++k) {
           sent_by = std::max(sent_by, booked.tlps[k].sent);
         }

@@ -10,7 +10,10 @@
 // window gives every tag whose last read has left the NIC its next read,
 // which leaves when the tag is free (the link knows when: completions are
 // booked arithmetically), and the engine looks again once every tag's read has
-// left. A write window is at most `write_window_tlps` posted writes, and the
+// left. A request with at most `read_window_tlps` MRds left is booked whole:
+// where the ready tags are too few, it also takes the tags whose reads leave
+// next, as the next look would give them (its MRds still leave only when
+// their tags are free), so a packet's payload read is one window, not two. A write window is at most `write_window_tlps` posted writes, and the
 // next is booked when it has left. Requesters with work share each window
 // (round robin, the first turn rotating), so a small request waits for at most
 // one window of another requester's TLPs, however large its request. Requests
@@ -55,6 +58,10 @@ struct DmaScatterGather : tlm::tlm_extension<DmaScatterGather> {
 struct DmaEngineConfig {
   std::uint32_t read_tags = 0;          // outstanding memory reads (PCIe tags)
   std::uint32_t write_window_tlps = 0;  // posted write TLPs booked at once
+  // A read request with at most this many MRds left is booked whole: the
+  // MRds the ready tags cannot take go on the tags whose reads leave next
+  // (0: a read window takes ready tags only).
+  std::uint32_t read_window_tlps = 0;
 };
 
 // Counts over every request so far (no per-request list: a run may make billions).
@@ -174,9 +181,14 @@ class DmaEngine : public sc_core::sc_module, private pcie::TlpWindowListener {
   DmaPort::Slot* head(DmaPort& port, DmaOp op, const sc_core::sc_time& now);
   // Ports whose head request is of `op`, the round robin's first turn first.
   void collect_ports(DmaOp op, const sc_core::sc_time& now);
-  // Books a window of up to `max_tlps` TLPs from the port's head request.
-  BookedTlps book_window(DmaPort& port, DmaPort::Slot& slot, std::uint32_t max_tlps,
-                         const sc_core::sc_time* earliest);
+  // A window on the port's request `slot`: its runs are every byte still to cut.
+  Window& open_window(DmaPort& port, DmaPort::Slot& slot);
+  // Has up to `max_tlps` TLPs cut from the window's start and booked.
+  BookedTlps book_window(Window& window, std::uint32_t max_tlps, const sc_core::sc_time* earliest);
+  // When the `ready` tags left cannot finish the window's request and at
+  // most read_window_tlps of its MRds are left, moves the tags whose reads
+  // leave soonest behind the ready ones, as many as it lacks; how many.
+  std::size_t add_next_tags(const Window& window, std::size_t ready);
   void window_done(pcie::TlpWindow& window) override;
   void complete(DmaPort& port, std::uint32_t slot, const sc_core::sc_time& now);
 

@@ -53,4 +53,17 @@ BookedTlps RequestSplitter::split(pcie::TlpWindow& window, std::uint32_t max_tlp
   return BookedTlps{tlps_.data(), count};
 }
 
+std::uint32_t RequestSplitter::count_tlps(const pcie::TlpWindow& window) const {
+  const std::uint64_t max_bytes =
+      window.kind == pcie::TlpKind::kMemoryRead ? config_.mrrs_bytes : config_.mps_bytes;
+  std::uint64_t count = 0;
+  for (std::uint32_t r = 0; r < window.run_count; ++r) {
+    const pcie::DataRun& run = window.runs[r];
+    if (run.length == 0) continue;
+    // As split() cuts: one TLP per multiple of max_bytes the run touches.
+    count += (run.address + run.length - 1) / max_bytes - run.address / max_bytes + 1;
+  }
+  return static_cast<std::uint32_t>(count);
+}
+
 }  // namespace rnicsim

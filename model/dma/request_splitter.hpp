@@ -40,6 +40,9 @@ class RequestSplitIf : public virtual sc_core::sc_interface {
   // next call.
   virtual BookedTlps split(pcie::TlpWindow& window, std::uint32_t max_tlps,
                            const sc_core::sc_time* earliest) = 0;
+  // How many TLPs window.runs make when cut whole: the engine asks before it
+  // gives a read window its tags (a read needs one each).
+  virtual std::uint32_t count_tlps(const pcie::TlpWindow& window) const = 0;
 };
 
 class RequestSplitter : public sc_core::sc_module, public RequestSplitIf {
@@ -51,6 +54,7 @@ class RequestSplitter : public sc_core::sc_module, public RequestSplitIf {
 
   BookedTlps split(pcie::TlpWindow& window, std::uint32_t max_tlps,
                    const sc_core::sc_time* earliest) override;
+  std::uint32_t count_tlps(const pcie::TlpWindow& window) const override;
 
   const RequestSplitterStats& stats() const { return stats_; }
 

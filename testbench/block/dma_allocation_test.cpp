@@ -74,7 +74,7 @@ TEST(DmaAllocation, SteadyStateReadsAndWritesAllocateNothing) {
   pcie::PcieLink link("pcie", c);
   RequestSplitter splitter("request_split",
                            RequestSplitterConfig{BlockImpl::kModel, c.mrrs_bytes, c.mps_bytes});
-  DmaEngine engine("dma_engine", DmaEngineConfig{64, 16});
+  DmaEngine engine("dma_engine", DmaEngineConfig{64, 16, 8});
   link.pcie2mem.bind(memory.socket);
   splitter.split2pcie.bind(link.nic2pcie);
   engine.dma2split.bind(splitter.dma2split);

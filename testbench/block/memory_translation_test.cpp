@@ -221,7 +221,7 @@ TEST(MemoryTranslation, AMissCostsTheHitLatencyPlusTheWalkersDmaTime) {
   // Rebind is not possible after construction, so use a second unit on the PCIe path.
   pcie::PcieLink link("pcie", link_config);
   RequestSplitter splitter("request_split", RequestSplitterConfig{BlockImpl::kModel, 512, 256});
-  DmaEngine engine("dma_engine", DmaEngineConfig{8, 16});
+  DmaEngine engine("dma_engine", DmaEngineConfig{8, 16, 8});
   MemoryTranslation unit("translation_over_pcie", config);
   link.pcie2mem.bind(host.memory.socket);
   splitter.split2pcie.bind(link.nic2pcie);

@@ -77,12 +77,12 @@ struct Initiators : sc_core::sc_module {
 
 struct Bench {
   explicit Bench(const pcie::PcieConfig& config, std::uint32_t tags = 64,
-                 std::uint32_t write_window = 16)
+                 std::uint32_t write_window = 16, std::uint32_t read_window = 8)
       : memory("memory", HostMemoryConfig{16ULL << 30, sc_core::SC_ZERO_TIME}),
         link("pcie", config),
         splitter("request_split",
                  RequestSplitterConfig{BlockImpl::kModel, config.mrrs_bytes, config.mps_bytes}),
-        engine("dma_engine", DmaEngineConfig{tags, write_window}),
+        engine("dma_engine", DmaEngineConfig{tags, write_window, read_window}),
         registers("registers"),
         initiators("initiators") {
     link.pcie2mem.bind(memory.socket);
@@ -539,6 +539,74 @@ TEST(DmaTags, ASmallWriteIsHeldBehindAtMostTwoWriteWindowsOfA1MiBWrite) {
   std::vector<std::uint8_t> landed(64);
   bench.memory.read_bytes(kHigh + (64 << 20), landed.data(), landed.size());
   EXPECT_EQ(landed, cqe);
+}
+
+// A Bench under a name of its own, so that two run side by side in one simulation.
+struct NamedBench : sc_core::sc_module {
+  NamedBench(const sc_core::sc_module_name& name, std::uint32_t tags, std::uint32_t read_window)
+      : sc_core::sc_module(name), bench(gen3x8(), tags, 16, read_window) {}
+  Bench bench;
+};
+
+TEST(DmaTags, ASmallReadIsBookedInOneWindowOnTheTagsReadyNext) {
+  // Eight tags. An 8 KiB read takes every tag twice; a 4 KiB read (8 MRds)
+  // asked at 700 ns finds one tag whose second read has left. Booked whole
+  // (read_window 8) it takes that one and the seven whose reads leave next;
+  // without (read_window 0) it waits for the next look for them. Either way
+  // each MRd leaves when its tag is free. The times differ only by where the
+  // links put the DLLPs a window earns (booked with the window, in the first
+  // idle time): the extra window's ACK and UpdateFC go among completions
+  // already promised, delaying them by two 8 B DLLPs.
+  NamedBench whole("whole", 8, 8);
+  NamedBench ready_only("ready_only", 8, 0);
+  TlpLog whole_log(whole.bench.link);
+  TlpLog ready_only_log(ready_only.bench.link);
+  Requester whole_nic("whole_nic", whole.bench.engine, 4);
+  Requester ready_only_nic("ready_only_nic", ready_only.bench.engine, 4);
+  const auto data = pattern(8192 + 4096 + 2048, 5);
+  std::vector<std::uint8_t> whole_got(data.size()), ready_only_got(data.size());
+  for (Bench* b : {&whole.bench, &ready_only.bench}) {
+    b->memory.write_bytes(kHigh, data.data(), data.size());
+  }
+  const auto ask = [&](Requester& nic, std::vector<std::uint8_t>& got) {
+    nic.request_at(sc_core::SC_ZERO_TIME, DmaRequest::read(1, kHigh, 8192, got.data()));
+    nic.request_at(nanoseconds(700), DmaRequest::read(2, kHigh + 8192, 4096, got.data() + 8192));
+    nic.request_at(nanoseconds(1500),
+                   DmaRequest::read(3, kHigh + 12288, 2048, got.data() + 12288));
+  };
+  ask(whole_nic, whole_got);
+  ask(ready_only_nic, ready_only_got);
+  sc_core::sc_start();
+
+  ASSERT_EQ(whole_nic.got.size(), 3u);
+  ASSERT_EQ(ready_only_nic.got.size(), 3u);
+  EXPECT_EQ(whole_got, data);
+  EXPECT_EQ(ready_only_got, data);
+  ASSERT_EQ(whole_log.reads.size(), 16u + 8 + 4);
+  ASSERT_EQ(ready_only_log.reads.size(), whole_log.reads.size());
+  const sc_time two_dllps = wire(gen3x8(), 8) * 2.0;
+  const auto within_two_dllps = [&](const sc_time& whole_time, const sc_time& ready_only_time) {
+    return whole_time <= ready_only_time && ready_only_time - whole_time <= two_dllps;
+  };
+  std::size_t equal = 0;
+  for (std::size_t i = 0; i < whole_log.reads.size(); ++i) {
+    const pcie::Tlp& a = whole_log.reads[i];
+    const pcie::Tlp& b = ready_only_log.reads[i];
+    EXPECT_EQ(a.address, b.address) << "MRd " << i;
+    EXPECT_TRUE(within_two_dllps(a.start, b.start)) << "MRd " << i;
+    EXPECT_TRUE(within_two_dllps(a.done, b.done)) << "MRd " << i;
+    if (a.start == b.start && a.done == b.done) ++equal;
+  }
+  EXPECT_GE(equal, 16u);  // the 8 KiB read's, booked alike
+  for (std::uint32_t tag = 1; tag <= 3; ++tag) {
+    EXPECT_TRUE(within_two_dllps(whole_nic.completion(tag)->time,
+                                 ready_only_nic.completion(tag)->time))
+        << tag;
+  }
+  EXPECT_EQ(most_reads_in_flight(whole_log.reads), 8u);
+  // The 8 KiB read: two windows of eight (ready) tags; then one window each.
+  EXPECT_EQ(whole.bench.engine.stats().windows, 4u);
+  EXPECT_GT(ready_only.bench.engine.stats().windows, 4u);
 }
 
 TEST(DmaTags, ScatteredSegmentsReadAndWriteByteExact) {
