@@ -26,10 +26,14 @@ void DmaClient::wait_completion() {
   pump();
 }
 
-std::uint32_t DmaClient::issue(const DmaRequest& request, std::shared_ptr<const void> keep,
-                               bool collect) {
+void DmaClient::wait_for_room() {
   pump();
   while (!port_.can_request()) wait_completion();
+}
+
+std::uint32_t DmaClient::issue(const DmaRequest& request, std::shared_ptr<const void> keep,
+                               bool collect) {
+  wait_for_room();
   std::uint32_t ticket;
   if (free_.empty()) {
     ticket = static_cast<std::uint32_t>(slots_.size());

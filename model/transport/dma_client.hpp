@@ -45,6 +45,8 @@ class DmaClient {
   void pump();
   // Waits until a completion arrives, then takes what the port holds.
   void wait_completion();
+  // Waits until the port has room for a request (at once if it has).
+  void wait_for_room();
 
  private:
   struct Slot {

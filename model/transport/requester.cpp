@@ -294,10 +294,21 @@ bool Requester::start_wqe(QpContext& qp) {
 }
 
 void Requester::send_packet(QpContext& qp, SendWork& work) {
-  sc_core::wait(owed_ + shared_.cycles(shared_.config().packet_cycles));
-  owed_ = sc_core::SC_ZERO_TIME;
-  if (qp.state != IBV_QPS_RTS) return;  // moved to ERR meanwhile: flushed next turn
   const SendWqe& wqe = work.wqe;
+  // The packet is made once the cycles owed have passed and, for a payload
+  // read from memory, once the DMA port has room. A full port frees long
+  // after the cycles as a rule (a payload read takes microseconds), so
+  // waiting for the room first pays both with one wake-up; the packet is
+  // made at the later of the two either way.
+  const sc_core::sc_time ready = sim_now() + owed_ + shared_.cycles(shared_.config().packet_cycles);
+  owed_ = sc_core::SC_ZERO_TIME;
+  const bool reads_payload = !wqe.is_inline && wqe.opcode != IBV_WR_RDMA_READ &&
+                             wqe.opcode != IBV_WR_ATOMIC_CMP_AND_SWP &&
+                             wqe.opcode != IBV_WR_ATOMIC_FETCH_AND_ADD &&
+                             std::uint64_t{work.sent} * qp.pmtu < wqe.length;
+  if (reads_payload) dma_.wait_for_room();
+  if (sim_now() < ready) sc_core::wait(ready - sim_now());
+  if (qp.state != IBV_QPS_RTS) return;  // moved to ERR meanwhile: flushed next turn
   const std::uint32_t index = work.sent;
   const std::uint32_t count = work.request_packets();
   packet::TransmitRequest request;
