@@ -352,6 +352,7 @@ void DmaEngine::complete(DmaPort& port, std::uint32_t index, const sc_core::sc_t
   // Immediate: the requester takes it in this evaluation phase, not a delta
   // cycle later (a process pumps before it waits, so none misses it).
   port.completion_event_.notify();
+  if (port.listener_ != nullptr) port.listener_->completion_arrived();
 }
 
 void DmaEngine::b_transport(int initiator, tlm::tlm_generic_payload& request,

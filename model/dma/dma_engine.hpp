@@ -78,6 +78,18 @@ struct DmaEngineStats {
 
 class DmaEngine;
 
+// Told of each completion a port receives, in the process that completes it
+// (the root complex's, as a rule), before the port's completion event wakes
+// anyone: a consumer that never waits (a method's work) can take the
+// completion there, and the kernel runs no process of its own for it.
+class DmaCompletionListener {
+ public:
+  virtual void completion_arrived() = 0;
+
+ protected:
+  ~DmaCompletionListener() = default;
+};
+
 // One requester's attachment to the DMA engine: requests go in, completions
 // come out, both without blocking. It holds at most `capacity` requests in
 // flight plus completions not yet popped: a requester's own limit.
@@ -100,6 +112,8 @@ class DmaPort {
   const sc_core::sc_event& completion_event() const { return completion_event_; }
   // Notified when a completion is popped: room for another request.
   const sc_core::sc_event& space_event() const { return space_event_; }
+  // One listener per port (nullptr: none); it must not wait, nor request.
+  void set_completion_listener(DmaCompletionListener* listener) { listener_ = listener; }
 
  private:
   friend class DmaEngine;
@@ -127,6 +141,7 @@ class DmaPort {
   RingQueue<DmaCompletion> completions_;
   sc_core::sc_event completion_event_;
   sc_core::sc_event space_event_;
+  DmaCompletionListener* listener_ = nullptr;
 };
 
 class DmaEngine : public sc_core::sc_module, private pcie::TlpWindowListener {

@@ -41,6 +41,10 @@ class DmaClient {
   void write(std::uint64_t address, std::shared_ptr<const Bytes> data);
   // Notified when the port receives a completion, whoever takes it.
   const sc_core::sc_event& completion_event() const { return port_.completion_event(); }
+  // Told of each completion the port receives, before the event wakes anyone.
+  void set_completion_listener(DmaCompletionListener* listener) {
+    port_.set_completion_listener(listener);
+  }
   // Takes every completion the port holds (waits for none).
   void pump();
   // Waits until a completion arrives, then takes what the port holds.

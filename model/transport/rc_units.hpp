@@ -129,10 +129,11 @@ class CommandUnit : public sc_core::sc_module {
 // Sends request packets in the order they were made, each once its payload
 // is read (READ requests and atomics carry none): packets of different QPs
 // interleave, and a long message's first packet leaves before its last is read.
-// One thread of the owning unit calls send(); an SC_METHOD hands the packets on.
+// One thread of the owning unit calls send(); an SC_METHOD hands the packets on,
+// or the process completing their payload reads does (completion_arrived).
 // A packet one of whose payload reads failed is not sent (its bytes would be
 // stale): the owner's read-failure handler is called instead.
-class OrderedSender : public sc_core::sc_module {
+class OrderedSender : public sc_core::sc_module, private DmaCompletionListener {
  public:
   sc_core::sc_port<NbPushIf<packet::TransmitRequest>> out;
 
@@ -148,8 +149,9 @@ class OrderedSender : public sc_core::sc_module {
             std::uint64_t offset, std::uint32_t length,
             const std::vector<std::uint32_t>& after = {}, SegmentCursor* cursor = nullptr);
 
-  // Called (from the sender's method: it must not wait) with a packet whose
-  // payload could not be read, in place of sending it.
+  // Called (from the sender's method or the process completing a read: it
+  // must not wait) with a packet whose payload could not be read, in place of
+  // sending it.
   using ReadFailedHandler = std::function<void(const packet::TransmitRequest&)>;
   void on_read_failed(ReadFailedHandler handler) { read_failed_ = std::move(handler); }
   // The packets QP `qpn` has queued are not sent (their reads still
@@ -164,8 +166,16 @@ class OrderedSender : public sc_core::sc_module {
     std::size_t first_read = 0;          // where the payload reads' tickets start
     bool discard = false;                // dropped once its tickets are done
   };
+  // What keeps the sender from sending its next packet.
+  enum class Blocked : std::uint8_t { kNothing, kTickets, kSpace };
   void end_of_elaboration() override;
+  // Sends every packet it can, in order; what stops it.
+  Blocked advance();
+  // The method: advance(), then wait for a packet or for the builder's room.
   void run();
+  // A completion at the port, in the process that made it: the head's
+  // reads are waited for here, so they cost the kernel no activation.
+  void completion_arrived() override;
   // Pops the head (its tickets all released) and readies for the next.
   packet::TransmitRequest take_head();
 
@@ -187,10 +197,10 @@ class OrderedSender : public sc_core::sc_module {
   std::vector<std::uint32_t> inner_tickets_;
   std::vector<std::uint32_t> discarded_while_sending_;
   std::vector<DmaRequest> reads_;  // the reads of the packet being queued
-  sc_core::sc_event queued_;  // a packet whose reads are all done joined an empty queue
-  // What wakes an idle sender: queued_, or a completion at the port (one of
-  // a packet being queued, which send() did not find done).
-  sc_core::sc_event_or_list idle_wake_;
+  Blocked blocked_ = Blocked::kNothing;
+  // A packet whose reads are all done joined an empty queue, or the method
+  // must wait for the builder's room (found full in completion_arrived()).
+  sc_core::sc_event queued_;
 };
 
 class Requester : public sc_core::sc_module {

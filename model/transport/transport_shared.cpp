@@ -145,8 +145,8 @@ void OrderedSender::send(packet::TransmitRequest request,
   pending.request = std::move(request);
   pending.tickets.assign(staged.begin(), staged.end());
   pending.first_read = first_read;
-  // A busy sender gets to this packet by itself. An idle one waits on
-  // idle_wake_: a completion at the port wakes it, so it needs waking now only
+  // A busy sender gets to this packet by itself. An idle one hears of each
+  // completion at the port (completion_arrived), so it needs waking now only
   // when nothing is left to complete (every completion there is taken first,
   // so a ticket not done now has its completion still to come).
   if (!was_idle) return;
@@ -171,14 +171,29 @@ packet::TransmitRequest OrderedSender::take_head() {
 }
 
 void OrderedSender::end_of_elaboration() {
-  // Built here, not in the constructor: the owning unit's DmaClient is
-  // constructed after its sender.
-  idle_wake_ |= queued_;
-  idle_wake_ |= dma_.completion_event();
+  // Here, not in the constructor: the owning unit's DmaClient is constructed
+  // after its sender.
+  dma_.set_completion_listener(this);
 }
 
 void OrderedSender::run() {
   ++activity().method_activations;
+  blocked_ = advance();
+  if (blocked_ == Blocked::kSpace) {
+    sc_core::next_trigger(out->space_event());
+  } else {
+    sc_core::next_trigger(queued_);  // completions come through completion_arrived()
+  }
+}
+
+void OrderedSender::completion_arrived() {
+  if (blocked_ == Blocked::kSpace) return;  // the builder's room is what it waits for
+  blocked_ = advance();
+  // The method waits on queued_: have it run now and wait for the room instead.
+  if (blocked_ == Blocked::kSpace) queued_.notify();
+}
+
+OrderedSender::Blocked OrderedSender::advance() {
   while (!pending_.empty()) {
     Pending& head = pending_.front();
     // The head's tickets are released in order, each once done, as a thread
@@ -190,10 +205,7 @@ void OrderedSender::run() {
       if (!ok && head_tickets_done_ >= head.first_read) head_read_failed_ = true;
       ++head_tickets_done_;
     }
-    if (head_tickets_done_ < head.tickets.size()) {
-      sc_core::next_trigger(dma_.completion_event());
-      return;
-    }
+    if (head_tickets_done_ < head.tickets.size()) return Blocked::kTickets;
     if (head.discard) {
       take_head();
       continue;
@@ -204,17 +216,14 @@ void OrderedSender::run() {
       if (read_failed_) read_failed_(failed);
       continue;
     }
-    if (!out->can_push()) {
-      sc_core::next_trigger(out->space_event());
-      return;
-    }
+    if (!out->can_push()) return Blocked::kSpace;
     const bool acknowledge = is_acknowledge(head.request.header_template.bth.opcode);
     if (!head.tickets.empty() && head.request.payload)
       MessageBreakdown::instance().mark(*this, "payload read");
     out->nb_push(take_head(), latency_);
     if (!acknowledge) MessageBreakdown::instance().mark(*this, "to the builder");
   }
-  sc_core::next_trigger(idle_wake_);
+  return Blocked::kNothing;
 }
 
 ReceiveDemux::ReceiveDemux(const sc_core::sc_module_name& name, std::size_t queue_items,
