@@ -84,10 +84,8 @@ class DmaEngine;
 // completion there, and the kernel runs no process of its own for it.
 class DmaCompletionListener {
  public:
+  virtual ~DmaCompletionListener() = default;
   virtual void completion_arrived() = 0;
-
- protected:
-  ~DmaCompletionListener() = default;
 };
 
 // One requester's attachment to the DMA engine: requests go in, completions

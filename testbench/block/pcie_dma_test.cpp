@@ -785,6 +785,37 @@ TEST(DmaTags, CompletionsComeInTheOrderTheirDataIsComplete) {
   EXPECT_LT(nic.got[0].time, nic.got[1].time);
 }
 
+// Records what it is told: when, and whether the completion was still waiting at the port.
+struct ListenerLog : DmaCompletionListener {
+  explicit ListenerLog(DmaPort& listened) : port(listened) { port.set_completion_listener(this); }
+  void completion_arrived() override {
+    told.push_back(sc_core::sc_time_stamp());
+    waiting_at_port.push_back(port.has_completion());
+  }
+  DmaPort& port;
+  std::vector<sc_time> told;
+  std::vector<bool> waiting_at_port;
+};
+
+TEST(DmaTags, APortsListenerHearsOfEachCompletionBeforeItsWaitersRun) {
+  Bench bench(gen3x8());
+  Requester nic("nic", bench.engine, 4);
+  ListenerLog listener(nic.port);
+  std::vector<std::uint8_t> buffer(4096 + 64);
+  const auto cqe = pattern(64, 4);
+  nic.request_at(sc_core::SC_ZERO_TIME, DmaRequest::read(1, 0x10000, 4096, buffer.data()));
+  nic.request_at(nanoseconds(10), DmaRequest::write(2, 0x20000, 64, cqe.data()));
+  nic.request_at(nanoseconds(20), DmaRequest::read(3, 0x30000, 0, buffer.data()));  // empty
+  sc_core::sc_start();
+  ASSERT_EQ(nic.got.size(), 3u);
+  ASSERT_EQ(listener.told.size(), 3u);
+  for (std::size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(listener.told[i], nic.got[i].time) << i;
+    // The requester's method pops completions when the event wakes it: not yet.
+    EXPECT_TRUE(listener.waiting_at_port[i]) << i;
+  }
+}
+
 TEST(DmaTags, APortHoldsItsLimitOfRequestsAndCompletions) {
   Bench bench(gen3x8());
   Requester nic("nic", bench.engine, 2);
