@@ -215,8 +215,9 @@ std::size_t DmaEngine::add_next_tags(const Window& window, std::size_t ready) {
   if (left <= ready || left > config_.read_window_tlps || left - ready > sending_tags_.size()) {
     return 0;
   }
-  // Sending tags are ordered by when their reads leave, which is the order
-  // the next look would find them ready in.
+  // Sending tags are ordered by when their reads leave: the order the next
+  // look would find them ready in. (It gives ready tags soonest free first;
+  // reads come back in the order they left as a rule, not always.)
   const auto lacking = static_cast<std::ptrdiff_t>(left - ready);
   ready_tags_.insert(ready_tags_.end(), sending_tags_.begin(), sending_tags_.begin() + lacking);
   sending_tags_.erase(sending_tags_.begin(), sending_tags_.begin() + lacking);
@@ -238,14 +239,22 @@ bool DmaEngine::book_reads(const sc_core::sc_time& now) {
         DmaPort::Slot* slot = head(*port, DmaOp::kRead, now);
         if (slot == nullptr) break;
         Window& window = open_window(*port, *slot);
-        // The last of the ready tags may finish a small request (no other
-        // port's share is taken).
-        if (next + quota == ready_tags_.size()) quota += add_next_tags(window, quota);
+        // The port taking the last of the ready tags may finish a small
+        // request on the tags ready next: no other port's share of this look
+        // is taken, and at the next look at most read_window_tlps of its MRds
+        // are ahead of the others'.
+        std::size_t added = 0;
+        if (next + quota == ready_tags_.size()) added = add_next_tags(window, quota);
+        quota += added;
         for (std::size_t k = 0; k < quota; ++k) {
           earliest_[k] = std::max(now, tags_[ready_tags_[next + k]].free_at);
         }
         const BookedTlps booked =
             book_window(window, static_cast<std::uint32_t>(quota), earliest_.data());
+        if (added > 0 && booked.count != quota) {
+          // A tag added but not used would stay ready before its read left.
+          SC_REPORT_ERROR(name(), "the splitter cut a read other than count_tlps() said");
+        }
         for (std::uint32_t k = 0; k < booked.count; ++k) {
           tags_[ready_tags_[next + k]] = Tag{booked.tlps[k].done, booked.tlps[k].sent};
           reads_sent_by_ = std::max(reads_sent_by_, booked.tlps[k].sent);

@@ -12,8 +12,9 @@
 // booked arithmetically), and the engine looks again once every tag's read has
 // left. A request with at most `read_window_tlps` MRds left is booked whole:
 // where the ready tags are too few, it also takes the tags whose reads leave
-// next, as the next look would give them (its MRds still leave only when
-// their tags are free), so a packet's payload read is one window, not two. A write window is at most `write_window_tlps` posted writes, and the
+// next, about as the next look would give them (its MRds still leave only
+// when their tags are free), so a packet's payload read is one window, not
+// two. Its port's next request is then cut one look earlier. A write window is at most `write_window_tlps` posted writes, and the
 // next is booked when it has left. Requesters with work share each window
 // (round robin, the first turn rotating), so a small request waits for at most
 // one window of another requester's TLPs, however large its request. Requests

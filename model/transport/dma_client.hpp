@@ -49,6 +49,11 @@ class DmaClient {
   void pump();
   // Waits until a completion arrives, then takes what the port holds.
   void wait_completion();
+  // Whether the port has room for a request now (takes what it holds first).
+  bool has_room() {
+    pump();
+    return port_.can_request();
+  }
   // Waits until the port has room for a request (at once if it has).
   void wait_for_room();
 

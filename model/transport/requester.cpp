@@ -76,6 +76,12 @@ void Requester::payload_read_failed(const packet::TransmitRequest& request) {
   shared_.set_error(*qp);
 }
 
+bool Requester::still_next(QpContext& qp, const SendWork& work) const {
+  return qp.first_unsent() == &work && sim_now() >= qp.resume_at &&
+         window_open(qp, psn_add(work.first_psn, work.sent),
+                     shared_.config().max_unacked_packets);
+}
+
 bool Requester::has_work(QpContext& qp) const {
   if (qp.destroyed) return false;
   if (qp.state == IBV_QPS_ERR) {
@@ -296,18 +302,26 @@ bool Requester::start_wqe(QpContext& qp) {
 void Requester::send_packet(QpContext& qp, SendWork& work) {
   const SendWqe& wqe = work.wqe;
   // The packet is made once the cycles owed have passed and, for a payload
-  // read from memory, once the DMA port has room. A full port frees long
-  // after the cycles as a rule (a payload read takes microseconds), so
-  // waiting for the room first pays both with one wake-up; the packet is
-  // made at the later of the two either way.
+  // read from memory, once the DMA port has room for the read. A full port
+  // frees long after the cycles as a rule (a payload read takes
+  // microseconds), so then it waits for the room first and pays both with
+  // one wake-up; the read is issued at the later of the two, as before.
   const sc_core::sc_time ready = sim_now() + owed_ + shared_.cycles(shared_.config().packet_cycles);
   owed_ = sc_core::SC_ZERO_TIME;
   const bool reads_payload = !wqe.is_inline && wqe.opcode != IBV_WR_RDMA_READ &&
                              wqe.opcode != IBV_WR_ATOMIC_CMP_AND_SWP &&
                              wqe.opcode != IBV_WR_ATOMIC_FETCH_AND_ADD &&
                              std::uint64_t{work.sent} * qp.pmtu < wqe.length;
-  if (reads_payload) dma_.wait_for_room();
-  if (sim_now() < ready) sc_core::wait(ready - sim_now());
+  if (reads_payload && !dma_.has_room()) {
+    dma_.wait_for_room();
+    if (sim_now() < ready) sc_core::wait(ready - sim_now());
+    // Meanwhile a NAK may have rewound the QP (go-back-N), an RNR NAK held
+    // it, or it went to ERR: then the loop picks again (and this packet, if
+    // still next, pays its cycles again: a rare race).
+    if (qp.state != IBV_QPS_RTS || !still_next(qp, work)) return;
+  } else {
+    sc_core::wait(ready - sim_now());  // a delta cycle when nothing is owed
+  }
   if (qp.state != IBV_QPS_RTS) return;  // moved to ERR meanwhile: flushed next turn
   const std::uint32_t index = work.sent;
   const std::uint32_t count = work.request_packets();
