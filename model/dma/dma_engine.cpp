@@ -116,6 +116,7 @@ void DmaEngine::collect_ports(DmaOp op, const sc_core::sc_time& now) {
   std::size_t p = first_turn_;
   for (std::size_t i = 0; i < ports_.size(); ++i, p = p + 1 == ports_.size() ? 0 : p + 1) {
     DmaPort& port = *ports_[p];
+    if (port.unbooked_.empty()) continue;  // most ports, most of the time: no call
     if (head(port, op, now) != nullptr) active_.push_back(&port);
   }
 }
@@ -318,6 +319,7 @@ void DmaEngine::schedule() {
   for (std::size_t i = 0; unbooked_requests_ > 0 && i < ports_.size();
        ++i, p = p + 1 == ports_.size() ? 0 : p + 1) {
     DmaPort& port = *ports_[p];
+    if (port.unbooked_.empty()) continue;
     if (head(port, DmaOp::kRead, now) != nullptr) {
       reads_wait = true;
     } else if (!port.unbooked_.empty()) {
