@@ -14,8 +14,9 @@
 // where the ready tags are too few, it also takes the tags whose reads leave
 // next, about as the next look would give them (its MRds still leave only
 // when their tags are free), so a packet's payload read is one window, not
-// two. Its port's next request is then cut one look earlier. A write window is at most `write_window_tlps` posted writes, and the
-// next is booked when it has left. Requesters with work share each window
+// two. Its port's next request is then cut one look earlier. A write window
+// is at most `write_window_tlps` posted writes, and the next is booked when it
+// has left. Requesters with work share each window
 // (round robin, the first turn rotating), so a small request waits for at most
 // one window of another requester's TLPs, however large its request. Requests
 // of one requester are cut in the order they came; their completions come in

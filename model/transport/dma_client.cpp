@@ -27,8 +27,7 @@ void DmaClient::wait_completion() {
 }
 
 void DmaClient::wait_for_room() {
-  pump();
-  while (!port_.can_request()) wait_completion();
+  while (!has_room()) sc_core::wait(port_.completion_event());
 }
 
 std::uint32_t DmaClient::issue(const DmaRequest& request, std::shared_ptr<const void> keep,

@@ -308,17 +308,15 @@ void Requester::send_packet(QpContext& qp, SendWork& work) {
   // one wake-up; the read is issued at the later of the two, as before.
   const sc_core::sc_time ready = sim_now() + owed_ + shared_.cycles(shared_.config().packet_cycles);
   owed_ = sc_core::SC_ZERO_TIME;
-  const bool reads_payload = !wqe.is_inline && wqe.opcode != IBV_WR_RDMA_READ &&
-                             wqe.opcode != IBV_WR_ATOMIC_CMP_AND_SWP &&
-                             wqe.opcode != IBV_WR_ATOMIC_FETCH_AND_ADD &&
+  const bool reads_payload = !wqe.is_inline && !work.read_or_atomic &&
                              std::uint64_t{work.sent} * qp.pmtu < wqe.length;
   if (reads_payload && !dma_.has_room()) {
     dma_.wait_for_room();
     if (sim_now() < ready) sc_core::wait(ready - sim_now());
-    // Meanwhile a NAK may have rewound the QP (go-back-N), an RNR NAK held
-    // it, or it went to ERR: then the loop picks again (and this packet, if
-    // still next, pays its cycles again: a rare race).
-    if (qp.state != IBV_QPS_RTS || !still_next(qp, work)) return;
+    // Meanwhile a NAK may have rewound the QP (go-back-N) or an RNR NAK held
+    // it: then the loop picks again (and this packet, if still next, pays its
+    // cycles again: a rare race). ERR is checked below.
+    if (!still_next(qp, work)) return;
   } else {
     sc_core::wait(ready - sim_now());  // a delta cycle when nothing is owed
   }
