@@ -24,7 +24,7 @@ StageTiming StageTiming::clocked(const ClockDomain& clock, std::uint64_t latency
   return timing;
 }
 
-sc_core::sc_time StageTiming::service_time(std::uint64_t bits) const {
+sc_core::sc_time StageTiming::work_out_service_time(std::uint64_t bits) const {
   if (clock_) {
     const std::uint64_t bytes = (bits + 7) / 8;
     const std::uint64_t beats =

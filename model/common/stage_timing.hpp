@@ -28,15 +28,35 @@ class StageTiming {
   // A stage that takes no time; configured stages use the factories above.
   StageTiming() = default;
 
-  sc_core::sc_time service_time(std::uint64_t bits) const;
+  // Remembers the last two sizes asked for: a stage sees one or two frame
+  // sizes in a stream (data and acknowledgements), and working the time out
+  // is long-double arithmetic.
+  sc_core::sc_time service_time(std::uint64_t bits) const {
+    if (bits == recent_[0].bits) return recent_[0].time;
+    if (bits == recent_[1].bits) return recent_[1].time;
+    Recent& replaced = recent_[next_recent_];
+    next_recent_ ^= 1;
+    replaced = Recent{bits, work_out_service_time(bits)};
+    return replaced.time;
+  }
   const sc_core::sc_time& latency() const { return latency_; }
 
  private:
+  static constexpr std::uint64_t kNone = ~std::uint64_t{0};
+  struct Recent {
+    std::uint64_t bits = kNone;
+    sc_core::sc_time time;
+  };
+
+  sc_core::sc_time work_out_service_time(std::uint64_t bits) const;
+
   sc_core::sc_time latency_;
   double gbps_ = 0;
   std::optional<ClockDomain> clock_;  // set for clocked stages
   std::uint64_t bytes_per_cycle_ = 0;
   std::uint64_t initiation_interval_cycles_ = 0;
+  mutable Recent recent_[2];
+  mutable unsigned next_recent_ = 0;
 };
 
 }  // namespace rnicsim

@@ -62,6 +62,24 @@ TEST(StageTiming, RateStageServiceIsSizeOverRate) {
   EXPECT_EQ(StageTiming::rate(nanoseconds(5), 0).service_time(1000000), sc_core::SC_ZERO_TIME);
 }
 
+TEST(StageTiming, RemembersRecentSizesWithoutChangingTheirTimes) {
+  // The last two sizes are remembered: asking again, alternating, or a third
+  // size replacing the older one gives what a fresh stage works out.
+  const StageTiming t = StageTiming::rate(nanoseconds(1), 100);
+  const auto fresh = [](std::uint64_t bits) {
+    return to_ps(StageTiming::rate(nanoseconds(1), 100).service_time(bits));
+  };
+  const std::uint64_t sizes[] = {33000, 560, 33000, 560, 3, 33000, 3, 560, 0, 560};
+  for (std::uint64_t bits : sizes) EXPECT_EQ(to_ps(t.service_time(bits)), fresh(bits)) << bits;
+  EXPECT_EQ(fresh(33000), 330000u);  // 33,000 bits at 100 Gbit/s: 330 ns
+  EXPECT_EQ(fresh(3), 30u);
+  EXPECT_EQ(fresh(0), 0u);
+  // A copy keeps the sizes it remembers, and their times.
+  const StageTiming copy = t;
+  EXPECT_EQ(to_ps(copy.service_time(560)), 5600u);
+  EXPECT_EQ(to_ps(copy.service_time(800)), 8000u);
+}
+
 TEST(StageTiming, ClockedStageCountsWholeBeatsAndHonoursTheInitiationInterval) {
   const ClockDomain clock(250);  // 4 ns
   const StageTiming t = StageTiming::clocked(clock, 3, 64, 2);
