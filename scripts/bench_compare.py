@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """rnicsim's speed against ns-3's on the same traffic, from scripts/bench's rounds.
 
-usage: bench_compare.py NS3_JSONL RNICSIM_JSONL OUT_FOLDER
+usage: bench_compare.py NS3_JSONL RNICSIM_JSONL OUT_FOLDER [NS3_QUEUE_DISC_JSONL]
 
 Each file holds one JSON line per round, in round order, with at least
 "packets_per_wall_second"; the rnicsim file may be empty (no rnicsim figure
@@ -10,6 +10,12 @@ OUT_FOLDER/rnicsim_write_bw_4k.json and OUT_FOLDER/rnicsim_vs_ns3.json, whose
 ratio is taken round by round (both ran within seconds of each other) before
 its median, so the machine's drift cancels. Stale rnicsim files are removed when
 there is no rnicsim figure, so no old ratio outlives its run.
+
+NS3_QUEUE_DISC_JSONL, when given, holds the rounds of the same ns-3 program
+with its default queue disc kept (--queue-disc=true), as a program written the
+usual way has it: written to OUT_FOLDER/ns3_udp_stream_queue_disc.json, and
+rnicsim's ratio against it is added to rnicsim_vs_ns3.json as context. The
+ratio that counts stays the one against the leaner program.
 """
 import json
 import statistics
@@ -33,11 +39,16 @@ def write(path, document):
 
 
 def main(argv):
-    if len(argv) != 3:
+    if len(argv) not in (3, 4):
         sys.exit(__doc__)
     ns3, rnicsim, out = read_runs(argv[0]), read_runs(argv[1]), Path(argv[2])
+    with_disc = read_runs(argv[3]) if len(argv) == 4 else []
     if not ns3:
         sys.exit("bench_compare.py: no ns-3 run")
+    if with_disc and len(with_disc) != len(ns3):
+        sys.exit(f"bench_compare.py: {len(with_disc)} queue-disc runs for {len(ns3)} ns-3 runs")
+    disc_file = out / "ns3_udp_stream_queue_disc.json"
+    disc_file.unlink(missing_ok=True)  # no stale context outlives its run
     ns3_pps = [run["packets_per_wall_second"] for run in ns3]
     write(out / "ns3_udp_stream.json", {
         "what": "ns-3 " + ns3[0]["ns3_version"] + ": 2 nodes, 100 Gbit/s point-to-point, "
@@ -47,6 +58,15 @@ def main(argv):
     })
     print(f"ns-3: {statistics.median(ns3_pps):.0f} packets per wall second "
           f"(median of {len(ns3)}; {min(ns3_pps):.0f} to {max(ns3_pps):.0f})")
+    disc_pps = [run["packets_per_wall_second"] for run in with_disc]
+    if with_disc:
+        write(disc_file, {
+            "what": "the same ns-3 program with each device's default queue disc kept",
+            "packets_per_wall_second": spread(disc_pps),
+            "runs": with_disc,
+        })
+        print(f"ns-3 with its default queue disc: {statistics.median(disc_pps):.0f} "
+              f"packets per wall second ({min(disc_pps):.0f} to {max(disc_pps):.0f})")
 
     compared = [out / "rnicsim_write_bw_4k.json", out / "rnicsim_vs_ns3.json"]
     if not rnicsim:
@@ -59,14 +79,24 @@ def main(argv):
     rnicsim_pps = [run["packets_per_wall_second"] for run in rnicsim]
     ratios = [r / n for r, n in zip(rnicsim_pps, ns3_pps)]
     write(compared[0], {"packets_per_wall_second": spread(rnicsim_pps), "runs": rnicsim})
-    write(compared[1], {
+    comparison = {
         "what": "rnicsim packets per wall second / ns-3 packets per wall second, round by round",
         "ratio": spread(ratios),
         "ratios": ratios,
-    })
+    }
+    if with_disc:
+        disc_ratios = [r / n for r, n in zip(rnicsim_pps, disc_pps)]
+        comparison["context_against_ns3_with_default_queue_disc"] = {
+            "ratio": spread(disc_ratios),
+            "ratios": disc_ratios,
+        }
+    write(compared[1], comparison)
     print(f"rnicsim: {statistics.median(rnicsim_pps):.0f} packets per wall second; "
           f"rnicsim/ns-3 {statistics.median(ratios):.2f} "
           f"({min(ratios):.2f} to {max(ratios):.2f})")
+    if with_disc:
+        print(f"rnicsim/ns-3 with its default queue disc (context): "
+              f"{statistics.median(disc_ratios):.2f}")
 
 
 if __name__ == "__main__":

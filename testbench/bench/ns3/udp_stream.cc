@@ -8,7 +8,11 @@
 // packets per wall second, and the simulated rate on the wire. Exits 1 if a
 // packet was lost (the pacing would then not be line rate but overload).
 //
-//   ns3_udp_stream [--packets=N | --seconds=S] [--payload=BYTES]
+// By default each device's queue disc is removed (see below). With
+// --queue-disc=true it is kept, as in a program written the usual way (ns-3's
+// tutorials): scripts/bench runs that too, for context, not for the ratio.
+//
+//   ns3_udp_stream [--packets=N | --seconds=S] [--payload=BYTES] [--queue-disc=BOOL]
 
 #include <chrono>
 #include <cinttypes>
@@ -51,6 +55,8 @@ int main(int argc, char* argv[]) {
   cmd.AddValue("packets", "UDP packets to send", packets);
   cmd.AddValue("seconds", "simulated seconds to send for (overrides --packets when > 0)", seconds);
   cmd.AddValue("payload", "UDP payload bytes per packet, 12 to 65507", payload);
+  bool queue_disc = false;
+  cmd.AddValue("queue-disc", "keep ns-3's default queue disc on each device", queue_disc);
   cmd.Parse(argc, argv);
   // UdpClient writes a 12 B header into each payload; 65507 B fill an IPv4 datagram.
   if (payload < 12 || payload > 65507) {
@@ -92,7 +98,7 @@ int main(int argc, char* argv[]) {
   // Assign() gives each device ns-3's default queue disc. A sender paced at
   // line rate never queues, so the disc would only add per-packet work that a
   // NIC model has no counterpart for.
-  ns3::TrafficControlHelper().Uninstall(devices);
+  if (!queue_disc) ns3::TrafficControlHelper().Uninstall(devices);
 
   ns3::UdpServerHelper server_helper(kPort);
   ns3::ApplicationContainer server_apps = server_helper.Install(nodes.Get(1));
@@ -122,12 +128,14 @@ int main(int argc, char* argv[]) {
 
   std::printf(
       "{\"program\": \"ns3_udp_stream\", \"ns3_version\": \"%d.%d.%d\", \"link_gbps\": %" PRIu64
+      ", \"queue_disc\": %s"
       ", \"payload_bytes\": %" PRIu32 ", \"frame_bytes\": %" PRIu64 ", \"packets_sent\": %" PRIu64
       ", \"packets_received\": %" PRIu64
       ", \"simulated_seconds\": %.9g, \"setup_wall_seconds\": %.6f"
       ", \"wire_gbps\": %.3f, \"wall_seconds\": %.6f, \"packets_per_wall_second\": %.0f}\n",
       NS3_VERSION_MAJOR, NS3_VERSION_MINOR, NS3_VERSION_PATCH, kLinkBitsPerSecond / 1'000'000'000,
-      payload, frame_bytes, sent, received, simulated, setup_wall, wire_gbps, run_wall,
+      queue_disc ? "true" : "false", payload, frame_bytes, sent, received, simulated, setup_wall,
+      wire_gbps, run_wall,
       static_cast<double>(received) / run_wall);
   return received == packets ? 0 : 1;
 }
