@@ -15,7 +15,9 @@ NS3_QUEUE_DISC_JSONL, when given, holds the rounds of the same ns-3 program
 with its default queue disc kept (--queue-disc=true), as a program written the
 usual way has it: written to OUT_FOLDER/ns3_udp_stream_queue_disc.json, and
 rnicsim's ratio against it is added to rnicsim_vs_ns3.json as context. The
-ratio that counts stays the one against the leaner program.
+ratio that counts stays the one against the leaner program. Without it (or
+with an empty file) that JSON file is removed and no context ratio is written.
+Runs that say which program they were ("queue_disc") must be in the right file.
 """
 import json
 import statistics
@@ -47,6 +49,10 @@ def main(argv):
         sys.exit("bench_compare.py: no ns-3 run")
     if with_disc and len(with_disc) != len(ns3):
         sys.exit(f"bench_compare.py: {len(with_disc)} queue-disc runs for {len(ns3)} ns-3 runs")
+    for runs, kept, name in ((ns3, False, argv[0]), (with_disc, True, argv[3] if with_disc else "")):
+        if any(run.get("queue_disc", kept) != kept for run in runs):
+            sys.exit(f"bench_compare.py: {name}: a run with queue_disc "
+                     f"{'false' if kept else 'true'} (arguments swapped?)")
     disc_file = out / "ns3_udp_stream_queue_disc.json"
     disc_file.unlink(missing_ok=True)  # no stale context outlives its run
     ns3_pps = [run["packets_per_wall_second"] for run in ns3]

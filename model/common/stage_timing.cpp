@@ -10,6 +10,7 @@ StageTiming StageTiming::rate(const sc_core::sc_time& latency, double gbps) {
   StageTiming timing;
   timing.latency_ = latency;
   timing.gbps_ = gbps;
+  timing.remember_nothing_but_zero();
   return timing;
 }
 
@@ -21,7 +22,12 @@ StageTiming StageTiming::clocked(const ClockDomain& clock, std::uint64_t latency
   timing.latency_ = clock.cycles(latency_cycles);
   timing.bytes_per_cycle_ = bytes_per_cycle;
   timing.initiation_interval_cycles_ = initiation_interval_cycles;
+  timing.remember_nothing_but_zero();
   return timing;
+}
+
+void StageTiming::remember_nothing_but_zero() {
+  recent_[0] = recent_[1] = Recent{0, work_out_service_time(0)};
 }
 
 sc_core::sc_time StageTiming::work_out_service_time(std::uint64_t bits) const {

@@ -28,25 +28,34 @@ class StageTiming {
   // A stage that takes no time; configured stages use the factories above.
   StageTiming() = default;
 
-  // Remembers the last two sizes asked for: a stage sees one or two frame
-  // sizes in a stream (data and acknowledgements), and working the time out
-  // is long-double arithmetic.
+  // Remembers the times of the two sizes asked for last: a stage sees one or
+  // two frame sizes in a stream (data and acknowledgements), and a rate
+  // stage works a time out with a long-double division and rounding. Not for
+  // sharing between threads: a query writes the memory.
   sc_core::sc_time service_time(std::uint64_t bits) const {
-    if (bits == recent_[0].bits) return recent_[0].time;
-    if (bits == recent_[1].bits) return recent_[1].time;
-    Recent& replaced = recent_[next_recent_];
-    next_recent_ ^= 1;
+    if (bits == recent_[0].bits) {
+      older_ = 1;
+      return recent_[0].time;
+    }
+    if (bits == recent_[1].bits) {
+      older_ = 0;
+      return recent_[1].time;
+    }
+    Recent& replaced = recent_[older_];
+    older_ ^= 1;
     replaced = Recent{bits, work_out_service_time(bits)};
     return replaced.time;
   }
   const sc_core::sc_time& latency() const { return latency_; }
 
  private:
-  static constexpr std::uint64_t kNone = ~std::uint64_t{0};
   struct Recent {
-    std::uint64_t bits = kNone;
-    sc_core::sc_time time;
+    std::uint64_t bits = 0;
+    sc_core::sc_time time;  // zero: right for a stage that takes no time
   };
+  // Fills both entries with size 0, so that no size needs a marker for
+  // "nothing remembered" (a factory calls it once the timing is set).
+  void remember_nothing_but_zero();
 
   sc_core::sc_time work_out_service_time(std::uint64_t bits) const;
 
@@ -56,7 +65,7 @@ class StageTiming {
   std::uint64_t bytes_per_cycle_ = 0;
   std::uint64_t initiation_interval_cycles_ = 0;
   mutable Recent recent_[2];
-  mutable unsigned next_recent_ = 0;
+  mutable unsigned older_ = 0;  // the entry asked for less recently
 };
 
 }  // namespace rnicsim

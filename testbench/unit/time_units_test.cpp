@@ -62,22 +62,37 @@ TEST(StageTiming, RateStageServiceIsSizeOverRate) {
   EXPECT_EQ(StageTiming::rate(nanoseconds(5), 0).service_time(1000000), sc_core::SC_ZERO_TIME);
 }
 
-TEST(StageTiming, RemembersRecentSizesWithoutChangingTheirTimes) {
-  // The last two sizes are remembered: asking again, alternating, or a third
-  // size replacing the older one gives what a fresh stage works out.
+TEST(StageTiming, AnswersAsAFreshStageWhateverSizesItRemembers) {
+  // It remembers the two sizes asked for last. Asking again, alternating, a
+  // third size replacing the one asked for less recently, and a size asked
+  // for just after a replacement all give what a fresh stage works out.
   const StageTiming t = StageTiming::rate(nanoseconds(1), 100);
   const auto fresh = [](std::uint64_t bits) {
     return to_ps(StageTiming::rate(nanoseconds(1), 100).service_time(bits));
   };
-  const std::uint64_t sizes[] = {33000, 560, 33000, 560, 3, 33000, 3, 560, 0, 560};
+  const std::uint64_t sizes[] = {33000, 560, 33000, 560, 3, 33000, 3, 560, 0, 560, 33000, 33000};
   for (std::uint64_t bits : sizes) EXPECT_EQ(to_ps(t.service_time(bits)), fresh(bits)) << bits;
   EXPECT_EQ(fresh(33000), 330000u);  // 33,000 bits at 100 Gbit/s: 330 ns
   EXPECT_EQ(fresh(3), 30u);
   EXPECT_EQ(fresh(0), 0u);
-  // A copy keeps the sizes it remembers, and their times.
-  const StageTiming copy = t;
-  EXPECT_EQ(to_ps(copy.service_time(560)), 5600u);
-  EXPECT_EQ(to_ps(copy.service_time(800)), 8000u);
+
+  // A clocked stage: even 0 bits take the initiation interval, asked first or later.
+  const StageTiming clocked = StageTiming::clocked(ClockDomain(250), 0, 64, 2);  // 4 ns cycles
+  EXPECT_EQ(to_ps(clocked.service_time(0)), 8000u);
+  EXPECT_EQ(to_ps(clocked.service_time(200 * 8)), 16000u);  // 4 beats
+  EXPECT_EQ(to_ps(clocked.service_time(0)), 8000u);
+  EXPECT_EQ(to_ps(StageTiming().service_time(0)), 0u);  // a stage that takes no time
+
+  // A stage assigned over another takes the other's memory with its timing.
+  StageTiming slower = StageTiming::rate(nanoseconds(1), 50);
+  EXPECT_EQ(to_ps(slower.service_time(560)), 11200u);
+  slower = t;
+  EXPECT_EQ(to_ps(slower.service_time(560)), 5600u);
+  EXPECT_EQ(to_ps(slower.service_time(800)), 8000u);
+
+  // The largest size is worked out, not taken for a marker: it is out of range.
+  EXPECT_THROW(StageTiming::rate(nanoseconds(1), 100).service_time(~std::uint64_t{0}),
+               std::logic_error);
 }
 
 TEST(StageTiming, ClockedStageCountsWholeBeatsAndHonoursTheInitiationInterval) {
