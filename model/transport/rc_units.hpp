@@ -215,6 +215,8 @@ class Requester : public sc_core::sc_module {
   void run();
   QpContext* pick();
   bool has_work(QpContext& qp) const;
+  // Whether `work`'s next packet is within the QP's window of unacknowledged PSNs.
+  bool next_packet_in_window(const QpContext& qp, const SendWork& work) const;
   // Whether `work` is still the QP's next to send and may send now.
   bool still_next(QpContext& qp, const SendWork& work) const;
   void fetch_wqes(QpContext& qp);

@@ -76,10 +76,13 @@ void Requester::payload_read_failed(const packet::TransmitRequest& request) {
   shared_.set_error(*qp);
 }
 
+bool Requester::next_packet_in_window(const QpContext& qp, const SendWork& work) const {
+  return window_open(qp, psn_add(work.first_psn, work.sent), shared_.config().max_unacked_packets);
+}
+
 bool Requester::still_next(QpContext& qp, const SendWork& work) const {
   return qp.first_unsent() == &work && sim_now() >= qp.resume_at &&
-         window_open(qp, psn_add(work.first_psn, work.sent),
-                     shared_.config().max_unacked_packets);
+         next_packet_in_window(qp, work);
 }
 
 bool Requester::has_work(QpContext& qp) const {
@@ -92,15 +95,13 @@ bool Requester::has_work(QpContext& qp) const {
   if (!qp.requester_ready()) return false;
   if (qp.fetch_pending && dma_.done(qp.fetch_ticket)) return true;
   if (sim_now() < qp.resume_at) return false;
-  const std::uint32_t window = shared_.config().max_unacked_packets;
-  if (const SendWork* work = qp.first_unsent())
-    return window_open(qp, psn_add(work->first_psn, work->sent), window);
+  if (const SendWork* work = qp.first_unsent()) return next_packet_in_window(qp, *work);
   if (!qp.fetched.empty()) {
     const SendWqe& next = qp.fetched.front();
     if (is_read_or_atomic(next.opcode) && qp.rd_atomic_outstanding >= qp.max_rd_atomic)
       return false;
     if (next.fence && qp.rd_atomic_outstanding > 0) return false;
-    return window_open(qp, qp.next_psn, window);
+    return window_open(qp, qp.next_psn, shared_.config().max_unacked_packets);
   }
   return qp.send_fetched != qp.send_producer && !qp.fetch_pending;
 }
