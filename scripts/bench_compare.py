@@ -34,6 +34,12 @@ def spread(values):
     return {"min": min(values), "median": statistics.median(values), "max": max(values)}
 
 
+def round_by_round(numerators, denominators):
+    """The ratios of two sets of rounds, taken round by round, and their spread."""
+    ratios = [n / d for n, d in zip(numerators, denominators)]
+    return {"ratio": spread(ratios), "ratios": ratios}
+
+
 def write(path, document):
     with open(path, "w") as f:
         json.dump(document, f, indent=2)
@@ -83,26 +89,21 @@ def main(argv):
     if len(rnicsim) != len(ns3):
         sys.exit(f"bench_compare.py: {len(rnicsim)} rnicsim runs for {len(ns3)} ns-3 runs")
     rnicsim_pps = [run["packets_per_wall_second"] for run in rnicsim]
-    ratios = [r / n for r, n in zip(rnicsim_pps, ns3_pps)]
     write(compared[0], {"packets_per_wall_second": spread(rnicsim_pps), "runs": rnicsim})
     comparison = {
         "what": "rnicsim packets per wall second / ns-3 packets per wall second, round by round",
-        "ratio": spread(ratios),
-        "ratios": ratios,
+        **round_by_round(rnicsim_pps, ns3_pps),
     }
     if with_disc:
-        disc_ratios = [r / n for r, n in zip(rnicsim_pps, disc_pps)]
-        comparison["context_against_ns3_with_default_queue_disc"] = {
-            "ratio": spread(disc_ratios),
-            "ratios": disc_ratios,
-        }
+        comparison["context_against_ns3_with_default_queue_disc"] = round_by_round(
+            rnicsim_pps, disc_pps)
     write(compared[1], comparison)
+    ratio = comparison["ratio"]
     print(f"rnicsim: {statistics.median(rnicsim_pps):.0f} packets per wall second; "
-          f"rnicsim/ns-3 {statistics.median(ratios):.2f} "
-          f"({min(ratios):.2f} to {max(ratios):.2f})")
+          f"rnicsim/ns-3 {ratio['median']:.2f} ({ratio['min']:.2f} to {ratio['max']:.2f})")
     if with_disc:
-        print(f"rnicsim/ns-3 with its default queue disc (context): "
-              f"{statistics.median(disc_ratios):.2f}")
+        context = comparison["context_against_ns3_with_default_queue_disc"]["ratio"]
+        print(f"rnicsim/ns-3 with its default queue disc (context): {context['median']:.2f}")
 
 
 if __name__ == "__main__":
