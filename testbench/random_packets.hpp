@@ -13,8 +13,7 @@ std::vector<std::uint8_t> random_bytes(std::mt19937_64& rng, std::size_t length)
 
 // Headers with every non-derived field random, carrying the extended headers
 // `opcode` needs (a supported one, find_opcode).
-packet::RocePacket random_headers(std::uint8_t opcode, bool ipv6, bool vlan,
-                                  std::mt19937_64& rng);
+packet::RocePacket random_headers(std::uint8_t opcode, bool ipv6, bool vlan, std::mt19937_64& rng);
 
 // Every opcode the model supports, in increasing order.
 std::vector<std::uint8_t> supported_opcodes();

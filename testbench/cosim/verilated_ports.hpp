@@ -1,0 +1,54 @@
+#pragma once
+// Bytes into and out of a verilated model's ports, whatever C++ type
+// Verilator gives a port of that width: CData (up to 8 bits), SData (16),
+// IData (32), QData (64) or VlWide<N> (wider). Byte 0 is bits 7..0, as an
+// AXI-style stream's lane 0.
+#include <verilated.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <random>
+
+namespace rnicsim::cosim {
+
+// Narrow ports: `length` bytes from `bytes` into the low lanes, zeros above.
+template <typename Port>
+void set_bytes(Port& port, const std::uint8_t* bytes, std::size_t length) {
+  std::uint64_t value = 0;
+  for (std::size_t i = 0; i < length; ++i) value |= std::uint64_t{bytes[i]} << (8 * i);
+  port = static_cast<Port>(value);
+}
+
+template <std::size_t kWords>
+void set_bytes(VlWide<kWords>& port, const std::uint8_t* bytes, std::size_t length) {
+  for (std::size_t w = 0; w < kWords; ++w) port[w] = 0;
+  for (std::size_t i = 0; i < length; ++i) port[i / 4] |= EData{bytes[i]} << (8 * (i % 4));
+}
+
+// Ones in the low `count` bits: a stream's keep for `count` valid lanes.
+template <typename Port>
+void set_low_ones(Port& port, std::size_t count) {
+  port = static_cast<Port>(count >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << count) - 1);
+}
+
+template <std::size_t kWords>
+void set_low_ones(VlWide<kWords>& port, std::size_t count) {
+  for (std::size_t w = 0; w < kWords; ++w) {
+    const std::size_t in_word = count > 32 * w ? count - 32 * w : 0;
+    port[w] = in_word >= 32 ? ~EData{0} : (EData{1} << in_word) - 1;
+  }
+}
+
+// Random bits everywhere: what a stream carries while it is not valid, so
+// that a block that reads it then shows up as a mismatch.
+template <typename Port>
+void set_random(Port& port, std::mt19937_64& rng) {
+  port = static_cast<Port>(rng());
+}
+
+template <std::size_t kWords>
+void set_random(VlWide<kWords>& port, std::mt19937_64& rng) {
+  for (std::size_t w = 0; w < kWords; ++w) port[w] = static_cast<EData>(rng());
+}
+
+}  // namespace rnicsim::cosim
