@@ -1,8 +1,9 @@
 #include "nic/nic.hpp"
 
-#include "dma/dma_config.hpp"
 #include "common/clock_domain.hpp"
+#include "dma/dma_config.hpp"
 #include "mtt/mtt_config.hpp"
+#include "rtl_bridge/icrc_rtl.hpp"
 
 namespace rnicsim {
 
@@ -20,9 +21,8 @@ void declare_nic_keys(config::Schema& schema) {
                  .at_most(9216));
 }
 
-NicConfig nic_config(config::RunConfig& run, const std::string& node,
-                     const pcie::PcieConfig& pcie, std::uint64_t icm_base,
-                     std::optional<std::uint32_t> mtt_cache_entries) {
+NicConfig nic_config(config::RunConfig& run, const std::string& node, const pcie::PcieConfig& pcie,
+                     std::uint64_t icm_base, std::optional<std::uint32_t> mtt_cache_entries) {
   NicConfig c;
   c.dma = dma_engine_config(run.node_section(node, "dma"));
   c.request_split = request_splitter_config(run.node_section(node, "request_split"), pcie);
@@ -44,19 +44,21 @@ Nic::Nic(const sc_core::sc_module_name& name, const NicConfig& config)
       transmit("transmit", config.queue_items),
       builder("builder", config.packet.builder),
       builder2icrc("builder2icrc", config.queue_items),
-      icrc_tx("icrc_tx", config.icrc.timing),
+      icrc_tx("icrc_tx", config.icrc.timing,
+              rtl_bridge::make_icrc_engine(config.icrc.impl, config.icrc.bytes_per_cycle)),
       mac_tx("mac_tx", config.queue_items),
-      icrc_rx("icrc_rx", config.icrc.timing),
+      icrc_rx("icrc_rx", config.icrc.timing,
+              rtl_bridge::make_icrc_engine(config.icrc.impl, config.icrc.bytes_per_cycle)),
       icrc2parser("icrc2parser", config.queue_items),
       parser("parser", config.packet.parser),
       received("received", config.queue_items),
       transport(config.transport, config.address),
       commands("commands", transport, dma_engine.attach("commands", 2), translation),
-      requester("requester", transport, dma_engine.attach("requester", config.transport.payload_reads),
-                translation),
-      demux("demux", config.queue_items,
-            ClockDomain(config.transport.clock_mhz)
-                .cycles(config.transport.receive_latency_cycles)),
+      requester("requester", transport,
+                dma_engine.attach("requester", config.transport.payload_reads), translation),
+      demux(
+          "demux", config.queue_items,
+          ClockDomain(config.transport.clock_mhz).cycles(config.transport.receive_latency_cycles)),
       responder("responder", transport,
                 dma_engine.attach("responder", config.transport.responder_dma), translation,
                 demux.requests),

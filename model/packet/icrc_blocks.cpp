@@ -1,5 +1,7 @@
 #include "packet/icrc_blocks.hpp"
 
+#include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -10,38 +12,62 @@
 
 namespace rnicsim::packet {
 
-IcrcInserter::IcrcInserter(const sc_core::sc_module_name& name, const StageTiming& timing)
-    : Stage<OutgoingFrame, Transfer>(name, timing, Occupancy::kInput, StageProcess::kMethod) {}
+IcrcVerdict model_icrc_verdict(const std::uint8_t* frame, std::size_t length) {
+  const std::optional<IcrcLocation> at = locate_icrc(frame, length);
+  if (!at) return {};
+  const std::uint32_t icrc = compute_icrc(frame + at->ip_offset, at->icrc_offset - at->ip_offset);
+  return {true, icrc, icrc == load_icrc(frame + at->icrc_offset)};
+}
+
+namespace {
+
+class ModelIcrcEngine final : public IcrcEngine {
+ public:
+  IcrcVerdict examine(const std::uint8_t* frame, std::size_t length) override {
+    return model_icrc_verdict(frame, length);
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<IcrcEngine> make_model_icrc_engine() { return std::make_unique<ModelIcrcEngine>(); }
+
+IcrcInserter::IcrcInserter(const sc_core::sc_module_name& name, const StageTiming& timing,
+                           std::unique_ptr<IcrcEngine> engine)
+    : Stage<OutgoingFrame, Transfer>(name, timing, Occupancy::kInput, StageProcess::kMethod),
+      engine_(std::move(engine)) {}
 
 void IcrcInserter::serve(OutgoingFrame& frame, Emitter& emitter) {
   Bytes& bytes = *frame.bytes;
+  // The engine says what the ICRC is; where it goes is the model's to find
+  // (the builder made the frame, so both must see RoCEv2).
   const std::optional<IcrcLocation> at = locate_icrc(bytes.data(), bytes.size());
-  if (!at) {
+  const IcrcVerdict verdict = engine_->examine(bytes.data(), bytes.size());
+  if (!at || !verdict.roce) {
     throw std::logic_error(std::string(name()) + ": frame " + std::to_string(frame.index) +
-                           " is not a RoCEv2 frame");
+                           " is not a RoCEv2 frame" + (at ? " to the ICRC engine" : ""));
   }
-  store_icrc(compute_icrc(bytes.data() + at->ip_offset, at->icrc_offset - at->ip_offset),
-             bytes.data() + at->icrc_offset);
+  store_icrc(verdict.icrc, bytes.data() + at->icrc_offset);
   const std::uint64_t bits = frame.size_bits();
   Transfer transfer(frame.index, bits, frame.started, std::move(frame.bytes));
   for (const StageSpan& span : frame.spans) transfer.record_span(span.stage, span.start, span.end);
   emitter.emit(std::move(transfer));
 }
 
-IcrcChecker::IcrcChecker(const sc_core::sc_module_name& name, const StageTiming& timing)
-    : Stage<Transfer, Transfer>(name, timing, Occupancy::kInput, StageProcess::kMethod) {}
+IcrcChecker::IcrcChecker(const sc_core::sc_module_name& name, const StageTiming& timing,
+                         std::unique_ptr<IcrcEngine> engine)
+    : Stage<Transfer, Transfer>(name, timing, Occupancy::kInput, StageProcess::kMethod),
+      engine_(std::move(engine)) {}
 
 void IcrcChecker::serve(Transfer& frame, Emitter& emitter) {
   const Bytes& bytes = *frame.bytes();
-  const std::optional<IcrcLocation> at = locate_icrc(bytes.data(), bytes.size());
-  if (!at) {
+  const IcrcVerdict verdict = engine_->examine(bytes.data(), bytes.size());
+  if (!verdict.roce) {
     ++check_stats_.unchecked;
     emitter.emit(std::move(frame));
     return;
   }
-  const std::uint32_t computed =
-      compute_icrc(bytes.data() + at->ip_offset, at->icrc_offset - at->ip_offset);
-  if (computed != load_icrc(bytes.data() + at->icrc_offset)) {
+  if (!verdict.match) {
     ++check_stats_.bad;
     return;
   }
@@ -49,28 +75,57 @@ void IcrcChecker::serve(Transfer& frame, Emitter& emitter) {
   emitter.emit(std::move(frame));
 }
 
+namespace {
+
+// With the RTL twin in place the stage's timing is the RTL's: it is verilated
+// at the widths rtl/CMakeLists.txt lists and answers the cycle after a
+// frame's last beat (rtl/icrc/README.md).
+std::optional<config::Violation> rtl_timing_violation(const config::Json& doc) {
+  if (config::at_path(doc, "icrc.impl").get<std::string>() != "rtl") return std::nullopt;
+  const std::uint64_t width = config::integer_at(doc, "icrc.bytes_per_cycle");
+  if (width != 8 && width != 64) {
+    return config::Violation{"icrc.bytes_per_cycle",
+                             "must be 8 or 64 with icrc.impl rtl, the widths rtl/icrc is "
+                             "verilated at (got " +
+                                 std::to_string(width) + ")"};
+  }
+  const std::uint64_t latency = config::integer_at(doc, "icrc.latency_cycles");
+  if (latency != 0) {
+    return config::Violation{"icrc.latency_cycles",
+                             "must be 0 with icrc.impl rtl: the RTL gives its result the cycle "
+                             "after a frame's last beat (got " +
+                                 std::to_string(latency) + ")"};
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
 void declare_icrc_keys(config::Schema& schema) {
   using config::integer_key;
   schema.add(config::string_key("icrc.impl", "model",
-                                "implementation of the ICRC insert and check blocks: model (C++)")
-                 .one_of({"model"}));
+                                "implementation of the ICRC insert and check blocks: model (C++) "
+                                "or rtl (the verilated rtl/icrc)")
+                 .one_of({"model", "rtl"}));
   schema.add(config::number_key("icrc.clock_mhz", 250, "MHz", "clock of the ICRC blocks")
                  .at_least(1)
                  .at_most(100000));
-  schema.add(integer_key("icrc.bytes_per_cycle", 64, "bytes",
-                         "ICRC datapath width, each direction")
+  schema.add(integer_key("icrc.bytes_per_cycle", 64, "bytes", "ICRC datapath width, each direction")
                  .at_least(1)
                  .at_most(4096));
   schema.add(integer_key("icrc.latency_cycles", 2, "cycles",
                          "ICRC pipeline latency after a frame's last beat (final CRC reduction)")
                  .at_least(0)
                  .at_most(1000000));
+  schema.add_check({"icrc.impl", "icrc.bytes_per_cycle", "icrc.latency_cycles"},
+                   [](const config::Json& doc) { return rtl_timing_violation(doc); });
 }
 
 IcrcBlockConfig icrc_block_config(const config::Section& icrc) {
   const ClockDomain clock(icrc.number("clock_mhz"));
   IcrcBlockConfig c;
   c.impl = parse_block_impl(icrc.text("impl"));
+  c.bytes_per_cycle = icrc.integer("bytes_per_cycle");
   c.timing = StageTiming::clocked(clock, icrc.integer("latency_cycles"),
                                   icrc.integer("bytes_per_cycle"), 1);
   return c;

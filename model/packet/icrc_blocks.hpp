@@ -8,9 +8,12 @@
 //   it cannot locate an ICRC in (not RoCEv2 by its Ethernet, IP and UDP
 //   headers; locate_icrc) goes on unchecked, for the parser to reject.
 // Both charge a clocked datapath per frame: ceil(bytes / bytes_per_cycle)
-// cycles, then `latency_cycles`; the CRC itself is compute_icrc (icrc.hpp),
-// the same function build_frame and parse_frame use as the reference.
+// cycles, then `latency_cycles`. What computes the ICRC is an IcrcEngine:
+// the model's compute_icrc (icrc.hpp, the function build_frame and
+// parse_frame use as the reference) or, with `icrc.impl` rtl, the verilated
+// RTL twin, whose timing is then the stage's (model/rtl_bridge).
 #include <cstdint>
+#include <memory>
 #include <systemc>
 
 #include "common/block_impl.hpp"
@@ -19,22 +22,28 @@
 #include "common/transfer.hpp"
 #include "config/config.hpp"
 #include "config/run_config.hpp"
+#include "packet/icrc_engine.hpp"
 #include "packet/packet_blocks.hpp"
 
 namespace rnicsim::packet {
 
 struct IcrcBlockConfig {
   BlockImpl impl = BlockImpl::kModel;
-  StageTiming timing;  // each direction's datapath
+  std::uint64_t bytes_per_cycle = 0;  // the datapath width, which picks the RTL's
+  StageTiming timing;                 // each direction's datapath
 };
 
 // Statistics (StageStats): items = items_out = frames.
 class IcrcInserter : public Stage<OutgoingFrame, Transfer> {
  public:
-  IcrcInserter(const sc_core::sc_module_name& name, const StageTiming& timing);
+  IcrcInserter(const sc_core::sc_module_name& name, const StageTiming& timing,
+               std::unique_ptr<IcrcEngine> engine = make_model_icrc_engine());
 
  protected:
   void serve(OutgoingFrame& frame, Emitter& emitter) override;
+
+ private:
+  std::unique_ptr<IcrcEngine> engine_;
 };
 
 struct IcrcCheckStats {
@@ -47,7 +56,8 @@ struct IcrcCheckStats {
 // check_stats() splits them.
 class IcrcChecker : public Stage<Transfer, Transfer> {
  public:
-  IcrcChecker(const sc_core::sc_module_name& name, const StageTiming& timing);
+  IcrcChecker(const sc_core::sc_module_name& name, const StageTiming& timing,
+              std::unique_ptr<IcrcEngine> engine = make_model_icrc_engine());
 
   const IcrcCheckStats& check_stats() const { return check_stats_; }
 
@@ -55,6 +65,7 @@ class IcrcChecker : public Stage<Transfer, Transfer> {
   void serve(Transfer& frame, Emitter& emitter) override;
 
  private:
+  std::unique_ptr<IcrcEngine> engine_;
   IcrcCheckStats check_stats_;
 };
 

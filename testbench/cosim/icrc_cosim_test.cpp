@@ -34,7 +34,6 @@
 #include "Vicrc_w8_fault.h"
 #include "common/clock_domain.hpp"
 #include "common/stage_timing.hpp"
-#include "cosim/verilated_ports.hpp"
 #include "own_frames.hpp"
 #include "packet/frame.hpp"
 #include "packet/headers.hpp"
@@ -42,12 +41,16 @@
 #include "packet/opcodes.hpp"
 #include "packet/pcap.hpp"
 #include "random_packets.hpp"
+#include "rtl_bridge/verilated_ports.hpp"
 
 namespace rnicsim::cosim {
 namespace {
 
 using Bytes = std::vector<std::uint8_t>;
 using packet::IcrcLocation;
+using rtl_bridge::set_bytes;
+using rtl_bridge::set_low_ones;
+using rtl_bridge::set_random;
 
 struct Frame {
   std::string name;

@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <random>
 
-namespace rnicsim::cosim {
+namespace rnicsim::rtl_bridge {
 
 // Narrow ports: `length` bytes from `bytes` into the low lanes, zeros above.
 template <typename Port>
@@ -51,4 +51,4 @@ void set_random(VlWide<kWords>& port, std::mt19937_64& rng) {
   for (std::size_t w = 0; w < kWords; ++w) port[w] = static_cast<EData>(rng());
 }
 
-}  // namespace rnicsim::cosim
+}  // namespace rnicsim::rtl_bridge
