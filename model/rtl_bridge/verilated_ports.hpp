@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <random>
 
 namespace rnicsim::rtl_bridge {
@@ -19,10 +20,14 @@ void set_bytes(Port& port, const std::uint8_t* bytes, std::size_t length) {
   port = static_cast<Port>(value);
 }
 
+// A wide port's words hold its bytes in memory order on a little-endian
+// host, so a copy fills it.
 template <std::size_t kWords>
 void set_bytes(VlWide<kWords>& port, const std::uint8_t* bytes, std::size_t length) {
-  for (std::size_t w = 0; w < kWords; ++w) port[w] = 0;
-  for (std::size_t i = 0; i < length; ++i) port[i / 4] |= EData{bytes[i]} << (8 * (i % 4));
+  static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "VlWide words in memory order");
+  auto* words = reinterpret_cast<std::uint8_t*>(port.data());
+  std::memcpy(words, bytes, length);
+  std::memset(words + length, 0, kWords * sizeof(EData) - length);
 }
 
 // Ones in the low `count` bits: a stream's keep for `count` valid lanes.

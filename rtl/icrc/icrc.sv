@@ -40,8 +40,8 @@ module icrc #(
     output logic        m_result_match_o
 );
 
-  if (DATA_BYTES < 1 || DATA_BYTES > 128) begin : g_bad_data_bytes
-    $error("icrc: DATA_BYTES must be 1 to 128");
+  if (DATA_BYTES < 2 || DATA_BYTES > 128) begin : g_bad_data_bytes
+    $error("icrc: DATA_BYTES must be 2 to 128");
   end
   if (TEST_FAULT != 0 && TEST_FAULT != 1) begin : g_bad_test_fault
     $error("icrc: TEST_FAULT must be 0 or 1");
@@ -53,6 +53,10 @@ module icrc #(
   localparam logic [PosW-1:0] PosMax = {PosW{1'b1}};
   localparam logic [PosW-1:0] Beat = PosW'(DATA_BYTES);
   localparam int CountW = $clog2(DATA_BYTES + 1);
+  localparam int LaneW = $clog2(DATA_BYTES);
+  // Every masked byte and header field but the ICRC itself lies before this
+  // position (18 + 60 + 8 + 12 at most): later beats need no per-lane masks.
+  localparam logic [PosW-1:0] HeaderBytes = PosW'(128);
 
   localparam logic [15:0] EtherTypeIpv4 = 16'h0800;
   localparam logic [15:0] EtherTypeIpv6 = 16'h86DD;
@@ -62,134 +66,65 @@ module icrc #(
   // UDP header, BTH and ICRC: the shortest UDP length a RoCEv2 packet has.
   localparam logic [15:0] MinRoceUdpLength = 16'd24;
 
-  // zlib's CRC-32, reflected: one byte into the running (uninverted) state.
-  function automatic logic [31:0] crc32_byte(input logic [31:0] state, input logic [7:0] data);
+  // zlib's CRC-32, reflected. One byte step is linear: the state shifted
+  // right by 8, XOR the CRC of the byte that left it XOR the data byte; and
+  // that CRC is the XOR of one column per set bit. Columns[32*j +: 32] is the
+  // CRC of bit j alone (the table entry of 1 << j).
+  function automatic logic [8*32-1:0] crc32_columns();
     logic [31:0] c;
-    c = state ^ {24'd0, data};
-    for (int b = 0; b < 8; b++) c = c[0] ? ((c >> 1) ^ 32'hEDB88320) : (c >> 1);
-    crc32_byte = c;
+    for (int j = 0; j < 8; j++) begin
+      c = 32'd1 << j;
+      for (int b = 0; b < 8; b++) c = c[0] ? ((c >> 1) ^ 32'hEDB88320) : (c >> 1);
+      crc32_columns[32*j+:32] = c;
+    end
+  endfunction
+  localparam logic [8*32-1:0] Crc32Columns = crc32_columns();
+
+  function automatic logic [31:0] crc32_byte(input logic [31:0] state, input logic [7:0] data);
+    logic [7:0] left;
+    left = state[7:0] ^ data;
+    crc32_byte = state >> 8;
+    for (int j = 0; j < 8; j++) crc32_byte = crc32_byte ^ ({32{left[j]}} & Crc32Columns[32*j+:32]);
   endfunction
 
   // The state after zlib's initial ones and the 8 x 0xFF of the masked LRH.
   localparam logic [31:0] LrhState = 32'hDEBB20E3;
-
-  logic [PosW-1:0] beat_pos_q;  // position of lane 0
-  logic frame_long_q;  // the frame has passed PosMax bytes
-  logic [31:0] crc_q;
-  // Header bytes picked so far (zero until they pass).
-  logic [15:0] outer_type_q, inner_type_q, ip_length_q, udp_port_q, udp_length_q;
-  logic [7:0] ip_first_q, ip_protocol_q;
-  logic [31:0] icrc_field_q;
 
   // The byte at frame position `at`: from this beat if it is here, else `held`.
   function automatic logic [7:0] pick(input logic [8*DATA_BYTES-1:0] data,
                                       input logic [DATA_BYTES-1:0] keep,
                                       input logic [PosW-1:0] beat_pos, input logic [PosW-1:0] at,
                                       input logic [7:0] held);
+    logic [PosW-1:0] lane;
+    lane = at - beat_pos;
     pick = held;
-    for (int i = 0; i < DATA_BYTES; i++) begin
-      if (keep[i] && at == beat_pos + PosW'(i)) pick = data[8*i+:8];
-    end
+    if (at >= beat_pos && lane < Beat && keep[lane[LaneW-1:0]])
+      pick = data[{lane[LaneW-1:0], 3'd0}+:8];
   endfunction
 
-  logic beat_taken;
-  logic [15:0] outer_type, inner_type, ether_type, ip_length, udp_port, udp_length;
-  logic [7:0] ip_first, ip_protocol;
-  logic [31:0] icrc_field;
-  logic vlan, ipv4, ipv6;
-  logic [PosW-1:0] ip_offset, ip_header_bytes, udp_offset, icrc_offset, frame_bytes;
-  logic [PosW-1:0] ip_payload_bytes;
-  logic [CountW-1:0] beat_bytes;
-  logic [31:0] crc_next;
-  logic roce;
-
-  always_comb begin
-    beat_taken = s_frame_tvalid_i && s_frame_tready_o;
-
-    outer_type = {
-      pick(s_frame_tdata_i, s_frame_tkeep_i, beat_pos_q, PosW'(12), outer_type_q[15:8]),
-      pick(s_frame_tdata_i, s_frame_tkeep_i, beat_pos_q, PosW'(13), outer_type_q[7:0])
-    };
-    vlan = outer_type == EtherTypeVlan;
-    inner_type = {
-      pick(s_frame_tdata_i, s_frame_tkeep_i, beat_pos_q, PosW'(16), inner_type_q[15:8]),
-      pick(s_frame_tdata_i, s_frame_tkeep_i, beat_pos_q, PosW'(17), inner_type_q[7:0])
-    };
-    ether_type = vlan ? inner_type : outer_type;
-    ipv4 = ether_type == EtherTypeIpv4;
-    ipv6 = ether_type == EtherTypeIpv6;
-    ip_offset = vlan ? PosW'(18) : PosW'(14);
-
-    ip_first = pick(s_frame_tdata_i, s_frame_tkeep_i, beat_pos_q, ip_offset, ip_first_q);
-    ip_header_bytes = ipv6 ? PosW'(40) : {{(PosW - 6) {1'b0}}, ip_first[3:0], 2'b00};
-    // IPv4 total length (bytes 2-3) or IPv6 payload length (bytes 4-5).
-    ip_length = {
-      pick(s_frame_tdata_i, s_frame_tkeep_i, beat_pos_q, ip_offset + (ipv6 ? PosW'(4) : PosW'(2)),
-           ip_length_q[15:8]),
-      pick(s_frame_tdata_i, s_frame_tkeep_i, beat_pos_q, ip_offset + (ipv6 ? PosW'(5) : PosW'(3)),
-           ip_length_q[7:0])
-    };
-    ip_protocol = pick(s_frame_tdata_i, s_frame_tkeep_i, beat_pos_q,
-                       ip_offset + (ipv6 ? PosW'(6) : PosW'(9)), ip_protocol_q);
-
-    udp_offset = ip_offset + ip_header_bytes;
-    udp_port = {
-      pick(s_frame_tdata_i, s_frame_tkeep_i, beat_pos_q, udp_offset + PosW'(2), udp_port_q[15:8]),
-      pick(s_frame_tdata_i, s_frame_tkeep_i, beat_pos_q, udp_offset + PosW'(3), udp_port_q[7:0])
-    };
-    udp_length = {
-      pick(s_frame_tdata_i, s_frame_tkeep_i, beat_pos_q, udp_offset + PosW'(4), udp_length_q[15:8]),
-      pick(s_frame_tdata_i, s_frame_tkeep_i, beat_pos_q, udp_offset + PosW'(5), udp_length_q[7:0])
-    };
-    // Before the UDP length has passed this points too early; the bytes it
-    // picks then are picked again when the real field passes.
-    icrc_offset = udp_offset + {{(PosW - 16) {1'b0}}, udp_length} - PosW'(4);
-    for (int k = 0; k < 4; k++) begin
-      icrc_field[8*k+:8] = pick(s_frame_tdata_i, s_frame_tkeep_i, beat_pos_q,
-                                icrc_offset + PosW'(k), icrc_field_q[8*k+:8]);
-    end
-
-    crc_next = crc_q;
-    for (int i = 0; i < DATA_BYTES; i++) begin : g_lane
-      logic [PosW-1:0] at, from_ip;
-      logic [7:0] mask;
-      at = beat_pos_q + PosW'(i);
-      from_ip = at - ip_offset;
-      mask = 8'h00;
-      if (ipv6) begin
-        if (from_ip == 0) mask = 8'h0F;  // traffic class, high nibble
-        if (from_ip >= 1 && from_ip <= 3) mask = 8'hFF;  // traffic class, flow label
-        if (from_ip == 7) mask = 8'hFF;  // hop limit
-      end else begin
-        if (from_ip == 1 || from_ip == 8) mask = 8'hFF;  // TOS, TTL
-        if (from_ip == 10 || from_ip == 11) mask = 8'hFF;  // header checksum
-      end
-      if (from_ip == ip_header_bytes + 6 || from_ip == ip_header_bytes + 7) mask = 8'hFF;  // UDP sum
-      if (TEST_FAULT != 1 && from_ip == ip_header_bytes + 12) mask = 8'hFF;  // BTH byte 4
-      // Covered: from the IP header to the ICRC field. Up to the UDP length
-      // every IP byte is (a RoCEv2 UDP length is at least 24).
-      if (s_frame_tkeep_i[i] && at >= ip_offset && (at < udp_offset + 6 || at < icrc_offset))
-        crc_next = crc32_byte(crc_next, s_frame_tdata_i[8*i+:8] | mask);
-    end
-
-    beat_bytes = '0;
-    for (int i = 0; i < DATA_BYTES; i++) beat_bytes = beat_bytes + CountW'(s_frame_tkeep_i[i]);
-    frame_bytes = beat_pos_q + {{(PosW - CountW) {1'b0}}, beat_bytes};
-    ip_payload_bytes = ipv6 ? {{(PosW - 16) {1'b0}}, ip_length}
-                            : {{(PosW - 16) {1'b0}}, ip_length} - ip_header_bytes;
-
-    // locate_icrc's checks, on the frame whose last beat this is.
-    roce = (ipv6 && ip_first[7:4] == 4'd6) ||
-        (ipv4 && ip_first[7:4] == 4'd4 && ip_first[3:0] >= 4'd5 &&
-         {{(PosW - 16) {1'b0}}, ip_length} >= ip_header_bytes);
-    roce = roce && ip_protocol == IpProtocolUdp && udp_port == RoceV2UdpPort &&
-        udp_length >= MinRoceUdpLength && {{(PosW - 16) {1'b0}}, udp_length} == ip_payload_bytes &&
-        (frame_long_q || udp_offset + ip_payload_bytes <= frame_bytes);
-  end
+  logic [PosW-1:0] beat_pos_q;  // position of lane 0
+  logic frame_long_q;  // the frame has passed PosMax - 2 x DATA_BYTES bytes
+  logic [31:0] crc_q;
+  // Header bytes picked so far (zero until they pass).
+  logic [15:0] outer_type_q, inner_type_q, ip_length_q, udp_port_q, udp_length_q;
+  logic [7:0] ip_first_q, ip_protocol_q;
+  logic [31:0] icrc_field_q;
 
   assign s_frame_tready_o = !m_result_valid_o || m_result_ready_i;
 
-  always_ff @(posedge clk_i) begin
+  // Everything happens at the clock edge that takes a beat: the header
+  // fields as of this beat, the CRC over it, and on a last beat the result.
+  // (Computed here rather than in an always_comb so that a simulator works
+  // it out once per beat, not again whenever an input changes.)
+  always_ff @(posedge clk_i) begin : take_beat
+    logic [15:0] outer_type, inner_type, ether_type, ip_length, udp_port, udp_length;
+    logic [7:0] ip_first, ip_protocol, mask;
+    logic [31:0] icrc_field, crc;
+    logic vlan, ipv6, roce;
+    logic [PosW-1:0] ip_offset, ip_header_bytes, udp_offset, icrc_offset, frame_bytes;
+    logic [PosW-1:0] ip_payload_bytes, at, from_ip;
+    logic [CountW-1:0] beat_bytes;
+
     if (!rst_ni) begin
       beat_pos_q <= '0;
       frame_long_q <= 1'b0;
@@ -208,36 +143,125 @@ module icrc #(
       m_result_match_o <= 1'b0;
     end else begin
       if (m_result_ready_i) m_result_valid_o <= 1'b0;
-      if (beat_taken && s_frame_tlast_i) begin
-        m_result_valid_o <= 1'b1;
-        m_result_roce_o <= roce;
-        m_result_icrc_o <= ~crc_next;
-        m_result_match_o <= ~crc_next == icrc_field;
-        // The next frame starts from nothing.
-        beat_pos_q <= '0;
-        frame_long_q <= 1'b0;
-        crc_q <= LrhState;
-        outer_type_q <= '0;
-        inner_type_q <= '0;
-        ip_first_q <= '0;
-        ip_length_q <= '0;
-        ip_protocol_q <= '0;
-        udp_port_q <= '0;
-        udp_length_q <= '0;
-        icrc_field_q <= '0;
-      end else if (beat_taken) begin
-        // Stop short enough that no lane's position wraps.
-        if (beat_pos_q > PosMax - 2 * Beat) frame_long_q <= 1'b1;
-        else beat_pos_q <= beat_pos_q + Beat;
-        crc_q <= crc_next;
-        outer_type_q <= outer_type;
-        inner_type_q <= inner_type;
-        ip_first_q <= ip_first;
-        ip_length_q <= ip_length;
-        ip_protocol_q <= ip_protocol;
-        udp_port_q <= udp_port;
-        udp_length_q <= udp_length;
-        icrc_field_q <= icrc_field;
+      if (s_frame_tvalid_i && s_frame_tready_o) begin
+        outer_type = {
+          pick(s_frame_tdata_i, s_frame_tkeep_i, beat_pos_q, PosW'(12), outer_type_q[15:8]),
+          pick(s_frame_tdata_i, s_frame_tkeep_i, beat_pos_q, PosW'(13), outer_type_q[7:0])
+        };
+        vlan = outer_type == EtherTypeVlan;
+        inner_type = {
+          pick(s_frame_tdata_i, s_frame_tkeep_i, beat_pos_q, PosW'(16), inner_type_q[15:8]),
+          pick(s_frame_tdata_i, s_frame_tkeep_i, beat_pos_q, PosW'(17), inner_type_q[7:0])
+        };
+        ether_type = vlan ? inner_type : outer_type;
+        ipv6 = ether_type == EtherTypeIpv6;
+        ip_offset = vlan ? PosW'(18) : PosW'(14);
+
+        ip_first = pick(s_frame_tdata_i, s_frame_tkeep_i, beat_pos_q, ip_offset, ip_first_q);
+        ip_header_bytes = ipv6 ? PosW'(40) : {{(PosW - 6) {1'b0}}, ip_first[3:0], 2'b00};
+        // IPv4 total length (bytes 2-3) or IPv6 payload length (bytes 4-5).
+        ip_length = {
+          pick(s_frame_tdata_i, s_frame_tkeep_i, beat_pos_q,
+               ip_offset + (ipv6 ? PosW'(4) : PosW'(2)), ip_length_q[15:8]),
+          pick(s_frame_tdata_i, s_frame_tkeep_i, beat_pos_q,
+               ip_offset + (ipv6 ? PosW'(5) : PosW'(3)), ip_length_q[7:0])
+        };
+        ip_protocol = pick(s_frame_tdata_i, s_frame_tkeep_i, beat_pos_q,
+                           ip_offset + (ipv6 ? PosW'(6) : PosW'(9)), ip_protocol_q);
+
+        udp_offset = ip_offset + ip_header_bytes;
+        udp_port = {
+          pick(s_frame_tdata_i, s_frame_tkeep_i, beat_pos_q, udp_offset + PosW'(2),
+               udp_port_q[15:8]),
+          pick(s_frame_tdata_i, s_frame_tkeep_i, beat_pos_q, udp_offset + PosW'(3),
+               udp_port_q[7:0])
+        };
+        udp_length = {
+          pick(s_frame_tdata_i, s_frame_tkeep_i, beat_pos_q, udp_offset + PosW'(4),
+               udp_length_q[15:8]),
+          pick(s_frame_tdata_i, s_frame_tkeep_i, beat_pos_q, udp_offset + PosW'(5),
+               udp_length_q[7:0])
+        };
+        // Before the UDP length has passed this points too early; the bytes
+        // it picks then are picked again when the real field passes.
+        icrc_offset = udp_offset + {{(PosW - 16) {1'b0}}, udp_length} - PosW'(4);
+        for (int k = 0; k < 4; k++) begin
+          icrc_field[8*k+:8] = pick(s_frame_tdata_i, s_frame_tkeep_i, beat_pos_q,
+                                    icrc_offset + PosW'(k), icrc_field_q[8*k+:8]);
+        end
+
+        crc = crc_q;
+        if (beat_pos_q >= HeaderBytes && beat_pos_q + Beat <= icrc_offset && !s_frame_tlast_i) begin
+          // A whole beat of payload: every byte covered, none masked.
+          for (int i = 0; i < DATA_BYTES; i++) crc = crc32_byte(crc, s_frame_tdata_i[8*i+:8]);
+        end else begin
+          for (int i = 0; i < DATA_BYTES; i++) begin
+            at = beat_pos_q + PosW'(i);
+            from_ip = at - ip_offset;
+            mask = 8'h00;
+            if (ipv6) begin
+              if (from_ip == 0) mask = 8'h0F;  // traffic class, high nibble
+              if (from_ip >= 1 && from_ip <= 3) mask = 8'hFF;  // traffic class, flow label
+              if (from_ip == 7) mask = 8'hFF;  // hop limit
+            end else begin
+              if (from_ip == 1 || from_ip == 8) mask = 8'hFF;  // TOS, TTL
+              if (from_ip == 10 || from_ip == 11) mask = 8'hFF;  // header checksum
+            end
+            if (from_ip == ip_header_bytes + 6 || from_ip == ip_header_bytes + 7)
+              mask = 8'hFF;  // UDP checksum
+            if (TEST_FAULT != 1 && from_ip == ip_header_bytes + 12) mask = 8'hFF;  // BTH byte 4
+            // Covered: from the IP header to the ICRC field. Up to the UDP
+            // length every IP byte is (a RoCEv2 UDP length is at least 24).
+            if (s_frame_tkeep_i[i] && at >= ip_offset && (at < udp_offset + 6 || at < icrc_offset))
+              crc = crc32_byte(crc, s_frame_tdata_i[8*i+:8] | mask);
+          end
+        end
+
+        if (s_frame_tlast_i) begin
+          beat_bytes = '0;
+          for (int i = 0; i < DATA_BYTES; i++)
+            beat_bytes = beat_bytes + CountW'(s_frame_tkeep_i[i]);
+          frame_bytes = beat_pos_q + {{(PosW - CountW) {1'b0}}, beat_bytes};
+          ip_payload_bytes = ipv6 ? {{(PosW - 16) {1'b0}}, ip_length}
+                                  : {{(PosW - 16) {1'b0}}, ip_length} - ip_header_bytes;
+          // locate_icrc's checks.
+          roce = (ipv6 && ip_first[7:4] == 4'd6) ||
+              (ether_type == EtherTypeIpv4 && ip_first[7:4] == 4'd4 && ip_first[3:0] >= 4'd5 &&
+               {{(PosW - 16) {1'b0}}, ip_length} >= ip_header_bytes);
+          roce = roce && ip_protocol == IpProtocolUdp && udp_port == RoceV2UdpPort &&
+              udp_length >= MinRoceUdpLength &&
+              {{(PosW - 16) {1'b0}}, udp_length} == ip_payload_bytes &&
+              (frame_long_q || udp_offset + ip_payload_bytes <= frame_bytes);
+          m_result_valid_o <= 1'b1;
+          m_result_roce_o <= roce;
+          m_result_icrc_o <= ~crc;
+          m_result_match_o <= ~crc == icrc_field;
+          // The next frame starts from nothing.
+          beat_pos_q <= '0;
+          frame_long_q <= 1'b0;
+          crc_q <= LrhState;
+          outer_type_q <= '0;
+          inner_type_q <= '0;
+          ip_first_q <= '0;
+          ip_length_q <= '0;
+          ip_protocol_q <= '0;
+          udp_port_q <= '0;
+          udp_length_q <= '0;
+          icrc_field_q <= '0;
+        end else begin
+          // Stop short enough that no lane's position wraps.
+          if (beat_pos_q > PosMax - 2 * Beat) frame_long_q <= 1'b1;
+          else beat_pos_q <= beat_pos_q + Beat;
+          crc_q <= crc;
+          outer_type_q <= outer_type;
+          inner_type_q <= inner_type;
+          ip_first_q <= ip_first;
+          ip_length_q <= ip_length;
+          ip_protocol_q <= ip_protocol;
+          udp_port_q <= udp_port;
+          udp_length_q <= udp_length;
+          icrc_field_q <= icrc_field;
+        end
       end
     end
   end
