@@ -27,6 +27,7 @@ class RtlIcrcEngine final : public packet::IcrcEngine {
   ~RtlIcrcEngine() override { top_.final(); }
 
   packet::IcrcVerdict examine(const std::uint8_t* frame, std::size_t length) override {
+    if (length == 0) throw std::invalid_argument("rtl/icrc: an empty frame has no beat to send");
     const std::uint64_t beats = (length + kDataBytes - 1) / kDataBytes;
     std::size_t offset = 0;
     for (std::uint64_t cycles = 0; cycles <= beats; ++cycles) {

@@ -5,9 +5,9 @@
 // The RTL engine runs the verilated model only while it has a frame: one
 // eval at each clock level per cycle, one beat per cycle, until the result
 // comes, the cycle after the last beat. It checks that the RTL took exactly
-// ceil(bytes / width) cycles, the time the stage charges (a different count
-// is a logic_error naming the frame's length), so the simulated timing is
-// the RTL's.
+// ceil(bytes / width) cycles (a different count is a logic_error naming the
+// frame's length): the time the ICRC stage charges, since the configuration
+// holds impl rtl to the same width and to latency 0.
 //
 // Free of SystemC on purpose: Verilator's headers change what they declare
 // when SystemC's are included first, and the verilated library is built
