@@ -126,17 +126,6 @@ module icrc #(
     logic [CountW-1:0] beat_bytes;
 
     if (!rst_ni) begin
-      beat_pos_q <= '0;
-      frame_long_q <= 1'b0;
-      crc_q <= LrhState;
-      outer_type_q <= '0;
-      inner_type_q <= '0;
-      ip_first_q <= '0;
-      ip_length_q <= '0;
-      ip_protocol_q <= '0;
-      udp_port_q <= '0;
-      udp_length_q <= '0;
-      icrc_field_q <= '0;
       m_result_valid_o <= 1'b0;
       m_result_roce_o <= 1'b0;
       m_result_icrc_o <= '0;
@@ -236,18 +225,6 @@ module icrc #(
           m_result_roce_o <= roce;
           m_result_icrc_o <= ~crc;
           m_result_match_o <= ~crc == icrc_field;
-          // The next frame starts from nothing.
-          beat_pos_q <= '0;
-          frame_long_q <= 1'b0;
-          crc_q <= LrhState;
-          outer_type_q <= '0;
-          inner_type_q <= '0;
-          ip_first_q <= '0;
-          ip_length_q <= '0;
-          ip_protocol_q <= '0;
-          udp_port_q <= '0;
-          udp_length_q <= '0;
-          icrc_field_q <= '0;
         end else begin
           // Stop short enough that no lane's position wraps.
           if (beat_pos_q > PosMax - 2 * Beat) frame_long_q <= 1'b1;
@@ -263,6 +240,21 @@ module icrc #(
           icrc_field_q <= icrc_field;
         end
       end
+    end
+    // After a reset and after a frame's last beat, the next frame starts
+    // from nothing.
+    if (!rst_ni || (s_frame_tvalid_i && s_frame_tready_o && s_frame_tlast_i)) begin
+      beat_pos_q <= '0;
+      frame_long_q <= 1'b0;
+      crc_q <= LrhState;
+      outer_type_q <= '0;
+      inner_type_q <= '0;
+      ip_first_q <= '0;
+      ip_length_q <= '0;
+      ip_protocol_q <= '0;
+      udp_port_q <= '0;
+      udp_length_q <= '0;
+      icrc_field_q <= '0;
     end
   end
 

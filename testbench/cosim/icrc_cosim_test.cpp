@@ -377,7 +377,8 @@ Frame random_frame(std::size_t index, std::mt19937_64& rng) {
   const bool ipv6 = frame[ip] >> 4 == 6;
   const std::size_t udp = ip + (ipv6 ? 40 : 20);
   std::string how;
-  switch (rng() % 17) {
+  const std::size_t choice = rng() % 16;
+  switch (choice) {
     case 0:
     case 1:
     case 2:
@@ -414,27 +415,7 @@ Frame random_frame(std::size_t index, std::mt19937_64& rng) {
       how = "cut short";
       break;
     case 8:
-      frame[udp + 2 + rng() % 2] ^= static_cast<std::uint8_t>(1u << (rng() % 8));
-      how = "UDP port";
-      break;
     case 9:
-      frame[ip - 2 + rng() % 2] ^= static_cast<std::uint8_t>(1u << (rng() % 8));
-      how = "EtherType";
-      break;
-    case 10:
-      frame[ip] ^= static_cast<std::uint8_t>(1u << (rng() % 8));
-      how = "IP version or IHL";
-      break;
-    case 11:
-      frame[ip + (ipv6 ? 6 : 9)] ^= static_cast<std::uint8_t>(1u << (rng() % 8));
-      how = "IP protocol";
-      break;
-    case 12:
-      frame[udp + 4 + rng() % 2] ^= static_cast<std::uint8_t>(1u << (rng() % 8));
-      how = "UDP length";
-      break;
-    case 14:
-    case 15:
       grow_before_icrc(frame, 1 + rng() % 63, rng);
       how = "ICRC field moved";
       if (rng() % 2 == 0) {
@@ -442,10 +423,23 @@ Frame random_frame(std::size_t index, std::mt19937_64& rng) {
         how += ", padded";
       }
       break;
-    case 16:
-      frame[ip + (ipv6 ? 4 : 2) + rng() % 2] ^= static_cast<std::uint8_t>(1u << (rng() % 8));
-      how = "IP length";
+    default: {  // one bit of a header field the ICRC engine reads
+      struct Field {
+        const char* name;
+        std::size_t at;
+        std::size_t bytes;
+      };
+      const Field fields[] = {{"EtherType", ip - 2, 2},
+                              {"IP version or IHL", ip, 1},
+                              {"IP length", ip + (ipv6 ? 4 : 2), 2},
+                              {"IP protocol", ip + (ipv6 ? 6 : 9), 1},
+                              {"UDP port", udp + 2, 2},
+                              {"UDP length", udp + 4, 2}};
+      const Field& field = fields[choice - 10];
+      frame[field.at + rng() % field.bytes] ^= static_cast<std::uint8_t>(1u << (rng() % 8));
+      how = field.name;
       break;
+    }
   }
   return {"random #" + std::to_string(index) + " (" + how + ")", std::move(frame)};
 }
