@@ -22,26 +22,20 @@ BookedTlps RequestSplitter::split(pcie::TlpWindow& window, std::uint32_t max_tlp
   std::uint32_t runs = 0;
   for (; runs < window.run_count && count < max_tlps; ++runs) {
     pcie::DataRun& run = window.runs[runs];
-    std::uint64_t address = run.address;
-    const std::uint64_t end = run.address + run.length;
-    // Requests end on multiples of max_bytes (a power of two <= 4 KiB, so a
-    // mask takes the place of a division), so none crosses 4 KiB and after a
-    // short first one all are aligned.
-    while (address < end && count < max_tlps) {
-      const std::uint64_t length =
-          std::min<std::uint64_t>(end - address, max_bytes - (address & (max_bytes - 1)));
-      // The vector only grows: a TLP's inputs are set in place and the link
-      // sets the rest, so no TLP is built and copied.
-      if (count == tlps_.size()) tlps_.emplace_back();
-      pcie::Tlp& tlp = tlps_[count];
-      tlp.address = address;
-      tlp.length = static_cast<std::uint32_t>(length);
-      tlp.earliest = earliest ? earliest[count] : now;
-      ++count;
-      address += length;
-    }
-    if (address < end) {
-      run.length = static_cast<std::uint32_t>(address - run.address);  // the window ends here
+    // The vector only grows: a TLP's inputs are set in place and the link
+    // sets the rest, so no TLP is built and copied.
+    const std::uint64_t covered =
+        cut_into_tlps(run.address, run.length, max_bytes, max_tlps - count,
+                      [&](std::uint64_t address, std::uint32_t length) {
+                        if (count == tlps_.size()) tlps_.emplace_back();
+                        pcie::Tlp& tlp = tlps_[count];
+                        tlp.address = address;
+                        tlp.length = length;
+                        tlp.earliest = earliest ? earliest[count] : now;
+                        ++count;
+                      });
+    if (covered < run.length) {
+      run.length = static_cast<std::uint32_t>(covered);  // the window ends here
       ++runs;
       break;
     }

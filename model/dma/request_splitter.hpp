@@ -5,6 +5,7 @@
 // engine says how many TLPs the window may have (a read needs a tag each) and
 // when each may leave; the splitter trims the window to the bytes those TLPs
 // cover. Its RTL twin (issue 11) takes the same place: `request_split.impl`.
+#include <algorithm>
 #include <cstdint>
 #include <systemc>
 #include <vector>
@@ -16,9 +17,28 @@ namespace rnicsim {
 
 struct RequestSplitterConfig {
   BlockImpl impl = BlockImpl::kModel;  // its RTL twin comes with issue 11
-  std::uint32_t mrrs_bytes = 0;  // max read request size
-  std::uint32_t mps_bytes = 0;   // max payload size
+  std::uint32_t mrrs_bytes = 0;        // max read request size
+  std::uint32_t mps_bytes = 0;         // max payload size
 };
+
+// The splitting rule on its own, the reference of its RTL twin
+// (rtl/dma_splitter): `length` bytes at `address` cut into TLPs of at most
+// `max_bytes` (a power of two, at most 4 KiB), each ending on a multiple of
+// it, so none crosses 4 KiB and after a short first one all are aligned (a
+// mask takes the place of a division); at most `max_tlps` of them. Calls
+// emit(address, length) for each and returns the bytes they cover.
+template <typename Emit>
+std::uint64_t cut_into_tlps(std::uint64_t address, std::uint64_t length, std::uint32_t max_bytes,
+                            std::uint32_t max_tlps, Emit&& emit) {
+  const std::uint64_t end = address + length;
+  std::uint64_t at = address;
+  for (std::uint32_t count = 0; at < end && count < max_tlps; ++count) {
+    const std::uint64_t tlp = std::min<std::uint64_t>(end - at, max_bytes - (at & (max_bytes - 1)));
+    emit(at, static_cast<std::uint32_t>(tlp));
+    at += tlp;
+  }
+  return at - address;
+}
 
 struct RequestSplitterStats {
   std::uint64_t windows = 0;
