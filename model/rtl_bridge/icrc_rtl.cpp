@@ -7,6 +7,7 @@
 
 #include "Vicrc_w64.h"
 #include "Vicrc_w8.h"
+#include "rtl_bridge/clocking.hpp"
 #include "rtl_bridge/verilated_ports.hpp"
 
 namespace rnicsim::rtl_bridge {
@@ -17,11 +18,9 @@ template <typename Top, std::size_t kDataBytes>
 class RtlIcrcEngine final : public packet::IcrcEngine {
  public:
   RtlIcrcEngine() {
-    top_.rst_ni = 0;
     top_.s_frame_tvalid_i = 0;
     top_.m_result_ready_i = 0;
-    cycle();
-    top_.rst_ni = 1;
+    reset(top_, 1);
     top_.m_result_ready_i = 1;
   }
   ~RtlIcrcEngine() override { top_.final(); }
@@ -42,12 +41,12 @@ class RtlIcrcEngine final : public packet::IcrcEngine {
         const packet::IcrcVerdict verdict{top_.m_result_roce_o != 0, top_.m_result_icrc_o,
                                           top_.m_result_match_o != 0};
         top_.s_frame_tvalid_i = 0;
-        rise();  // the result is taken at this edge
+        rise(top_);  // the result is taken at this edge
         if (cycles != beats) throw wrong_timing(length, std::to_string(cycles) + " cycles");
         return verdict;
       }
       if (top_.s_frame_tvalid_i && top_.s_frame_tready_o) offset += lanes;
-      rise();
+      rise(top_);
     }
     throw wrong_timing(length, "more cycles");
   }
@@ -59,16 +58,6 @@ class RtlIcrcEngine final : public packet::IcrcEngine {
                             " bytes per cycle) answered a " + std::to_string(length) +
                             "-byte frame after " + took + ", not the " + std::to_string(beats) +
                             " the ICRC stage charges");
-  }
-
-  void cycle() {
-    top_.clk_i = 0;
-    top_.eval();
-    rise();
-  }
-  void rise() {
-    top_.clk_i = 1;
-    top_.eval();
   }
 
   Top top_;

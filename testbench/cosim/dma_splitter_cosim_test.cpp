@@ -19,7 +19,9 @@
 
 #include "Vdma_splitter.h"
 #include "Vdma_splitter_fault.h"
+#include "cosim/stalls.hpp"
 #include "dma/request_splitter.hpp"
+#include "rtl_bridge/clocking.hpp"
 
 namespace rnicsim::cosim {
 namespace {
@@ -56,11 +58,6 @@ std::vector<TlpOut> model_tlps(const Request& r, const Sizes& sizes) {
   return tlps;
 }
 
-struct Stalls {
-  double source_idle = 0;
-  double sink_busy = 0;
-};
-
 // What the RTL gave: every TLP in order, with the cycle it left in, and the
 // cycle each request was taken in.
 struct RtlRun {
@@ -75,21 +72,11 @@ RtlRun run_rtl(const std::vector<Request>& requests, const Sizes& sizes, std::ui
                Stalls stalls, std::size_t expected_tlps) {
   Top top;
   std::mt19937_64 rng(seed);
-  const auto chance = [&rng](double p) {
-    return p > 0 && std::uniform_real_distribution<double>(0, 1)(rng) < p;
-  };
   top.cfg_mps_bytes_i = static_cast<std::uint16_t>(sizes.mps);
   top.cfg_mrrs_bytes_i = static_cast<std::uint16_t>(sizes.mrrs);
-  top.rst_ni = 0;
   top.s_req_valid_i = 0;
   top.m_tlp_ready_i = 0;
-  for (int i = 0; i < 2; ++i) {
-    top.clk_i = 0;
-    top.eval();
-    top.clk_i = 1;
-    top.eval();
-  }
-  top.rst_ni = 1;
+  rtl_bridge::reset(top, 2);
 
   RtlRun run;
   std::size_t next = 0;
@@ -101,17 +88,17 @@ RtlRun run_rtl(const std::vector<Request>& requests, const Sizes& sizes, std::ui
                     << " TLPs after " << cycle << " cycles";
       break;
     }
-    const bool offer = next < requests.size() && !chance(stalls.source_idle);
+    const bool offer = next < requests.size() && !chance(rng, stalls.source_idle);
     // Idle cycles carry random requests, which the RTL must not take.
     const Request noise{(rng() & 1) != 0, rng(), static_cast<std::uint32_t>(rng()),
-                       static_cast<std::uint32_t>(rng() & 0xFFFF)};
+                        static_cast<std::uint32_t>(rng() & 0xFFFF)};
     const Request& r = offer ? requests[next] : noise;
     top.s_req_valid_i = offer;
     top.s_req_write_i = r.write;
     top.s_req_address_i = r.address;
     top.s_req_length_i = r.length;
     top.s_req_max_tlps_i = static_cast<std::uint16_t>(r.max_tlps);
-    top.m_tlp_ready_i = !chance(stalls.sink_busy);
+    top.m_tlp_ready_i = !chance(rng, stalls.sink_busy);
     top.clk_i = 0;
     top.eval();
     if (top.m_tlp_valid_o && top.m_tlp_ready_i) {
@@ -123,8 +110,7 @@ RtlRun run_rtl(const std::vector<Request>& requests, const Sizes& sizes, std::ui
       run.request_cycles.push_back(cycle);
       ++next;
     }
-    top.clk_i = 1;
-    top.eval();
+    rtl_bridge::rise(top);
     if (done) break;
   }
   top.final();

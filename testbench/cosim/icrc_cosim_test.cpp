@@ -35,6 +35,7 @@
 #include "Vicrc_w8_fault.h"
 #include "common/clock_domain.hpp"
 #include "common/stage_timing.hpp"
+#include "cosim/stalls.hpp"
 #include "own_frames.hpp"
 #include "packet/frame.hpp"
 #include "packet/headers.hpp"
@@ -94,13 +95,6 @@ struct RtlOutcome {
   std::uint64_t result_cycle = 0;
 };
 
-// Probabilities, per cycle, that the source holds its next beat back and
-// that the sink refuses the result.
-struct Stalls {
-  double source_idle = 0;
-  double sink_busy = 0;
-};
-
 // Drives a verilated icrc engine: frames in as beats of kDataBytes, results
 // out, one cycle per loop turn (inputs set, settle at clock low, handshakes
 // read, rising edge).
@@ -138,7 +132,7 @@ class IcrcRtlDriver {
                       << " results after " << cycle_ << " cycles";
         break;
       }
-      const bool offer = frame < frames.size() && !chance(stalls_.source_idle);
+      const bool offer = frame < frames.size() && !chance(rng_, stalls_.source_idle);
       std::size_t lanes = 0;
       if (offer) {
         const Bytes& bytes = frames[frame].bytes;
@@ -153,7 +147,7 @@ class IcrcRtlDriver {
         top_.s_frame_tlast_i = rng_() & 1;
         top_.s_frame_tvalid_i = 0;
       }
-      top_.m_result_ready_i = !chance(stalls_.sink_busy);
+      top_.m_result_ready_i = !chance(rng_, stalls_.sink_busy);
       top_.clk_i = 0;
       top_.eval();
       dump();
@@ -183,8 +177,6 @@ class IcrcRtlDriver {
   }
 
  private:
-  bool chance(double p) { return p > 0 && std::uniform_real_distribution<double>(0, 1)(rng_) < p; }
-
   void reset() {
     top_.rst_ni = 0;
     top_.s_frame_tvalid_i = 0;
