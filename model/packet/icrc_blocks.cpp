@@ -126,8 +126,7 @@ IcrcBlockConfig icrc_block_config(const config::Section& icrc) {
   IcrcBlockConfig c;
   c.impl = parse_block_impl(icrc.text("impl"));
   c.bytes_per_cycle = icrc.integer("bytes_per_cycle");
-  c.timing = StageTiming::clocked(clock, icrc.integer("latency_cycles"),
-                                  icrc.integer("bytes_per_cycle"), 1);
+  c.timing = StageTiming::clocked(clock, icrc.integer("latency_cycles"), c.bytes_per_cycle, 1);
   return c;
 }
 
