@@ -4,6 +4,7 @@
 #include "dma/dma_config.hpp"
 #include "mtt/mtt_config.hpp"
 #include "rtl_bridge/icrc_rtl.hpp"
+#include "rtl_bridge/roce_parser_rtl.hpp"
 
 namespace rnicsim {
 
@@ -50,7 +51,9 @@ Nic::Nic(const sc_core::sc_module_name& name, const NicConfig& config)
       icrc_rx("icrc_rx", config.icrc.timing,
               rtl_bridge::make_icrc_engine(config.icrc.impl, config.icrc.bytes_per_cycle)),
       icrc2parser("icrc2parser", config.queue_items),
-      parser("parser", config.packet.parser),
+      parser("parser", config.packet.parser,
+             rtl_bridge::make_parser_engine(config.packet.parser_impl,
+                                            config.packet.parser_bytes_per_cycle)),
       received("received", config.queue_items),
       transport(config.transport, config.address),
       commands("commands", transport, dma_engine.attach("commands", 2), translation),

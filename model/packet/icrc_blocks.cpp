@@ -9,6 +9,7 @@
 #include "common/clock_domain.hpp"
 #include "packet/frame.hpp"
 #include "packet/icrc.hpp"
+#include "packet/rtl_stream_timing.hpp"
 
 namespace rnicsim::packet {
 
@@ -75,32 +76,6 @@ void IcrcChecker::serve(Transfer& frame, Emitter& emitter) {
   emitter.emit(std::move(frame));
 }
 
-namespace {
-
-// With the RTL twin in place the stage's timing is the RTL's: it is verilated
-// at the widths rtl/CMakeLists.txt lists and answers the cycle after a
-// frame's last beat (rtl/icrc/README.md).
-std::optional<config::Violation> rtl_timing_violation(const config::Json& doc) {
-  if (config::at_path(doc, "icrc.impl").get<std::string>() != "rtl") return std::nullopt;
-  const std::uint64_t width = config::integer_at(doc, "icrc.bytes_per_cycle");
-  if (width != 8 && width != 64) {
-    return config::Violation{"icrc.bytes_per_cycle",
-                             "must be 8 or 64 with icrc.impl rtl, the widths rtl/icrc is "
-                             "verilated at (got " +
-                                 std::to_string(width) + ")"};
-  }
-  const std::uint64_t latency = config::integer_at(doc, "icrc.latency_cycles");
-  if (latency != 0) {
-    return config::Violation{"icrc.latency_cycles",
-                             "must be 0 with icrc.impl rtl: the RTL gives its result the cycle "
-                             "after a frame's last beat (got " +
-                                 std::to_string(latency) + ")"};
-  }
-  return std::nullopt;
-}
-
-}  // namespace
-
 void declare_icrc_keys(config::Schema& schema) {
   using config::integer_key;
   schema.add(config::string_key("icrc.impl", "model",
@@ -117,8 +92,8 @@ void declare_icrc_keys(config::Schema& schema) {
                          "ICRC pipeline latency after a frame's last beat (final CRC reduction)")
                  .at_least(0)
                  .at_most(1000000));
-  schema.add_check({"icrc.impl", "icrc.bytes_per_cycle", "icrc.latency_cycles"},
-                   [](const config::Json& doc) { return rtl_timing_violation(doc); });
+  add_rtl_stream_timing_check(
+      schema, {"icrc.impl", "icrc.bytes_per_cycle", "icrc.latency_cycles", "rtl/icrc"});
 }
 
 IcrcBlockConfig icrc_block_config(const config::Section& icrc) {

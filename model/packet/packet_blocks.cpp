@@ -6,6 +6,7 @@
 
 #include "common/clock_domain.hpp"
 #include "packet/icrc_blocks.hpp"
+#include "packet/rtl_stream_timing.hpp"
 
 namespace rnicsim::packet {
 
@@ -55,8 +56,25 @@ void PacketBuilder::serve(TransmitRequest& request, Emitter& emitter) {
   }
 }
 
-PacketParser::PacketParser(const sc_core::sc_module_name& name, const StageTiming& timing)
-    : Stage<Transfer, ReceivedPacket>(name, timing, Occupancy::kInput, StageProcess::kMethod) {}
+namespace {
+
+class ModelParserEngine final : public ParserEngine {
+ public:
+  ParseResult parse(const std::uint8_t* frame, std::size_t length) override {
+    return parse_frame(frame, length, IcrcHandling::kSkip);
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<ParserEngine> make_model_parser_engine() {
+  return std::make_unique<ModelParserEngine>();
+}
+
+PacketParser::PacketParser(const sc_core::sc_module_name& name, const StageTiming& timing,
+                           std::unique_ptr<ParserEngine> engine)
+    : Stage<Transfer, ReceivedPacket>(name, timing, Occupancy::kInput, StageProcess::kMethod),
+      engine_(std::move(engine)) {}
 
 std::uint64_t PacketParser::rejected_total() const {
   return std::accumulate(rejected_.begin(), rejected_.end(), std::uint64_t{0});
@@ -64,7 +82,7 @@ std::uint64_t PacketParser::rejected_total() const {
 
 void PacketParser::serve(Transfer& frame, Emitter& emitter) {
   const SharedBytes& bytes = frame.bytes();
-  ParseResult parsed = parse_frame(bytes->data(), bytes->size(), IcrcHandling::kSkip);
+  ParseResult parsed = engine_->parse(bytes->data(), bytes->size());
   if (!parsed.ok()) {
     ++rejected_[static_cast<std::size_t>(*parsed.error)];
     return;
@@ -78,8 +96,9 @@ void declare_packet_keys(config::Schema& schema) {
                                 "implementation of the packet builder: model (C++)")
                  .one_of({"model"}));
   schema.add(config::string_key("packet.parser_impl", "model",
-                                "implementation of the packet parser: model (C++)")
-                 .one_of({"model"}));
+                                "implementation of the packet parser: model (C++) or rtl (the "
+                                "verilated rtl/roce_parser)")
+                 .one_of({"model", "rtl"}));
   schema.add(config::number_key("packet.clock_mhz", 250, "MHz",
                                 "clock of the packet builder and parser")
                  .at_least(1)
@@ -101,6 +120,9 @@ void declare_packet_keys(config::Schema& schema) {
                          "receive ICRC block's)")
                  .at_least(0)
                  .at_most(1000000));
+  add_rtl_stream_timing_check(schema,
+                              {"packet.parser_impl", "packet.parser_bytes_per_cycle",
+                               "packet.parser_latency_cycles", "rtl/roce_parser"});
   declare_icrc_keys(schema);
 }
 
@@ -113,8 +135,9 @@ PacketBlockConfig packet_block_config(const config::Section& packet) {
   c.builder = StageTiming::clocked(clock, integer("builder_latency_cycles"),
                                    integer("builder_bytes_per_cycle"), 1);
   c.parser_impl = impl("parser_impl");
+  c.parser_bytes_per_cycle = integer("parser_bytes_per_cycle");
   c.parser = StageTiming::clocked(clock, integer("parser_latency_cycles"),
-                                  integer("parser_bytes_per_cycle"), 1);
+                                  c.parser_bytes_per_cycle, 1);
   return c;
 }
 

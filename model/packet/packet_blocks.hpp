@@ -26,6 +26,7 @@
 #include "config/config.hpp"
 #include "config/run_config.hpp"
 #include "packet/frame.hpp"
+#include "packet/parser_engine.hpp"
 #include "packet/segmentation.hpp"
 
 namespace rnicsim::packet {
@@ -78,6 +79,7 @@ struct PacketBlockConfig {
   BlockImpl builder_impl = BlockImpl::kModel;
   StageTiming builder;
   BlockImpl parser_impl = BlockImpl::kModel;
+  std::uint64_t parser_bytes_per_cycle = 0;
   StageTiming parser;
 };
 
@@ -102,7 +104,8 @@ class PacketParser : public Stage<Transfer, ReceivedPacket> {
  public:
   using RejectCounts = std::array<std::uint64_t, kParseErrorCount>;  // indexed by ParseError
 
-  PacketParser(const sc_core::sc_module_name& name, const StageTiming& timing);
+  PacketParser(const sc_core::sc_module_name& name, const StageTiming& timing,
+               std::unique_ptr<ParserEngine> engine = make_model_parser_engine());
 
   const RejectCounts& rejected() const { return rejected_; }
   std::uint64_t rejected_total() const;
@@ -111,6 +114,7 @@ class PacketParser : public Stage<Transfer, ReceivedPacket> {
   void serve(Transfer& frame, Emitter& emitter) override;
 
  private:
+  std::unique_ptr<ParserEngine> engine_;
   RejectCounts rejected_{};
 };
 

@@ -1,14 +1,14 @@
 #include "rtl_bridge/icrc_rtl.hpp"
 
-#include <algorithm>
 #include <cstdint>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
 #include "Vicrc_w64.h"
 #include "Vicrc_w8.h"
 #include "rtl_bridge/clocking.hpp"
-#include "rtl_bridge/verilated_ports.hpp"
+#include "rtl_bridge/frame_stream.hpp"
 
 namespace rnicsim::rtl_bridge {
 
@@ -28,27 +28,16 @@ class RtlIcrcEngine final : public packet::IcrcEngine {
   packet::IcrcVerdict examine(const std::uint8_t* frame, std::size_t length) override {
     if (length == 0) throw std::invalid_argument("rtl/icrc: an empty frame has no beat to send");
     const std::uint64_t beats = (length + kDataBytes - 1) / kDataBytes;
-    std::size_t offset = 0;
-    for (std::uint64_t cycles = 0; cycles <= beats; ++cycles) {
-      const std::size_t lanes = std::min(kDataBytes, length - offset);
-      top_.s_frame_tvalid_i = offset < length;
-      set_bytes(top_.s_frame_tdata_i, frame + offset, lanes);
-      set_low_ones(top_.s_frame_tkeep_i, lanes);
-      top_.s_frame_tlast_i = offset + lanes == length;
-      top_.clk_i = 0;
-      top_.eval();
-      if (top_.m_result_valid_o) {
-        const packet::IcrcVerdict verdict{top_.m_result_roce_o != 0, top_.m_result_icrc_o,
-                                          top_.m_result_match_o != 0};
-        top_.s_frame_tvalid_i = 0;
-        rise(top_);  // the result is taken at this edge
-        if (cycles != beats) throw wrong_timing(length, std::to_string(cycles) + " cycles");
-        return verdict;
-      }
-      if (top_.s_frame_tvalid_i && top_.s_frame_tready_o) offset += lanes;
-      rise(top_);
-    }
-    throw wrong_timing(length, "more cycles");
+    packet::IcrcVerdict verdict;
+    const std::optional<std::uint64_t> cycle =
+        clock_frame_through<kDataBytes>(top_, frame, length, beats, [&verdict](Top& top) {
+          if (!top.m_result_valid_o) return false;
+          verdict = {top.m_result_roce_o != 0, top.m_result_icrc_o, top.m_result_match_o != 0};
+          return true;
+        });
+    if (!cycle) throw wrong_timing(length, "more cycles");
+    if (*cycle != beats) throw wrong_timing(length, std::to_string(*cycle) + " cycles");
+    return verdict;
   }
 
  private:

@@ -1,0 +1,45 @@
+#pragma once
+// Clocking one frame through a verilated frame-stream block (rtl/icrc,
+// rtl/roce_parser): its s_frame_* stream takes the frame kDataBytes per
+// beat, and the block answers on an output port some cycles later.
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+
+#include "rtl_bridge/clocking.hpp"
+#include "rtl_bridge/verilated_ports.hpp"
+
+namespace rnicsim::rtl_bridge {
+
+// Offers the frame one beat per cycle and, each cycle at clock low, asks
+// `take_answer(top)` whether the block's answer is valid (it reads it then,
+// and the rising edge that ends that cycle takes it: the answer port's ready
+// must be held high). Returns the cycle the answer came in, counted from 0
+// for the cycle of the first beat; nullopt when none came within
+// `max_cycles`. `length` must be at least 1.
+template <std::size_t kDataBytes, typename Top, typename TakeAnswer>
+std::optional<std::uint64_t> clock_frame_through(Top& top, const std::uint8_t* frame,
+                                                 std::size_t length, std::uint64_t max_cycles,
+                                                 TakeAnswer&& take_answer) {
+  std::size_t offset = 0;
+  for (std::uint64_t cycle = 0; cycle <= max_cycles; ++cycle) {
+    const std::size_t lanes = std::min(kDataBytes, length - offset);
+    top.s_frame_tvalid_i = offset < length;
+    set_bytes(top.s_frame_tdata_i, frame + offset, lanes);
+    set_low_ones(top.s_frame_tkeep_i, lanes);
+    top.s_frame_tlast_i = offset + lanes == length;
+    top.clk_i = 0;
+    top.eval();
+    if (take_answer(top)) {
+      top.s_frame_tvalid_i = 0;
+      rise(top);
+      return cycle;
+    }
+    if (top.s_frame_tvalid_i && top.s_frame_tready_o) offset += lanes;
+    rise(top);
+  }
+  return std::nullopt;
+}
+
+}  // namespace rnicsim::rtl_bridge

@@ -1,0 +1,453 @@
+`resetall
+`timescale 1ns / 1ps
+`default_nettype none
+
+// RoCEv2 receive parser: the RTL twin of the model's PacketParser
+// (parse_frame with the ICRC left to the ICRC block, model/packet/frame.cpp).
+//
+// Takes an Ethernet frame (destination MAC first, no FCS) DATA_BYTES per
+// beat and gives one descriptor per frame (roce_parser_pkg::descriptor_t,
+// generated from descriptor.fields), the cycle after its last beat: the
+// Ethernet/802.1Q, IPv4 or IPv6, UDP, BTH and extended-header fields, where
+// the payload lies in the frame, and either `ok` or the model's ParseError
+// code of the first check that fails, in the model's order.
+//
+// Every header field lies within the first 128 bytes (18 Ethernet + 60 IPv4
+// + 8 UDP + 12 BTH + 28 AtomicETH = 126), so the parser keeps those bytes as
+// they pass and decides at the last beat, when the frame's length is known
+// (the IP lengths are checked against it). Later beats are only counted.
+//
+// Throughput: one beat per cycle, frames back to back. tkeep must be all ones
+// except on a frame's last beat, where it is contiguous from lane 0.
+module roce_parser #(
+    parameter int DATA_BYTES = 8,
+    // Test only: 1 skips the IPv4 header checksum check, for the scoreboard
+    // to catch.
+    parameter int TEST_FAULT = 0
+) (
+    input wire clk_i,
+    input wire rst_ni,
+
+    input  wire [8*DATA_BYTES-1:0] s_frame_tdata_i,
+    input  wire [  DATA_BYTES-1:0] s_frame_tkeep_i,
+    input  wire                    s_frame_tlast_i,
+    input  wire                    s_frame_tvalid_i,
+    output logic                   s_frame_tready_o,
+
+    output logic                                      m_desc_valid_o,
+    input  wire                                       m_desc_ready_i,
+    output logic [roce_parser_pkg::DescriptorBits-1:0] m_desc_o
+);
+
+  if (DATA_BYTES < 8 || DATA_BYTES > 128 || (DATA_BYTES & (DATA_BYTES - 1)) != 0)
+  begin : g_bad_data_bytes
+    $error("roce_parser: DATA_BYTES must be a power of two from 8 to 128");
+  end
+  if (TEST_FAULT != 0 && TEST_FAULT != 1) begin : g_bad_test_fault
+    $error("roce_parser: TEST_FAULT must be 0 or 1");
+  end
+
+  localparam int WindowBytes = 128;
+  localparam int WindowW = 8 * WindowBytes;
+  // Byte positions within a frame. Frames longer than PosMax saturate the
+  // count; every length a header can state is far below it.
+  localparam int PosW = 18;
+  localparam logic [PosW-1:0] PosMax = {PosW{1'b1}};
+  localparam logic [PosW-1:0] Beat = PosW'(DATA_BYTES);
+  localparam int CountW = $clog2(DATA_BYTES + 1);
+
+  localparam logic [15:0] EtherTypeIpv4 = 16'h0800;
+  localparam logic [15:0] EtherTypeIpv6 = 16'h86DD;
+  localparam logic [15:0] EtherTypeVlan = 16'h8100;
+  localparam logic [7:0] IpProtocolUdp = 8'd17;
+  localparam logic [15:0] RoceV2UdpPort = 16'd4791;
+
+  // The model's ParseError values (model/packet/frame.hpp); the scoreboard
+  // compares them as numbers.
+  localparam logic [3:0] ErrTruncatedEthernet = 4'd0;
+  localparam logic [3:0] ErrUnsupportedEtherType = 4'd1;
+  localparam logic [3:0] ErrIpVersion = 4'd2;
+  localparam logic [3:0] ErrIpv4Checksum = 4'd3;
+  localparam logic [3:0] ErrIpLength = 4'd4;
+  localparam logic [3:0] ErrIpv4Fragment = 4'd5;
+  localparam logic [3:0] ErrNotUdp = 4'd6;
+  localparam logic [3:0] ErrUdpPort = 4'd7;
+  localparam logic [3:0] ErrUdpLength = 4'd8;
+  localparam logic [3:0] ErrBthVersion = 4'd9;
+  localparam logic [3:0] ErrUnsupportedOpcode = 4'd10;
+  localparam logic [3:0] ErrHeaderLength = 4'd11;
+  localparam logic [3:0] ErrPad = 4'd12;
+  localparam logic [3:0] ErrPayloadLength = 4'd13;
+
+  // Payload rules (model/packet/opcodes.hpp PayloadRule).
+  localparam logic [1:0] PayloadNone = 2'd0;
+  localparam logic [1:0] PayloadExactlyPmtu = 2'd1;
+  localparam logic [1:0] PayloadOneToPmtu = 2'd2;
+  localparam logic [1:0] PayloadZeroToPmtu = 2'd3;
+  localparam logic [15:0] MaxPmtu = 16'd4096;
+
+  // Big-endian fields of a byte window; `at` is always a constant.
+  function automatic logic [7:0] get8(input logic [WindowW-1:0] w, input int at);
+    get8 = w[8*at+:8];
+  endfunction
+  function automatic logic [15:0] get16(input logic [WindowW-1:0] w, input int at);
+    get16 = {w[8*at+:8], w[8*(at+1)+:8]};
+  endfunction
+  function automatic logic [23:0] get24(input logic [WindowW-1:0] w, input int at);
+    get24 = {get16(w, at), w[8*(at+2)+:8]};
+  endfunction
+  function automatic logic [31:0] get32(input logic [WindowW-1:0] w, input int at);
+    get32 = {get16(w, at), get16(w, at + 2)};
+  endfunction
+  function automatic logic [63:0] get64(input logic [WindowW-1:0] w, input int at);
+    get64 = {get32(w, at), get32(w, at + 4)};
+  endfunction
+
+  logic [PosW-1:0] beat_pos_q;  // position of lane 0
+  logic frame_long_q;  // the frame has passed PosMax - 2 x DATA_BYTES bytes
+  logic [WindowW-1:0] window_q;  // the frame's first bytes, zero until they pass
+  // The descriptor being worked out, a variable of take_beat alone. Declared
+  // here because yosys 0.23 cannot name a struct field of a variable declared
+  // inside a block; hence the BLKSEQ waiver below.
+  roce_parser_pkg::descriptor_t d;
+
+  assign s_frame_tready_o = !m_desc_valid_o || m_desc_ready_i;
+
+  // Everything happens at the clock edge that takes a beat; on a last beat
+  // the whole decision. (In the clocked block rather than an always_comb so
+  // that a simulator works it out once per frame, not on every input change.)
+  /* verilator lint_off BLKSEQ */
+  always_ff @(posedge clk_i) begin : take_beat
+    logic [WindowW-1:0] window, ip_window, udp_window, ext_window;
+    logic [8*DATA_BYTES-1:0] kept;
+    logic [CountW-1:0] beat_bytes;
+    logic [PosW-1:0] frame_bytes, ip_offset, ip_available, ip_header_bytes, ip_payload_bytes;
+    logic [PosW-1:0] udp_length, data_bytes, ext_bytes, pad;
+    logic [3:0] ip_words;
+    logic [20:0] checksum_sum;
+    logic [1:0] rule;
+    logic [4:0] imm_at;
+    logic known, failed, exact_pmtu;
+    logic [3:0] error;
+
+    if (!rst_ni) begin
+      m_desc_valid_o <= 1'b0;
+      m_desc_o <= '0;
+    end else begin
+      if (m_desc_ready_i) m_desc_valid_o <= 1'b0;
+      if (s_frame_tvalid_i && s_frame_tready_o) begin
+        window = window_q;
+        if (beat_pos_q < PosW'(WindowBytes)) begin
+          for (int i = 0; i < DATA_BYTES; i++)
+            kept[8*i+:8] = s_frame_tkeep_i[i] ? s_frame_tdata_i[8*i+:8] : 8'h00;
+          window[{beat_pos_q[6:0], 3'd0}+:8*DATA_BYTES] = kept;
+        end
+
+        if (!s_frame_tlast_i) begin
+          window_q <= window;
+          // Stop short enough that no lane's position wraps.
+          if (beat_pos_q > PosMax - 2 * Beat) frame_long_q <= 1'b1;
+          else beat_pos_q <= beat_pos_q + Beat;
+        end else begin
+          beat_bytes = '0;
+          for (int i = 0; i < DATA_BYTES; i++)
+            beat_bytes = beat_bytes + CountW'(s_frame_tkeep_i[i]);
+          frame_bytes = frame_long_q ? PosMax
+                                     : beat_pos_q + {{(PosW - CountW) {1'b0}}, beat_bytes};
+
+          d = '0;
+          failed = 1'b0;
+          error = '0;
+
+          // Ethernet and its optional 802.1Q tag.
+          d.eth_destination = {get32(window, 0), get16(window, 4)};
+          d.eth_source = {get32(window, 6), get16(window, 10)};
+          d.vlan_present = get16(window, 12) == EtherTypeVlan;
+          d.vlan_tci = d.vlan_present ? get16(window, 14) : 16'd0;
+          d.ether_type = d.vlan_present ? get16(window, 16) : get16(window, 12);
+          ip_offset = d.vlan_present ? PosW'(18) : PosW'(14);
+          if (frame_bytes < ip_offset) begin
+            failed = 1'b1;
+            error = ErrTruncatedEthernet;
+          end
+          d.ipv6 = d.ether_type == EtherTypeIpv6;
+          if (!failed && !d.ipv6 && d.ether_type != EtherTypeIpv4) begin
+            failed = 1'b1;
+            error = ErrUnsupportedEtherType;
+          end
+
+          // IP.
+          ip_window = d.vlan_present ? window >> (8 * 18) : window >> (8 * 14);
+          ip_available = frame_bytes - ip_offset;
+          if (!failed && ip_available == 0) begin
+            failed = 1'b1;
+            error = ErrIpLength;
+          end
+          if (!failed && get8(ip_window, 0) >> 4 != (d.ipv6 ? 8'd6 : 8'd4)) begin
+            failed = 1'b1;
+            error = ErrIpVersion;
+          end
+          ip_words = d.ipv6 ? 4'd10 : ip_window[3:0];
+          ip_header_bytes = {{(PosW - 6) {1'b0}}, ip_words, 2'b00};
+          if (d.ipv6) begin
+            // Version(4) traffic class(8) flow label(20) in the first word.
+            d.ipv6_traffic_class = {ip_window[3:0], ip_window[15:12]};
+            d.ipv6_flow_label = {ip_window[11:8], get16(ip_window, 2)};
+            d.ipv6_payload_length = get16(ip_window, 4);
+            d.ipv6_next_header = get8(ip_window, 6);
+            d.ipv6_hop_limit = get8(ip_window, 7);
+            d.ip_source_high = get64(ip_window, 8);
+            d.ip_source_low = get64(ip_window, 16);
+            d.ip_destination_high = get64(ip_window, 24);
+            d.ip_destination_low = get64(ip_window, 32);
+            if (!failed && (ip_available < ip_header_bytes ||
+                {2'b00, d.ipv6_payload_length} > ip_available - ip_header_bytes)) begin
+              failed = 1'b1;
+              error = ErrIpLength;
+            end
+            ip_payload_bytes = {2'b00, d.ipv6_payload_length};
+          end else begin
+            d.ipv4_tos = get8(ip_window, 1);
+            d.ipv4_total_length = get16(ip_window, 2);
+            d.ipv4_identification = get16(ip_window, 4);
+            d.ipv4_flags_fragment = get16(ip_window, 6);
+            d.ipv4_ttl = get8(ip_window, 8);
+            d.ipv4_protocol = get8(ip_window, 9);
+            d.ipv4_checksum = get16(ip_window, 10);
+            d.ip_source_low = {32'd0, get32(ip_window, 12)};
+            d.ip_destination_low = {32'd0, get32(ip_window, 16)};
+            if (!failed && (ip_words < 4'd5 || ip_available < ip_header_bytes)) begin
+              failed = 1'b1;
+              error = ErrIpLength;
+            end
+            // RFC 1071: the header's 16-bit words, the checksum included,
+            // sum to 0xFFFF in one's complement. 30 words fit in 21 bits;
+            // two folds bring the sum back to 16.
+            checksum_sum = '0;
+            for (int k = 0; k < 30; k++)
+              if (5'(k) < {ip_words, 1'b0}) checksum_sum = checksum_sum + 21'(get16(ip_window, 2 * k));
+            checksum_sum = {5'd0, checksum_sum[15:0]} + {16'd0, checksum_sum[20:16]};
+            checksum_sum = {5'd0, checksum_sum[15:0]} + {16'd0, checksum_sum[20:16]};
+            if (!failed && TEST_FAULT != 1 && checksum_sum != 21'hFFFF) begin
+              failed = 1'b1;
+              error = ErrIpv4Checksum;
+            end
+            if (!failed && ({2'b00, d.ipv4_total_length} < ip_header_bytes ||
+                            {2'b00, d.ipv4_total_length} > ip_available)) begin
+              failed = 1'b1;
+              error = ErrIpLength;
+            end
+            // More-fragments flag or a fragment offset.
+            if (!failed && (d.ipv4_flags_fragment & 16'h3FFF) != 0) begin
+              failed = 1'b1;
+              error = ErrIpv4Fragment;
+            end
+            ip_payload_bytes = {2'b00, d.ipv4_total_length} - ip_header_bytes;
+          end
+          if (!failed && (d.ipv6 ? d.ipv6_next_header : d.ipv4_protocol) != IpProtocolUdp) begin
+            failed = 1'b1;
+            error = ErrNotUdp;
+          end
+
+          // UDP, at a multiple of 4 bytes after the IP header's start.
+          udp_window = ip_window >> {ip_words, 5'd0};
+          d.udp_source_port = get16(udp_window, 0);
+          d.udp_destination_port = get16(udp_window, 2);
+          d.udp_length = get16(udp_window, 4);
+          d.udp_checksum = get16(udp_window, 6);
+          udp_length = {2'b00, d.udp_length};
+          if (!failed && ip_payload_bytes < PosW'(8)) begin
+            failed = 1'b1;
+            error = ErrUdpLength;
+          end
+          if (!failed && d.udp_destination_port != RoceV2UdpPort) begin
+            failed = 1'b1;
+            error = ErrUdpPort;
+          end
+          // UDP header, BTH and ICRC at least.
+          if (!failed && (udp_length != ip_payload_bytes || udp_length < PosW'(24))) begin
+            failed = 1'b1;
+            error = ErrUdpLength;
+          end
+
+          // BTH.
+          d.bth_opcode = get8(udp_window, 8);
+          d.bth_solicited_event = udp_window[8*9+7];
+          d.bth_mig_req = udp_window[8*9+6];
+          d.bth_pad_count = udp_window[8*9+4+:2];
+          d.bth_tver = udp_window[8*9+:4];
+          d.bth_pkey = get16(udp_window, 10);
+          d.bth_fecn = udp_window[8*12+7];
+          d.bth_becn = udp_window[8*12+6];
+          d.bth_resv6a = udp_window[8*12+:6];
+          d.bth_dest_qp = get24(udp_window, 13);
+          d.bth_ack_req = udp_window[8*16+7];
+          d.bth_resv7 = udp_window[8*16+:7];
+          d.bth_psn = get24(udp_window, 17);
+          if (!failed && d.bth_tver != 0) begin
+            failed = 1'b1;
+            error = ErrBthVersion;
+          end
+
+          // The opcode table (model/packet/opcodes.cpp): which extended
+          // headers follow the BTH, their bytes, and the payload rule. UC
+          // 0x20-0x2B repeats RC 0x00-0x0B.
+          known = 1'b1;
+          ext_bytes = '0;
+          rule = PayloadNone;
+          imm_at = 5'd0;
+          if (d.bth_opcode[7:5] == 3'b000 || (d.bth_opcode[7:5] == 3'b001 &&
+                                               d.bth_opcode[4:0] <= 5'h0B)) begin
+            case (d.bth_opcode[4:0])
+              5'h00, 5'h01, 5'h07, 5'h0E: rule = PayloadExactlyPmtu;
+              5'h02, 5'h08: rule = PayloadOneToPmtu;
+              5'h03, 5'h09: begin
+                d.has_imm_dt = 1'b1;
+                rule = PayloadOneToPmtu;
+              end
+              5'h04: rule = PayloadZeroToPmtu;
+              5'h05: begin
+                d.has_imm_dt = 1'b1;
+                rule = PayloadZeroToPmtu;
+              end
+              5'h06: begin
+                d.has_reth = 1'b1;
+                rule = PayloadExactlyPmtu;
+              end
+              5'h0A: begin
+                d.has_reth = 1'b1;
+                rule = PayloadZeroToPmtu;
+              end
+              5'h0B: begin
+                d.has_reth = 1'b1;
+                d.has_imm_dt = 1'b1;
+                imm_at = 5'd16;
+                rule = PayloadZeroToPmtu;
+              end
+              5'h0C: d.has_reth = 1'b1;
+              5'h0D: begin
+                d.has_aeth = 1'b1;
+                rule = PayloadExactlyPmtu;
+              end
+              5'h0F: begin
+                d.has_aeth = 1'b1;
+                rule = PayloadOneToPmtu;
+              end
+              5'h10: begin
+                d.has_aeth = 1'b1;
+                rule = PayloadZeroToPmtu;
+              end
+              5'h11: d.has_aeth = 1'b1;
+              5'h12: begin
+                d.has_aeth = 1'b1;
+                d.has_atomic_ack_eth = 1'b1;
+              end
+              5'h13, 5'h14: d.has_atomic_eth = 1'b1;
+              5'h16: begin
+                d.has_ieth = 1'b1;
+                rule = PayloadOneToPmtu;
+              end
+              5'h17: begin
+                d.has_ieth = 1'b1;
+                rule = PayloadZeroToPmtu;
+              end
+              default: known = 1'b0;  // 0x15 and 0x18 to 0x1F
+            endcase
+          end else begin
+            case (d.bth_opcode)
+              8'h64: begin
+                d.has_deth = 1'b1;
+                rule = PayloadZeroToPmtu;
+              end
+              8'h65: begin
+                d.has_deth = 1'b1;
+                d.has_imm_dt = 1'b1;
+                imm_at = 5'd8;
+                rule = PayloadZeroToPmtu;
+              end
+              8'h81: ext_bytes = PosW'(16);  // CNP: 16 reserved bytes
+              default: known = 1'b0;
+            endcase
+          end
+          if (!failed && !known) begin
+            failed = 1'b1;
+            error = ErrUnsupportedOpcode;
+          end
+          ext_bytes = ext_bytes + (d.has_reth ? PosW'(16) : '0) + (d.has_aeth ? PosW'(4) : '0) +
+              (d.has_atomic_eth ? PosW'(28) : '0) + (d.has_atomic_ack_eth ? PosW'(8) : '0) +
+              (d.has_imm_dt ? PosW'(4) : '0) + (d.has_ieth ? PosW'(4) : '0) +
+              (d.has_deth ? PosW'(8) : '0);
+
+          // The extended headers: each starts right after the BTH, except
+          // ImmDt after a RETH or DETH and AtomicAckETH after the AETH.
+          ext_window = udp_window >> (8 * 20);
+          if (d.has_reth) begin
+            d.reth_virtual_address = get64(ext_window, 0);
+            d.reth_rkey = get32(ext_window, 8);
+            d.reth_dma_length = get32(ext_window, 12);
+          end
+          if (d.has_aeth) begin
+            d.aeth_syndrome = get8(ext_window, 0);
+            d.aeth_msn = get24(ext_window, 1);
+          end
+          if (d.has_atomic_eth) begin
+            d.atomic_virtual_address = get64(ext_window, 0);
+            d.atomic_rkey = get32(ext_window, 8);
+            d.atomic_swap_add = get64(ext_window, 12);
+            d.atomic_compare = get64(ext_window, 20);
+          end
+          if (d.has_atomic_ack_eth) d.atomic_ack_original_data = get64(ext_window, 4);
+          if (d.has_imm_dt) d.imm_dt = get32(ext_window >> {imm_at, 3'd0}, 0);
+          if (d.has_ieth) d.ieth_rkey = get32(ext_window, 0);
+          if (d.has_deth) begin
+            d.deth_qkey = get32(ext_window, 0);
+            d.deth_source_qp = get24(ext_window, 5);
+          end
+
+          // Lengths: headers, then pad and payload, between the BTH and the
+          // ICRC (UDP header 8 + BTH 12 + ICRC 4 = 24 bytes of the UDP length).
+          if (!failed && udp_length - PosW'(24) < ext_bytes) begin
+            failed = 1'b1;
+            error = ErrHeaderLength;
+          end
+          data_bytes = udp_length - PosW'(24) - ext_bytes;
+          pad = {{(PosW - 2) {1'b0}}, d.bth_pad_count};
+          if (!failed && (pad > data_bytes || (pad != 0 && rule == PayloadNone) ||
+                          data_bytes[1:0] != 2'b00)) begin
+            failed = 1'b1;
+            error = ErrPad;
+          end
+          d.payload_offset = 16'(ip_offset + ip_header_bytes + PosW'(20) + ext_bytes);
+          d.payload_length = 16'(data_bytes - pad);
+          exact_pmtu = d.payload_length == 16'd256 || d.payload_length == 16'd512 ||
+              d.payload_length == 16'd1024 || d.payload_length == 16'd2048 ||
+              d.payload_length == 16'd4096;
+          if (!failed && !(rule == PayloadNone ? d.payload_length == 0 :
+                           rule == PayloadExactlyPmtu ? exact_pmtu :
+                           rule == PayloadOneToPmtu ? d.payload_length != 0 &&
+                                                      d.payload_length <= MaxPmtu :
+                           d.payload_length <= MaxPmtu)) begin
+            failed = 1'b1;
+            error = ErrPayloadLength;
+          end
+
+          d.ok = !failed;
+          d.error = error;
+          m_desc_valid_o <= 1'b1;
+          m_desc_o <= d;
+        end
+      end
+    end
+    // After a reset and after a frame's last beat, the next frame starts
+    // from nothing.
+    if (!rst_ni || (s_frame_tvalid_i && s_frame_tready_o && s_frame_tlast_i)) begin
+      beat_pos_q <= '0;
+      frame_long_q <= 1'b0;
+      window_q <= '0;
+    end
+  end
+  /* verilator lint_on BLKSEQ */
+
+endmodule
+
+`resetall
