@@ -4,10 +4,12 @@
 //   another through the ICRC engine the ICRC blocks use, the model's or the
 //   verilated rtl/icrc (model/rtl_bridge); reports frames and, for the RTL,
 //   clock cycles per wall second.
-// - BM_WriteBwIcrc/<impl>: 4 KB write_bw as write_bw_bench runs it, with the
-//   ICRC blocks' timing set to the RTL's (latency 0) on both sides, so the two
-//   runs simulate exactly the same thing; the slowdown is rtl's time over
-//   model's.
+// - BM_ParserEngine/<impl>/<bytes per cycle>: the same through the parser
+//   engine the packet parser uses, the model's or rtl/roce_parser.
+// - BM_WriteBwSwap/<icrc rtl>/<parser rtl>: 4 KB write_bw as write_bw_bench
+//   runs it, with the ICRC blocks' and the parser's timing set to the RTL's
+//   (latency 0) in every run, so all runs simulate exactly the same thing;
+//   a swap's slowdown is its time over the all-model run's.
 #include <benchmark/benchmark.h>
 
 #include <cstdint>
@@ -24,7 +26,9 @@
 #include "experiments/perf/perf_options.hpp"
 #include "packet/frame.hpp"
 #include "packet/icrc_engine.hpp"
+#include "packet/parser_engine.hpp"
 #include "rtl_bridge/icrc_rtl.hpp"
+#include "rtl_bridge/roce_parser_rtl.hpp"
 
 namespace rnicsim {
 namespace {
@@ -39,24 +43,33 @@ std::vector<std::uint8_t> write_only_frame(std::size_t payload_bytes) {
   return packet::build_frame(p, payload.data(), payload.size());
 }
 
-void BM_IcrcEngine(benchmark::State& state) {
+// One 4 KB frame after another through `run_one(frame, length)`; counts
+// frames and, for an RTL engine, its clock cycles per wall second.
+template <typename RunOne>
+void frames_through(benchmark::State& state, RunOne&& run_one) {
   const std::uint64_t width = static_cast<std::uint64_t>(state.range(1));
-  const std::unique_ptr<packet::IcrcEngine> engine =
-      rtl_bridge::make_icrc_engine(impl_of(state.range(0)), width);
   const std::vector<std::uint8_t> frame = write_only_frame(4096);
   std::uint64_t frames = 0;
   for (auto _ : state) {
-    benchmark::DoNotOptimize(engine->examine(frame.data(), frame.size()));
+    run_one(frame.data(), frame.size());
     ++frames;
   }
   state.counters["frames_per_second"] =
       benchmark::Counter(static_cast<double>(frames), benchmark::Counter::kIsRate);
   if (impl_of(state.range(0)) == BlockImpl::kRtl) {
-    // The beats, then the cycle the result is taken in.
+    // The beats, then the cycle the answer is taken in.
     const double cycles_per_frame = static_cast<double>((frame.size() + width - 1) / width + 1);
     state.counters["rtl_cycles_per_second"] = benchmark::Counter(
         cycles_per_frame * static_cast<double>(frames), benchmark::Counter::kIsRate);
   }
+}
+
+void BM_IcrcEngine(benchmark::State& state) {
+  const std::unique_ptr<packet::IcrcEngine> engine = rtl_bridge::make_icrc_engine(
+      impl_of(state.range(0)), static_cast<std::uint64_t>(state.range(1)));
+  frames_through(state, [&engine](const std::uint8_t* frame, std::size_t length) {
+    benchmark::DoNotOptimize(engine->examine(frame, length));
+  });
 }
 BENCHMARK(BM_IcrcEngine)
     ->ArgNames({"rtl", "bytes_per_cycle"})
@@ -65,15 +78,30 @@ BENCHMARK(BM_IcrcEngine)
     ->Args({1, 64})
     ->Unit(benchmark::kMicrosecond);
 
-void BM_WriteBwIcrc(benchmark::State& state) {
-  const bool rtl = impl_of(state.range(0)) == BlockImpl::kRtl;
+void BM_ParserEngine(benchmark::State& state) {
+  const std::unique_ptr<packet::ParserEngine> engine = rtl_bridge::make_parser_engine(
+      impl_of(state.range(0)), static_cast<std::uint64_t>(state.range(1)));
+  frames_through(state, [&engine](const std::uint8_t* frame, std::size_t length) {
+    benchmark::DoNotOptimize(engine->parse(frame, length));
+  });
+}
+BENCHMARK(BM_ParserEngine)
+    ->ArgNames({"rtl", "bytes_per_cycle"})
+    ->Args({0, 64})
+    ->Args({1, 8})
+    ->Args({1, 64})
+    ->Unit(benchmark::kMicrosecond);
+
+void BM_WriteBwSwap(benchmark::State& state) {
+  const auto impl = [](std::int64_t arg) { return arg == 0 ? "model" : "rtl"; };
   const perf::PerfOptions options =
       perf::parse_perf_options({"write_bw", "-s", "4096", "-n", "20000", "-m", "4096"});
   const std::string preset = std::string(RNICSIM_SOURCE_DIR) + "/configs/cx5_100g.json";
   config::RunConfig run(config::load_config(
       preset,
       {"experiment=perf", "nic.ethernet_mtu_bytes=4200", "icrc.latency_cycles=0",
-       std::string("icrc.impl=") + (rtl ? "rtl" : "model")},
+       "packet.parser_latency_cycles=0", std::string("icrc.impl=") + impl(state.range(0)),
+       std::string("packet.parser_impl=") + impl(state.range(1))},
       rnicsim_schema()));
   require_picosecond_resolution();
   std::ostringstream report;
@@ -86,10 +114,12 @@ void BM_WriteBwIcrc(benchmark::State& state) {
                                               result.speed["wall_seconds"].get<double>();
 }
 // One elaboration per process: scripts/bench runs each with --benchmark_filter.
-BENCHMARK(BM_WriteBwIcrc)
-    ->ArgNames({"rtl"})
-    ->Arg(0)
-    ->Arg(1)
+BENCHMARK(BM_WriteBwSwap)
+    ->ArgNames({"icrc_rtl", "parser_rtl"})
+    ->Args({0, 0})
+    ->Args({1, 0})
+    ->Args({0, 1})
+    ->Args({1, 1})
     ->Iterations(1)
     ->UseManualTime()
     ->Unit(benchmark::kMillisecond);
