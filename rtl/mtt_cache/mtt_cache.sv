@@ -1,0 +1,218 @@
+`resetall
+`timescale 1ns / 1ps
+`default_nettype none
+
+// Translation cache: the RTL twin of the model's TranslationCache with LRU
+// replacement (model/mtt/translation_cache.hpp), the cache MemoryTranslation
+// keeps of MPT entries and MTT page addresses. ENTRIES lines in sets of
+// WAYS, the set of an entry number its low bits (the model's index % sets).
+//
+// Three request streams and two result streams:
+// - lookup: the value cached for an index (hit) or not (miss); each miss
+//   also leaves on the miss stream, the index a walker must fetch;
+// - fill: the model's insert: a present index takes the new value, else the
+//   first invalid way of its set, else the set's least recently used way;
+// - invalidate: drops an index if present.
+// One operation per cycle, invalidate before fill before lookup when several
+// are offered together: the order the operations are taken in is the order
+// of the model's calls. A lookup is taken only when both its response and a
+// possible miss have room. Hits and fills make their way the most recent.
+//
+// LRU: each line holds its rank in its set, 0 the most recent and WAYS - 1
+// the least. Invalid lines keep their rank, as the model's keep their last
+// use: the ranks order a set by last use exactly as the model's timestamps.
+//
+// Timing: a lookup taken in cycle t offers its response (and its miss) in
+// cycle t + 1; a fill or invalidate taken in cycle t is seen by a lookup
+// taken in cycle t + 1.
+module mtt_cache #(
+    parameter int ENTRIES = 64,
+    parameter int WAYS = 4,
+    parameter int INDEX_BITS = 32,
+    parameter int VALUE_BITS = 64,
+    // Test only: 1 evicts way 0 of a full set instead of its LRU way, for the
+    // scoreboard to catch.
+    parameter int TEST_FAULT = 0
+) (
+    input wire clk_i,
+    input wire rst_ni,
+
+    input  wire                  s_lookup_valid_i,
+    output logic                 s_lookup_ready_o,
+    input  wire [INDEX_BITS-1:0] s_lookup_index_i,
+
+    output logic                  m_lookup_valid_o,
+    input  wire                   m_lookup_ready_i,
+    output logic                  m_lookup_hit_o,
+    output logic [VALUE_BITS-1:0] m_lookup_value_o,  // zero on a miss
+
+    output logic                  m_miss_valid_o,
+    input  wire                   m_miss_ready_i,
+    output logic [INDEX_BITS-1:0] m_miss_index_o,
+
+    input  wire                  s_fill_valid_i,
+    output logic                 s_fill_ready_o,
+    input  wire [INDEX_BITS-1:0] s_fill_index_i,
+    input  wire [VALUE_BITS-1:0] s_fill_value_i,
+
+    input  wire                  s_invalidate_valid_i,
+    output logic                 s_invalidate_ready_o,
+    input  wire [INDEX_BITS-1:0] s_invalidate_index_i
+);
+
+  localparam int Sets = WAYS > 0 ? ENTRIES / WAYS : 1;
+  localparam int SetBits = Sets > 1 ? $clog2(Sets) : 0;
+  localparam int SetW = Sets > 1 ? SetBits : 1;  // a signal needs one bit
+  localparam int TagBits = INDEX_BITS - SetBits;
+  localparam int WayW = WAYS > 1 ? $clog2(WAYS) : 1;
+
+  if (ENTRIES < 1 || WAYS < 1 || ENTRIES % WAYS != 0) begin : g_bad_geometry
+    $error("mtt_cache: ENTRIES must be a non-zero multiple of WAYS");
+  end
+  if ((Sets & (Sets - 1)) != 0) begin : g_bad_sets
+    $error("mtt_cache: ENTRIES / WAYS (the sets) must be a power of two");
+  end
+  if (INDEX_BITS < 1 || INDEX_BITS > 64 || TagBits < 1) begin : g_bad_index_bits
+    $error("mtt_cache: INDEX_BITS must be 1 to 64 and wider than the set number");
+  end
+  if (VALUE_BITS < 1) begin : g_bad_value_bits
+    $error("mtt_cache: VALUE_BITS must be at least 1");
+  end
+  if (TEST_FAULT != 0 && TEST_FAULT != 1) begin : g_bad_test_fault
+    $error("mtt_cache: TEST_FAULT must be 0 or 1");
+  end
+
+  // Line l is way l % WAYS of set l / WAYS, as the model lays its lines out.
+  // Packed vectors with constant part-selects, which both tools read alike.
+  logic [ENTRIES-1:0] valid_q;
+  logic [ENTRIES*TagBits-1:0] tag_q;
+  logic [ENTRIES*VALUE_BITS-1:0] value_q;
+  logic [ENTRIES*WayW-1:0] rank_q;
+
+  // The operation taken this cycle, if any.
+  logic do_invalidate, do_fill, do_lookup;
+  logic [INDEX_BITS-1:0] op_index;
+  logic [SetW-1:0] op_set;
+  logic [TagBits-1:0] op_tag;
+
+  // Its set, way by way.
+  logic [ENTRIES-1:0] in_set;  // the lines of op_set
+  logic [WAYS-1:0] way_valid, way_match;
+  logic [WAYS*WayW-1:0] way_rank;
+  logic [WAYS*VALUE_BITS-1:0] way_value;
+
+  logic hit;
+  logic [VALUE_BITS-1:0] hit_value;
+  logic [WayW-1:0] hit_way, first_invalid_way, lru_way, fill_way, touched_way;
+  logic any_invalid, touch;
+  logic [WAYS*WayW-1:0] touched_rank;  // the set's ranks after the touch
+
+  always_comb begin
+    s_invalidate_ready_o = 1'b1;
+    s_fill_ready_o = !s_invalidate_valid_i;
+    s_lookup_ready_o = !s_invalidate_valid_i && !s_fill_valid_i &&
+        (!m_lookup_valid_o || m_lookup_ready_i) && (!m_miss_valid_o || m_miss_ready_i);
+    do_invalidate = s_invalidate_valid_i;
+    do_fill = s_fill_valid_i && s_fill_ready_o;
+    do_lookup = s_lookup_valid_i && s_lookup_ready_o;
+    op_index = s_invalidate_valid_i ? s_invalidate_index_i
+             : s_fill_valid_i ? s_fill_index_i : s_lookup_index_i;
+    op_tag = op_index[INDEX_BITS-1:SetBits];
+  end
+
+  if (Sets > 1) begin : g_set_from_index
+    assign op_set = op_index[SetW-1:0];
+  end else begin : g_one_set
+    assign op_set = 1'b0;
+  end
+
+  // Reads the set: AND-OR selects rather than variable part-selects, so that
+  // synthesis sees a decoder and a tree, not a shifter as wide as the cache.
+  always_comb begin
+    way_valid = '0;
+    way_match = '0;
+    way_rank = '0;
+    way_value = '0;
+    for (int l = 0; l < ENTRIES; l++) begin
+      in_set[l] = op_set == SetW'(l / WAYS);
+      if (in_set[l]) begin
+        way_valid[l%WAYS] = valid_q[l];
+        way_match[l%WAYS] = valid_q[l] && tag_q[l*TagBits+:TagBits] == op_tag;
+      end
+      way_rank[(l%WAYS)*WayW+:WayW] = way_rank[(l%WAYS)*WayW+:WayW] |
+          ({WayW{in_set[l]}} & rank_q[l*WayW+:WayW]);
+      way_value[(l%WAYS)*VALUE_BITS+:VALUE_BITS] = way_value[(l%WAYS)*VALUE_BITS+:VALUE_BITS] |
+          ({VALUE_BITS{in_set[l]}} & value_q[l*VALUE_BITS+:VALUE_BITS]);
+    end
+  end
+
+  always_comb begin
+    hit = |way_match;
+    hit_value = '0;
+    hit_way = '0;
+    any_invalid = !(&way_valid);
+    first_invalid_way = '0;
+    lru_way = '0;
+    for (int w = WAYS - 1; w >= 0; w--) begin
+      hit_value = hit_value | ({VALUE_BITS{way_match[w]}} & way_value[w*VALUE_BITS+:VALUE_BITS]);
+      if (way_match[w]) hit_way = WayW'(w);
+      if (!way_valid[w]) first_invalid_way = WayW'(w);  // the lowest wins, as in the model
+      if (way_rank[w*WayW+:WayW] == WayW'(WAYS - 1)) lru_way = WayW'(w);
+    end
+    if (hit) fill_way = hit_way;
+    else if (any_invalid) fill_way = first_invalid_way;
+    else fill_way = TEST_FAULT == 1 ? '0 : lru_way;
+
+    // A hit and a fill make their way the most recent; the ways more recent
+    // than it move one down.
+    touch = do_fill || (do_lookup && hit);
+    touched_way = do_fill ? fill_way : hit_way;
+    for (int w = 0; w < WAYS; w++) begin
+      if (WayW'(w) == touched_way) touched_rank[w*WayW+:WayW] = '0;
+      else if (way_rank[w*WayW+:WayW] < way_rank[touched_way*WayW+:WayW])
+        touched_rank[w*WayW+:WayW] = way_rank[w*WayW+:WayW] + WayW'(1);
+      else touched_rank[w*WayW+:WayW] = way_rank[w*WayW+:WayW];
+    end
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (!rst_ni) begin
+      valid_q <= '0;
+      for (int l = 0; l < ENTRIES; l++) rank_q[l*WayW+:WayW] <= WayW'(l % WAYS);
+      m_lookup_valid_o <= 1'b0;
+      m_miss_valid_o <= 1'b0;
+    end else begin
+      if (m_lookup_ready_i) m_lookup_valid_o <= 1'b0;
+      if (m_miss_ready_i) m_miss_valid_o <= 1'b0;
+      for (int l = 0; l < ENTRIES; l++) begin
+        if (in_set[l]) begin
+          if (do_invalidate && way_match[l%WAYS]) valid_q[l] <= 1'b0;
+          if (do_fill && fill_way == WayW'(l % WAYS)) valid_q[l] <= 1'b1;
+          if (touch) rank_q[l*WayW+:WayW] <= touched_rank[(l%WAYS)*WayW+:WayW];
+        end
+      end
+      if (do_lookup) begin
+        m_lookup_valid_o <= 1'b1;
+        m_miss_valid_o <= !hit;
+      end
+    end
+  end
+
+  // Data without reset: meaningful only under valid bits.
+  always_ff @(posedge clk_i) begin
+    for (int l = 0; l < ENTRIES; l++) begin
+      if (do_fill && in_set[l] && fill_way == WayW'(l % WAYS)) begin
+        tag_q[l*TagBits+:TagBits] <= op_tag;
+        value_q[l*VALUE_BITS+:VALUE_BITS] <= s_fill_value_i;
+      end
+    end
+    if (do_lookup) begin
+      m_lookup_hit_o <= hit;
+      m_lookup_value_o <= hit_value;
+      m_miss_index_o <= s_lookup_index_i;
+    end
+  end
+
+endmodule
+
+`resetall
