@@ -1,13 +1,17 @@
 // The request splitter on its own, against a link that records the TLP lists
 // it is given: the cuts at MRRS and MPS, the 4 KiB boundary, single bytes, a
-// window cut short by its TLP budget, and each TLP's earliest time.
+// window cut short by its TLP budget, and each TLP's earliest time. Every
+// test runs with the model's split engine and with the RTL's
+// (request_split.impl rtl), which must give the same TLPs.
 #include <gtest/gtest.h>
 
+#include <string>
 #include <systemc>
 #include <vector>
 
 #include "common/time_units.hpp"
 #include "dma/request_splitter.hpp"
+#include "rtl_bridge/dma_splitter_rtl.hpp"
 #include "pcie/tlp.hpp"
 #include "pcie/tlp_list.hpp"
 
@@ -29,8 +33,11 @@ struct RecordingLink : sc_core::sc_module, pcie::TlpListIf {
 };
 
 struct Bench {
-  explicit Bench(std::uint32_t mrrs = 512, std::uint32_t mps = 256)
-      : splitter("request_split", RequestSplitterConfig{BlockImpl::kModel, mrrs, mps}),
+  explicit Bench(BlockImpl impl, std::uint32_t mrrs = 512, std::uint32_t mps = 256)
+      : Bench(RequestSplitterConfig{impl, mrrs, mps}) {}
+  explicit Bench(const RequestSplitterConfig& config)
+      : splitter("request_split", config,
+                 rtl_bridge::make_split_engine(config.impl, config.sizes())),
         link("pcie") {
     splitter.split2pcie.bind(link.nic2pcie);
     sc_core::sc_start(sc_core::SC_ZERO_TIME);
@@ -54,37 +61,39 @@ struct Bench {
 constexpr auto kRead = pcie::TlpKind::kMemoryRead;
 constexpr auto kWrite = pcie::TlpKind::kMemoryWrite;
 
-TEST(RequestSplitter, ReadsAreCutAtMrrsOnItsMultiples) {
-  Bench bench;
+class RequestSplitterImpl : public ::testing::TestWithParam<BlockImpl> {};
+
+TEST_P(RequestSplitterImpl, ReadsAreCutAtMrrsOnItsMultiples) {
+  Bench bench(GetParam());
   // 1100 B from 0x10010 at MRRS 512: 496 up to 0x10200, 512, then 92.
   EXPECT_EQ(bench.split(kRead, {{0x10010, 1100, nullptr}}),
             (Spans{{0x10010, 496}, {0x10200, 512}, {0x10400, 92}}));
   EXPECT_EQ(bench.splitter.stats().tlps, 3u);
 }
 
-TEST(RequestSplitter, WritesAreCutAtMps) {
-  Bench bench;
+TEST_P(RequestSplitterImpl, WritesAreCutAtMps) {
+  Bench bench(GetParam());
   EXPECT_EQ(bench.split(kWrite, {{0x2000, 600, nullptr}}),
             (Spans{{0x2000, 256}, {0x2100, 256}, {0x2200, 88}}));
 }
 
-TEST(RequestSplitter, NoTlpCrosses4KiB) {
-  Bench bench(4096, 256);
+TEST_P(RequestSplitterImpl, NoTlpCrosses4KiB) {
+  Bench bench(GetParam(), 4096, 256);
   // MRRS 4096 from 0xF00: the first request stops at the boundary.
   EXPECT_EQ(bench.split(kRead, {{0xF00, 4096, nullptr}}), (Spans{{0xF00, 256}, {0x1000, 3840}}));
   // 256 B written across 0x3000 at MPS 256: 128 on each side.
   EXPECT_EQ(bench.split(kWrite, {{0x2F80, 256, nullptr}}), (Spans{{0x2F80, 128}, {0x3000, 128}}));
 }
 
-TEST(RequestSplitter, OneByteIsOneTlp) {
-  Bench bench;
+TEST_P(RequestSplitterImpl, OneByteIsOneTlp) {
+  Bench bench(GetParam());
   EXPECT_EQ(bench.split(kRead, {{0x3FFF, 1, nullptr}}), (Spans{{0x3FFF, 1}}));
   EXPECT_EQ(bench.split(kWrite, {{0x3FFF, 1, nullptr}, {0x5000, 1, nullptr}}),
             (Spans{{0x3FFF, 1}, {0x5000, 1}}));
 }
 
-TEST(RequestSplitter, AWindowStopsAtItsTlpBudgetAndIsTrimmedToIt) {
-  Bench bench;
+TEST_P(RequestSplitterImpl, AWindowStopsAtItsTlpBudgetAndIsTrimmedToIt) {
+  Bench bench(GetParam());
   const std::vector<pcie::DataRun> runs = {{0x5000, 600, nullptr}, {0x9000, 100, nullptr}};
   EXPECT_EQ(bench.split(kRead, runs, 3), (Spans{{0x5000, 512}, {0x5200, 88}, {0x9000, 100}}));
   EXPECT_EQ(bench.window.run_count, 2u);
@@ -99,8 +108,8 @@ TEST(RequestSplitter, AWindowStopsAtItsTlpBudgetAndIsTrimmedToIt) {
   EXPECT_EQ(bench.window.runs[0].length, 512u);
 }
 
-TEST(RequestSplitter, EachTlpCarriesItsEarliestTime) {
-  Bench bench;
+TEST_P(RequestSplitterImpl, EachTlpCarriesItsEarliestTime) {
+  Bench bench(GetParam());
   const sc_core::sc_time earliest[] = {nanoseconds(30), nanoseconds(10)};
   bench.window.kind = kRead;
   bench.window.run_count = 1;
@@ -110,6 +119,23 @@ TEST(RequestSplitter, EachTlpCarriesItsEarliestTime) {
   EXPECT_EQ(bench.link.booked[0].earliest, nanoseconds(30));
   EXPECT_EQ(bench.link.booked[1].earliest, nanoseconds(10));
 }
+
+// The RTL takes a cycle for each run it is given and one for each TLP; the
+// model takes none.
+TEST_P(RequestSplitterImpl, CountsOneRtlCyclePerRunAndOnePerTlp) {
+  Bench bench(GetParam());
+  bench.split(kRead, {{0x10010, 1100, nullptr}, {0x9000, 100, nullptr}});  // 3 + 1 TLPs
+  bench.split(kWrite, {{0x5000, 600, nullptr}}, 2);                         // 2 TLPs, cut short
+  EXPECT_EQ(bench.splitter.stats().tlps, 6u);
+  EXPECT_EQ(bench.splitter.stats().rtl_cycles, GetParam() == BlockImpl::kRtl ? 3u + 6u : 0u);
+}
+
+std::string name_of(const ::testing::TestParamInfo<BlockImpl>& point) {
+  return point.param == BlockImpl::kRtl ? "rtl" : "model";
+}
+
+INSTANTIATE_TEST_SUITE_P(Engine, RequestSplitterImpl,
+                         ::testing::Values(BlockImpl::kModel, BlockImpl::kRtl), name_of);
 
 }  // namespace
 }  // namespace rnicsim
