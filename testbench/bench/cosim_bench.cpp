@@ -8,6 +8,9 @@
 //   ICRC blocks' timing set to the RTL's (latency 0) on both sides, so the two
 //   runs simulate exactly the same thing; the slowdown is rtl's time over
 //   model's.
+// - BM_WriteBwSplit/<impl>: the same run with the model's or the verilated
+//   rtl/dma_splitter in the request splitter (which takes no simulated time
+//   with either, so no timing key changes).
 #include <benchmark/benchmark.h>
 
 #include <cstdint>
@@ -65,16 +68,13 @@ BENCHMARK(BM_IcrcEngine)
     ->Args({1, 64})
     ->Unit(benchmark::kMicrosecond);
 
-void BM_WriteBwIcrc(benchmark::State& state) {
-  const bool rtl = impl_of(state.range(0)) == BlockImpl::kRtl;
+// 4 KB write_bw, 20,000 messages, on the preset with `sets` on top.
+void run_write_bw(benchmark::State& state, std::vector<std::string> sets) {
   const perf::PerfOptions options =
       perf::parse_perf_options({"write_bw", "-s", "4096", "-n", "20000", "-m", "4096"});
   const std::string preset = std::string(RNICSIM_SOURCE_DIR) + "/configs/cx5_100g.json";
-  config::RunConfig run(config::load_config(
-      preset,
-      {"experiment=perf", "nic.ethernet_mtu_bytes=4200", "icrc.latency_cycles=0",
-       std::string("icrc.impl=") + (rtl ? "rtl" : "model")},
-      rnicsim_schema()));
+  sets.insert(sets.begin(), {"experiment=perf", "nic.ethernet_mtu_bytes=4200"});
+  config::RunConfig run(config::load_config(preset, sets, rnicsim_schema()));
   require_picosecond_resolution();
   std::ostringstream report;
   PerfResult result;
@@ -85,8 +85,28 @@ void BM_WriteBwIcrc(benchmark::State& state) {
   state.counters["packets_per_wall_second"] = result.speed["request_packets"].get<double>() /
                                               result.speed["wall_seconds"].get<double>();
 }
+
+std::string impl_name(std::int64_t arg) {
+  return impl_of(arg) == BlockImpl::kRtl ? "rtl" : "model";
+}
+
+void BM_WriteBwIcrc(benchmark::State& state) {
+  run_write_bw(state, {"icrc.latency_cycles=0", "icrc.impl=" + impl_name(state.range(0))});
+}
+
+void BM_WriteBwSplit(benchmark::State& state) {
+  run_write_bw(state, {"request_split.impl=" + impl_name(state.range(0))});
+}
+
 // One elaboration per process: scripts/bench runs each with --benchmark_filter.
 BENCHMARK(BM_WriteBwIcrc)
+    ->ArgNames({"rtl"})
+    ->Arg(0)
+    ->Arg(1)
+    ->Iterations(1)
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_WriteBwSplit)
     ->ArgNames({"rtl"})
     ->Arg(0)
     ->Arg(1)
