@@ -5,6 +5,8 @@
 // (request_split.impl rtl), which must give the same TLPs.
 #include <gtest/gtest.h>
 
+#include <random>
+#include <stdexcept>
 #include <string>
 #include <systemc>
 #include <vector>
@@ -128,6 +130,52 @@ TEST_P(RequestSplitterImpl, CountsOneRtlCyclePerRunAndOnePerTlp) {
   bench.split(kWrite, {{0x5000, 600, nullptr}}, 2);                         // 2 TLPs, cut short
   EXPECT_EQ(bench.splitter.stats().tlps, 6u);
   EXPECT_EQ(bench.splitter.stats().rtl_cycles, GetParam() == BlockImpl::kRtl ? 3u + 6u : 0u);
+}
+
+// The engines on their own, through the factory the NIC uses: random runs
+// (any address, 1 byte to 64 KiB, budgets 1 to 40) at every MPS and MRRS
+// give the same cuts, and the RTL takes one cycle more than its TLPs.
+TEST(SplitEngines, TheRtlEngineCutsAsTheModelAtEverySize) {
+  std::mt19937_64 rng(0x5B12);
+  std::size_t tlps = 0;
+  for (std::uint32_t mps = 128; mps <= 4096; mps *= 2) {
+    for (std::uint32_t mrrs = 128; mrrs <= 4096; mrrs *= 2) {
+      const TlpSizes sizes{mps, mrrs};
+      const auto model = rtl_bridge::make_split_engine(BlockImpl::kModel, sizes);
+      const auto rtl = rtl_bridge::make_split_engine(BlockImpl::kRtl, sizes);
+      for (int i = 0; i < 50; ++i) {
+        const SplitRequest request{(rng() & 1) != 0, rng() >> 2,
+                                   1 + static_cast<std::uint32_t>(rng() % 65536),
+                                   1 + static_cast<std::uint32_t>(rng() % 40)};
+        std::vector<TlpCut> want, got;
+        const SplitResult m = model->cut(request, want);
+        const SplitResult r = rtl->cut(request, got);
+        ASSERT_EQ(got.size(), want.size()) << "MPS " << mps << ", MRRS " << mrrs << ", run " << i;
+        for (std::size_t k = 0; k < want.size(); ++k) {
+          EXPECT_EQ(got[k].address, want[k].address) << "run " << i << ", TLP " << k;
+          EXPECT_EQ(got[k].length, want[k].length) << "run " << i << ", TLP " << k;
+        }
+        EXPECT_EQ(r.covered_bytes, m.covered_bytes) << "run " << i;
+        EXPECT_EQ(m.cycles, 0u);
+        EXPECT_EQ(r.cycles, want.size() + 1) << "run " << i;
+        tlps += want.size();
+      }
+    }
+  }
+  EXPECT_GT(tlps, 36u * 50u * 5u);  // mostly runs of several TLPs
+}
+
+// What the RTL's ports cannot carry is refused before a cycle runs.
+TEST(SplitEngines, TheRtlEngineRefusesAnEmptyRunAndABudgetPast16Bits) {
+  const auto rtl = rtl_bridge::make_split_engine(BlockImpl::kRtl, TlpSizes{256, 512});
+  std::vector<TlpCut> cuts;
+  EXPECT_THROW(rtl->cut(SplitRequest{true, 0x1000, 0, 4}, cuts), std::invalid_argument);
+  EXPECT_THROW(rtl->cut(SplitRequest{true, 0x1000, 64, 0}, cuts), std::invalid_argument);
+  EXPECT_THROW(rtl->cut(SplitRequest{true, 0x1000, 64, 65536}, cuts), std::invalid_argument);
+  EXPECT_TRUE(cuts.empty());
+  // And it still works after them.
+  EXPECT_EQ(rtl->cut(SplitRequest{true, 0x1000, 600, 65535}, cuts).covered_bytes, 600u);
+  EXPECT_EQ(cuts.size(), 3u);
 }
 
 std::string name_of(const ::testing::TestParamInfo<BlockImpl>& point) {
