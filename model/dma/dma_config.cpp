@@ -30,8 +30,9 @@ void declare_dma_keys(config::Schema& schema) {
                  .at_most(4096));
   schema.add(config::string_key("request_split.impl", "model",
                                 "implementation of the request splitter between the DMA engine "
-                                "and the PCIe link: model (C++)")
-                 .one_of({"model"}));
+                                "and the PCIe link: model (C++) or rtl (the verilated "
+                                "rtl/dma_splitter)")
+                 .one_of({"model", "rtl"}));
 }
 
 StageTiming dma_timing(const config::Section& dma) {

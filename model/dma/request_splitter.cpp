@@ -1,41 +1,79 @@
 #include "dma/request_splitter.hpp"
 
-#include <algorithm>
+#include <memory>
+#include <utility>
 
 #include "common/time_units.hpp"
 #include "pcie/tlp.hpp"
 
 namespace rnicsim {
 
+namespace {
+
+class ModelSplitEngine final : public SplitEngine {
+ public:
+  explicit ModelSplitEngine(const TlpSizes& sizes) : sizes_(sizes) {}
+
+  SplitResult cut(const SplitRequest& request, std::vector<TlpCut>& cuts) override {
+    const std::uint32_t max_bytes = request.write ? sizes_.mps_bytes : sizes_.mrrs_bytes;
+    const std::uint64_t covered =
+        cut_into_tlps(request.address, request.length, max_bytes, request.max_tlps,
+                      [&](std::uint64_t address, std::uint32_t length) {
+                        cuts.push_back({address, length});
+                      });
+    return {covered, 0};
+  }
+
+ private:
+  TlpSizes sizes_;
+};
+
+}  // namespace
+
+std::unique_ptr<SplitEngine> make_model_split_engine(const TlpSizes& sizes) {
+  return std::make_unique<ModelSplitEngine>(sizes);
+}
+
 RequestSplitter::RequestSplitter(const sc_core::sc_module_name& name,
                                  const RequestSplitterConfig& config)
-    : sc_core::sc_module(name), dma2split("dma2split"), split2pcie("split2pcie"), config_(config) {
+    : RequestSplitter(name, config, make_model_split_engine(config.sizes())) {}
+
+RequestSplitter::RequestSplitter(const sc_core::sc_module_name& name,
+                                 const RequestSplitterConfig& config,
+                                 std::unique_ptr<SplitEngine> engine)
+    : sc_core::sc_module(name),
+      dma2split("dma2split"),
+      split2pcie("split2pcie"),
+      config_(config),
+      engine_(std::move(engine)) {
   dma2split.bind(*this);
 }
 
 BookedTlps RequestSplitter::split(pcie::TlpWindow& window, std::uint32_t max_tlps,
                                   const sc_core::sc_time* earliest) {
-  const std::uint32_t max_bytes =
-      window.kind == pcie::TlpKind::kMemoryRead ? config_.mrrs_bytes : config_.mps_bytes;
+  const bool write = window.kind == pcie::TlpKind::kMemoryWrite;
   const sc_core::sc_time now = sim_now();
   std::uint32_t count = 0;
   std::uint32_t runs = 0;
   for (; runs < window.run_count && count < max_tlps; ++runs) {
     pcie::DataRun& run = window.runs[runs];
+    if (run.length == 0) continue;  // no TLP; the RTL takes no empty request
+    cuts_.clear();
+    const SplitResult result =
+        engine_->cut(SplitRequest{write, run.address, run.length, max_tlps - count}, cuts_);
+    stats_.rtl_cycles += result.cycles;
     // The vector only grows: a TLP's inputs are set in place and the link
     // sets the rest, so no TLP is built and copied.
-    const std::uint64_t covered =
-        cut_into_tlps(run.address, run.length, max_bytes, max_tlps - count,
-                      [&](std::uint64_t address, std::uint32_t length) {
-                        if (count == tlps_.size()) tlps_.emplace_back();
-                        pcie::Tlp& tlp = tlps_[count];
-                        tlp.address = address;
-                        tlp.length = length;
-                        tlp.earliest = earliest ? earliest[count] : now;
-                        ++count;
-                      });
-    if (covered < run.length) {
-      run.length = static_cast<std::uint32_t>(covered);  // the window ends here
+    for (const TlpCut& cut : cuts_) {
+      if (count == tlps_.size()) tlps_.emplace_back();
+      pcie::Tlp& tlp = tlps_[count];
+      tlp.address = cut.address;
+      tlp.length = cut.length;
+      tlp.earliest = earliest ? earliest[count] : now;
+      ++count;
+    }
+    if (result.covered_bytes < run.length) {
+      run.length = static_cast<std::uint32_t>(result.covered_bytes);  // the window ends here
       ++runs;
       break;
     }

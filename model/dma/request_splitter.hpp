@@ -4,45 +4,35 @@
 // and hands the list to the link, which books whatever list it gets. The
 // engine says how many TLPs the window may have (a read needs a tag each) and
 // when each may leave; the splitter trims the window to the bytes those TLPs
-// cover. Its RTL twin (issue 11) takes the same place: `request_split.impl`.
-#include <algorithm>
+// cover. What cuts each run is a SplitEngine (split_engine.hpp): the model's
+// cut_into_tlps or, with `request_split.impl` rtl, the verilated RTL twin
+// (model/rtl_bridge). Splitting takes no simulated time either way: the link
+// books the TLPs at the instant the DMA engine asks.
 #include <cstdint>
+#include <memory>
 #include <systemc>
 #include <vector>
 
 #include "common/block_impl.hpp"
+#include "dma/split_engine.hpp"
 #include "pcie/tlp_list.hpp"
 
 namespace rnicsim {
 
 struct RequestSplitterConfig {
-  BlockImpl impl = BlockImpl::kModel;  // its RTL twin comes with issue 11
+  BlockImpl impl = BlockImpl::kModel;  // which engine the NIC gives it
   std::uint32_t mrrs_bytes = 0;        // max read request size
   std::uint32_t mps_bytes = 0;         // max payload size
-};
 
-// The splitting rule on its own, the reference of its RTL twin
-// (rtl/dma_splitter): `length` bytes at `address` cut into TLPs of at most
-// `max_bytes` (a power of two, at most 4 KiB), each ending on a multiple of
-// it, so none crosses 4 KiB and after a short first one all are aligned (a
-// mask takes the place of a division); at most `max_tlps` of them. Calls
-// emit(address, length) for each and returns the bytes they cover.
-template <typename Emit>
-std::uint64_t cut_into_tlps(std::uint64_t address, std::uint64_t length, std::uint32_t max_bytes,
-                            std::uint32_t max_tlps, Emit&& emit) {
-  const std::uint64_t end = address + length;
-  std::uint64_t at = address;
-  for (std::uint32_t count = 0; at < end && count < max_tlps; ++count) {
-    const std::uint64_t tlp = std::min<std::uint64_t>(end - at, max_bytes - (at & (max_bytes - 1)));
-    emit(at, static_cast<std::uint32_t>(tlp));
-    at += tlp;
-  }
-  return at - address;
-}
+  TlpSizes sizes() const { return TlpSizes{mps_bytes, mrrs_bytes}; }
+};
 
 struct RequestSplitterStats {
   std::uint64_t windows = 0;
   std::uint64_t tlps = 0;
+  // Clock cycles the RTL engine took (one per run and one per TLP); 0 with
+  // the model. Counted, not charged: the model's splitter takes no time.
+  std::uint64_t rtl_cycles = 0;
 };
 
 // The TLPs of the last window, as the link booked them (times set).
@@ -70,7 +60,10 @@ class RequestSplitter : public sc_core::sc_module, public RequestSplitIf {
   sc_core::sc_export<RequestSplitIf> dma2split;
   sc_core::sc_port<pcie::TlpListIf> split2pcie;
 
+  // With the model's engine.
   RequestSplitter(const sc_core::sc_module_name& name, const RequestSplitterConfig& config);
+  RequestSplitter(const sc_core::sc_module_name& name, const RequestSplitterConfig& config,
+                  std::unique_ptr<SplitEngine> engine);
 
   BookedTlps split(pcie::TlpWindow& window, std::uint32_t max_tlps,
                    const sc_core::sc_time* earliest) override;
@@ -80,6 +73,8 @@ class RequestSplitter : public sc_core::sc_module, public RequestSplitIf {
 
  private:
   RequestSplitterConfig config_;
+  std::unique_ptr<SplitEngine> engine_;
+  std::vector<TlpCut> cuts_;     // one run's, reused for every run
   std::vector<pcie::Tlp> tlps_;  // reused for every window
   RequestSplitterStats stats_;
 };

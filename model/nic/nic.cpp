@@ -3,6 +3,7 @@
 #include "common/clock_domain.hpp"
 #include "dma/dma_config.hpp"
 #include "mtt/mtt_config.hpp"
+#include "rtl_bridge/dma_splitter_rtl.hpp"
 #include "rtl_bridge/icrc_rtl.hpp"
 #include "rtl_bridge/roce_parser_rtl.hpp"
 
@@ -40,7 +41,9 @@ NicConfig nic_config(config::RunConfig& run, const std::string& node, const pcie
 Nic::Nic(const sc_core::sc_module_name& name, const NicConfig& config)
     : sc_core::sc_module(name),
       dma_engine("dma_engine", config.dma),
-      request_split("request_split", config.request_split),
+      request_split("request_split", config.request_split,
+                    rtl_bridge::make_split_engine(config.request_split.impl,
+                                                  config.request_split.sizes())),
       translation("translation", config.translation),
       transmit("transmit", config.queue_items),
       builder("builder", config.packet.builder),

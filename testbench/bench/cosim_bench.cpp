@@ -10,6 +10,9 @@
 //   runs it, with the ICRC blocks' and the parser's timing set to the RTL's
 //   (latency 0) in every run, so all runs simulate exactly the same thing;
 //   a swap's slowdown is its time over the all-model run's.
+// - BM_WriteBwSplit/<impl>: the same run with the model's or the verilated
+//   rtl/dma_splitter in the request splitter (which takes no simulated time
+//   with either, so no timing key changes).
 #include <benchmark/benchmark.h>
 
 #include <cstdint>
@@ -92,17 +95,13 @@ BENCHMARK(BM_ParserEngine)
     ->Args({1, 64})
     ->Unit(benchmark::kMicrosecond);
 
-void BM_WriteBwSwap(benchmark::State& state) {
-  const auto impl = [](std::int64_t arg) { return arg == 0 ? "model" : "rtl"; };
+// 4 KB write_bw, 20,000 messages, on the preset with `sets` on top.
+void run_write_bw(benchmark::State& state, std::vector<std::string> sets) {
   const perf::PerfOptions options =
       perf::parse_perf_options({"write_bw", "-s", "4096", "-n", "20000", "-m", "4096"});
   const std::string preset = std::string(RNICSIM_SOURCE_DIR) + "/configs/cx5_100g.json";
-  config::RunConfig run(config::load_config(
-      preset,
-      {"experiment=perf", "nic.ethernet_mtu_bytes=4200", "icrc.latency_cycles=0",
-       "packet.parser_latency_cycles=0", std::string("icrc.impl=") + impl(state.range(0)),
-       std::string("packet.parser_impl=") + impl(state.range(1))},
-      rnicsim_schema()));
+  sets.insert(sets.begin(), {"experiment=perf", "nic.ethernet_mtu_bytes=4200"});
+  config::RunConfig run(config::load_config(preset, sets, rnicsim_schema()));
   require_picosecond_resolution();
   std::ostringstream report;
   PerfResult result;
@@ -113,6 +112,21 @@ void BM_WriteBwSwap(benchmark::State& state) {
   state.counters["packets_per_wall_second"] = result.speed["request_packets"].get<double>() /
                                               result.speed["wall_seconds"].get<double>();
 }
+
+std::string impl_name(std::int64_t arg) {
+  return impl_of(arg) == BlockImpl::kRtl ? "rtl" : "model";
+}
+
+void BM_WriteBwSwap(benchmark::State& state) {
+  run_write_bw(state, {"icrc.latency_cycles=0", "packet.parser_latency_cycles=0",
+                       "icrc.impl=" + impl_name(state.range(0)),
+                       "packet.parser_impl=" + impl_name(state.range(1))});
+}
+
+void BM_WriteBwSplit(benchmark::State& state) {
+  run_write_bw(state, {"request_split.impl=" + impl_name(state.range(0))});
+}
+
 // One elaboration per process: scripts/bench runs each with --benchmark_filter.
 BENCHMARK(BM_WriteBwSwap)
     ->ArgNames({"icrc_rtl", "parser_rtl"})
@@ -120,6 +134,13 @@ BENCHMARK(BM_WriteBwSwap)
     ->Args({1, 0})
     ->Args({0, 1})
     ->Args({1, 1})
+    ->Iterations(1)
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_WriteBwSplit)
+    ->ArgNames({"rtl"})
+    ->Arg(0)
+    ->Arg(1)
     ->Iterations(1)
     ->UseManualTime()
     ->Unit(benchmark::kMillisecond);
