@@ -86,22 +86,19 @@ module roce_parser #(
   localparam logic [1:0] PayloadZeroToPmtu = 2'd3;
   localparam logic [15:0] MaxPmtu = 16'd4096;
 
-  // Big-endian fields of a byte window; `at` is always a constant.
-  function automatic logic [7:0] get8(input logic [WindowW-1:0] w, input int at);
-    get8 = w[8*at+:8];
-  endfunction
-  function automatic logic [15:0] get16(input logic [WindowW-1:0] w, input int at);
-    get16 = {w[8*at+:8], w[8*(at+1)+:8]};
-  endfunction
-  function automatic logic [23:0] get24(input logic [WindowW-1:0] w, input int at);
-    get24 = {get16(w, at), w[8*(at+2)+:8]};
-  endfunction
-  function automatic logic [31:0] get32(input logic [WindowW-1:0] w, input int at);
-    get32 = {get16(w, at), get16(w, at + 2)};
-  endfunction
-  function automatic logic [63:0] get64(input logic [WindowW-1:0] w, input int at);
-    get64 = {get32(w, at), get32(w, at + 4)};
-  endfunction
+  // The header bytes are kept first byte most significant, as they are on
+  // the wire, so a big-endian field is a constant slice: `n` bytes from byte
+  // `at` of window `w`, which is `bytes` long.
+  `define ROCE_PARSER_FIELD(w, bytes, at, n) w[8*((bytes)-(at))-1-:8*(n)]
+  // From the IP header: up to 60 IPv4 bytes, then UDP, BTH and extended
+  // headers (110 = 128 - 18); from the UDP header: UDP 8, BTH 12, extended
+  // headers 28; the extended headers alone.
+  localparam int IpBytes = 110;
+  localparam int UdpBytes = 48;
+  localparam int ExtBytes = 28;
+  `define ROCE_PARSER_IP(at, n) `ROCE_PARSER_FIELD(ip_window, IpBytes, at, n)
+  `define ROCE_PARSER_UDP(at, n) `ROCE_PARSER_FIELD(udp_window, UdpBytes, at, n)
+  `define ROCE_PARSER_EXT(at, n) `ROCE_PARSER_FIELD(ext_window, ExtBytes, at, n)
 
   logic [PosW-1:0] beat_pos_q;  // position of lane 0
   logic frame_long_q;  // the frame has passed PosMax - 2 x DATA_BYTES bytes
@@ -118,8 +115,13 @@ module roce_parser #(
   // that a simulator works it out once per frame, not on every input change.)
   /* verilator lint_off BLKSEQ */
   always_ff @(posedge clk_i) begin : take_beat
-    logic [WindowW-1:0] window, ip_window, udp_window, ext_window;
+    logic [WindowW-1:0] window;
+    logic [8*IpBytes-1:0] ip_window;
+    logic [8*UdpBytes-1:0] udp_window;
+    logic [8*ExtBytes-1:0] ext_window;
     logic [8*DATA_BYTES-1:0] kept;
+    logic [31:0] ip_first_word;
+    logic [7:0] bth_byte1, bth_byte4, bth_byte8;
     logic [CountW-1:0] beat_bytes;
     logic [PosW-1:0] frame_bytes, ip_offset, ip_available, ip_header_bytes, ip_payload_bytes;
     logic [PosW-1:0] udp_length, data_bytes, ext_bytes, pad;
@@ -138,9 +140,10 @@ module roce_parser #(
       if (s_frame_tvalid_i && s_frame_tready_o) begin
         window = window_q;
         if (beat_pos_q < PosW'(WindowBytes)) begin
+          // Lane 0 is the beat's first byte: most significant in the window.
           for (int i = 0; i < DATA_BYTES; i++)
-            kept[8*i+:8] = s_frame_tkeep_i[i] ? s_frame_tdata_i[8*i+:8] : 8'h00;
-          window[{beat_pos_q[6:0], 3'd0}+:8*DATA_BYTES] = kept;
+            kept[8*(DATA_BYTES-1-i)+:8] = s_frame_tkeep_i[i] ? s_frame_tdata_i[8*i+:8] : 8'h00;
+          window[WindowW-1-32'({beat_pos_q[6:0], 3'd0})-:8*DATA_BYTES] = kept;
         end
 
         if (!s_frame_tlast_i) begin
@@ -160,11 +163,12 @@ module roce_parser #(
           error = '0;
 
           // Ethernet and its optional 802.1Q tag.
-          d.eth_destination = {get32(window, 0), get16(window, 4)};
-          d.eth_source = {get32(window, 6), get16(window, 10)};
-          d.vlan_present = get16(window, 12) == EtherTypeVlan;
-          d.vlan_tci = d.vlan_present ? get16(window, 14) : 16'd0;
-          d.ether_type = d.vlan_present ? get16(window, 16) : get16(window, 12);
+          d.eth_destination = `ROCE_PARSER_FIELD(window, WindowBytes, 0, 6);
+          d.eth_source = `ROCE_PARSER_FIELD(window, WindowBytes, 6, 6);
+          d.vlan_present = `ROCE_PARSER_FIELD(window, WindowBytes, 12, 2) == EtherTypeVlan;
+          d.vlan_tci = d.vlan_present ? `ROCE_PARSER_FIELD(window, WindowBytes, 14, 2) : 16'd0;
+          d.ether_type = d.vlan_present ? `ROCE_PARSER_FIELD(window, WindowBytes, 16, 2)
+                                        : `ROCE_PARSER_FIELD(window, WindowBytes, 12, 2);
           ip_offset = d.vlan_present ? PosW'(18) : PosW'(14);
           if (frame_bytes < ip_offset) begin
             failed = 1'b1;
@@ -177,29 +181,31 @@ module roce_parser #(
           end
 
           // IP.
-          ip_window = d.vlan_present ? window >> (8 * 18) : window >> (8 * 14);
+          ip_window = d.vlan_present ? `ROCE_PARSER_FIELD(window, WindowBytes, 18, IpBytes)
+                                     : `ROCE_PARSER_FIELD(window, WindowBytes, 14, IpBytes);
+          ip_first_word = `ROCE_PARSER_IP(0, 4);
           ip_available = frame_bytes - ip_offset;
           if (!failed && ip_available == 0) begin
             failed = 1'b1;
             error = ErrIpLength;
           end
-          if (!failed && get8(ip_window, 0) >> 4 != (d.ipv6 ? 8'd6 : 8'd4)) begin
+          if (!failed && ip_first_word[31:28] != (d.ipv6 ? 4'd6 : 4'd4)) begin
             failed = 1'b1;
             error = ErrIpVersion;
           end
-          ip_words = d.ipv6 ? 4'd10 : ip_window[3:0];
+          ip_words = d.ipv6 ? 4'd10 : ip_first_word[27:24];
           ip_header_bytes = {{(PosW - 6) {1'b0}}, ip_words, 2'b00};
           if (d.ipv6) begin
             // Version(4) traffic class(8) flow label(20) in the first word.
-            d.ipv6_traffic_class = {ip_window[3:0], ip_window[15:12]};
-            d.ipv6_flow_label = {ip_window[11:8], get16(ip_window, 2)};
-            d.ipv6_payload_length = get16(ip_window, 4);
-            d.ipv6_next_header = get8(ip_window, 6);
-            d.ipv6_hop_limit = get8(ip_window, 7);
-            d.ip_source_high = get64(ip_window, 8);
-            d.ip_source_low = get64(ip_window, 16);
-            d.ip_destination_high = get64(ip_window, 24);
-            d.ip_destination_low = get64(ip_window, 32);
+            d.ipv6_traffic_class = ip_first_word[27:20];
+            d.ipv6_flow_label = ip_first_word[19:0];
+            d.ipv6_payload_length = `ROCE_PARSER_IP(4, 2);
+            d.ipv6_next_header = `ROCE_PARSER_IP(6, 1);
+            d.ipv6_hop_limit = `ROCE_PARSER_IP(7, 1);
+            d.ip_source_high = `ROCE_PARSER_IP(8, 8);
+            d.ip_source_low = `ROCE_PARSER_IP(16, 8);
+            d.ip_destination_high = `ROCE_PARSER_IP(24, 8);
+            d.ip_destination_low = `ROCE_PARSER_IP(32, 8);
             if (!failed && (ip_available < ip_header_bytes ||
                 {2'b00, d.ipv6_payload_length} > ip_available - ip_header_bytes)) begin
               failed = 1'b1;
@@ -207,15 +213,15 @@ module roce_parser #(
             end
             ip_payload_bytes = {2'b00, d.ipv6_payload_length};
           end else begin
-            d.ipv4_tos = get8(ip_window, 1);
-            d.ipv4_total_length = get16(ip_window, 2);
-            d.ipv4_identification = get16(ip_window, 4);
-            d.ipv4_flags_fragment = get16(ip_window, 6);
-            d.ipv4_ttl = get8(ip_window, 8);
-            d.ipv4_protocol = get8(ip_window, 9);
-            d.ipv4_checksum = get16(ip_window, 10);
-            d.ip_source_low = {32'd0, get32(ip_window, 12)};
-            d.ip_destination_low = {32'd0, get32(ip_window, 16)};
+            d.ipv4_tos = `ROCE_PARSER_IP(1, 1);
+            d.ipv4_total_length = `ROCE_PARSER_IP(2, 2);
+            d.ipv4_identification = `ROCE_PARSER_IP(4, 2);
+            d.ipv4_flags_fragment = `ROCE_PARSER_IP(6, 2);
+            d.ipv4_ttl = `ROCE_PARSER_IP(8, 1);
+            d.ipv4_protocol = `ROCE_PARSER_IP(9, 1);
+            d.ipv4_checksum = `ROCE_PARSER_IP(10, 2);
+            d.ip_source_low = {32'd0, `ROCE_PARSER_IP(12, 4)};
+            d.ip_destination_low = {32'd0, `ROCE_PARSER_IP(16, 4)};
             if (!failed && (ip_words < 4'd5 || ip_available < ip_header_bytes)) begin
               failed = 1'b1;
               error = ErrIpLength;
@@ -225,7 +231,7 @@ module roce_parser #(
             // two folds bring the sum back to 16.
             checksum_sum = '0;
             for (int k = 0; k < 30; k++)
-              if (5'(k) < {ip_words, 1'b0}) checksum_sum = checksum_sum + 21'(get16(ip_window, 2 * k));
+              if (5'(k) < {ip_words, 1'b0}) checksum_sum = checksum_sum + 21'(`ROCE_PARSER_IP(2 * k, 2));
             checksum_sum = {5'd0, checksum_sum[15:0]} + {16'd0, checksum_sum[20:16]};
             checksum_sum = {5'd0, checksum_sum[15:0]} + {16'd0, checksum_sum[20:16]};
             if (!failed && TEST_FAULT != 1 && checksum_sum != 21'hFFFF) begin
@@ -250,11 +256,11 @@ module roce_parser #(
           end
 
           // UDP, at a multiple of 4 bytes after the IP header's start.
-          udp_window = ip_window >> {ip_words, 5'd0};
-          d.udp_source_port = get16(udp_window, 0);
-          d.udp_destination_port = get16(udp_window, 2);
-          d.udp_length = get16(udp_window, 4);
-          d.udp_checksum = get16(udp_window, 6);
+          udp_window = ip_window[8*IpBytes-1-32'({ip_words, 5'd0})-:8*UdpBytes];
+          d.udp_source_port = `ROCE_PARSER_UDP(0, 2);
+          d.udp_destination_port = `ROCE_PARSER_UDP(2, 2);
+          d.udp_length = `ROCE_PARSER_UDP(4, 2);
+          d.udp_checksum = `ROCE_PARSER_UDP(6, 2);
           udp_length = {2'b00, d.udp_length};
           if (!failed && ip_payload_bytes < PosW'(8)) begin
             failed = 1'b1;
@@ -271,19 +277,22 @@ module roce_parser #(
           end
 
           // BTH.
-          d.bth_opcode = get8(udp_window, 8);
-          d.bth_solicited_event = udp_window[8*9+7];
-          d.bth_mig_req = udp_window[8*9+6];
-          d.bth_pad_count = udp_window[8*9+4+:2];
-          d.bth_tver = udp_window[8*9+:4];
-          d.bth_pkey = get16(udp_window, 10);
-          d.bth_fecn = udp_window[8*12+7];
-          d.bth_becn = udp_window[8*12+6];
-          d.bth_resv6a = udp_window[8*12+:6];
-          d.bth_dest_qp = get24(udp_window, 13);
-          d.bth_ack_req = udp_window[8*16+7];
-          d.bth_resv7 = udp_window[8*16+:7];
-          d.bth_psn = get24(udp_window, 17);
+          d.bth_opcode = `ROCE_PARSER_UDP(8, 1);
+          bth_byte1 = `ROCE_PARSER_UDP(9, 1);
+          d.bth_solicited_event = bth_byte1[7];
+          d.bth_mig_req = bth_byte1[6];
+          d.bth_pad_count = bth_byte1[5:4];
+          d.bth_tver = bth_byte1[3:0];
+          d.bth_pkey = `ROCE_PARSER_UDP(10, 2);
+          bth_byte4 = `ROCE_PARSER_UDP(12, 1);
+          d.bth_fecn = bth_byte4[7];
+          d.bth_becn = bth_byte4[6];
+          d.bth_resv6a = bth_byte4[5:0];
+          d.bth_dest_qp = `ROCE_PARSER_UDP(13, 3);
+          bth_byte8 = `ROCE_PARSER_UDP(16, 1);
+          d.bth_ack_req = bth_byte8[7];
+          d.bth_resv7 = bth_byte8[6:0];
+          d.bth_psn = `ROCE_PARSER_UDP(17, 3);
           if (!failed && d.bth_tver != 0) begin
             failed = 1'b1;
             error = ErrBthVersion;
@@ -380,28 +389,28 @@ module roce_parser #(
 
           // The extended headers: each starts right after the BTH, except
           // ImmDt after a RETH or DETH and AtomicAckETH after the AETH.
-          ext_window = udp_window >> (8 * 20);
+          ext_window = `ROCE_PARSER_UDP(20, ExtBytes);
           if (d.has_reth) begin
-            d.reth_virtual_address = get64(ext_window, 0);
-            d.reth_rkey = get32(ext_window, 8);
-            d.reth_dma_length = get32(ext_window, 12);
+            d.reth_virtual_address = `ROCE_PARSER_EXT(0, 8);
+            d.reth_rkey = `ROCE_PARSER_EXT(8, 4);
+            d.reth_dma_length = `ROCE_PARSER_EXT(12, 4);
           end
           if (d.has_aeth) begin
-            d.aeth_syndrome = get8(ext_window, 0);
-            d.aeth_msn = get24(ext_window, 1);
+            d.aeth_syndrome = `ROCE_PARSER_EXT(0, 1);
+            d.aeth_msn = `ROCE_PARSER_EXT(1, 3);
           end
           if (d.has_atomic_eth) begin
-            d.atomic_virtual_address = get64(ext_window, 0);
-            d.atomic_rkey = get32(ext_window, 8);
-            d.atomic_swap_add = get64(ext_window, 12);
-            d.atomic_compare = get64(ext_window, 20);
+            d.atomic_virtual_address = `ROCE_PARSER_EXT(0, 8);
+            d.atomic_rkey = `ROCE_PARSER_EXT(8, 4);
+            d.atomic_swap_add = `ROCE_PARSER_EXT(12, 8);
+            d.atomic_compare = `ROCE_PARSER_EXT(20, 8);
           end
-          if (d.has_atomic_ack_eth) d.atomic_ack_original_data = get64(ext_window, 4);
-          if (d.has_imm_dt) d.imm_dt = get32(ext_window >> {imm_at, 3'd0}, 0);
-          if (d.has_ieth) d.ieth_rkey = get32(ext_window, 0);
+          if (d.has_atomic_ack_eth) d.atomic_ack_original_data = `ROCE_PARSER_EXT(4, 8);
+          if (d.has_imm_dt) d.imm_dt = ext_window[8*ExtBytes-1-32'({imm_at, 3'd0})-:32];
+          if (d.has_ieth) d.ieth_rkey = `ROCE_PARSER_EXT(0, 4);
           if (d.has_deth) begin
-            d.deth_qkey = get32(ext_window, 0);
-            d.deth_source_qp = get24(ext_window, 5);
+            d.deth_qkey = `ROCE_PARSER_EXT(0, 4);
+            d.deth_source_qp = `ROCE_PARSER_EXT(5, 3);
           end
 
           // Lengths: headers, then pad and payload, between the BTH and the
@@ -450,4 +459,8 @@ module roce_parser #(
 
 endmodule
 
+`undef ROCE_PARSER_EXT
+`undef ROCE_PARSER_UDP
+`undef ROCE_PARSER_IP
+`undef ROCE_PARSER_FIELD
 `resetall
