@@ -87,6 +87,31 @@ module icrc #(
     for (int j = 0; j < 8; j++) crc32_byte = crc32_byte ^ ({32{left[j]}} & Crc32Columns[32*j+:32]);
   endfunction
 
+  // A whole beat at once: the CRC step is linear, so the state after a beat
+  // of payload is the XOR of one column per set bit of {state, beat}.
+  // Transposed here into one row per state bit: bit k of the new state is
+  // the parity of {state, beat} AND row k. Column of beat bit 8p+b: byte
+  // p's bit b alone, then the DATA_BYTES-1-p zero bytes after it; column of
+  // state bit k: state bit k alone through DATA_BYTES zero bytes.
+  localparam int BeatInputs = 8 * DATA_BYTES + 32;
+  function automatic logic [32*BeatInputs-1:0] crc32_beat_rows();
+    logic [8*32-1:0] byte_columns;  // one per bit of a byte, as Crc32Columns
+    logic [31:0] state_column;
+    byte_columns = Crc32Columns;
+    for (int p = DATA_BYTES - 1; p >= 0; p--) begin
+      for (int b = 0; b < 8; b++) begin
+        for (int k = 0; k < 32; k++) crc32_beat_rows[k*BeatInputs+8*p+b] = byte_columns[32*b+k];
+        byte_columns[32*b+:32] = crc32_byte(byte_columns[32*b+:32], 8'h00);
+      end
+    end
+    for (int j = 0; j < 32; j++) begin
+      state_column = 32'd1 << j;
+      for (int p = 0; p < DATA_BYTES; p++) state_column = crc32_byte(state_column, 8'h00);
+      for (int k = 0; k < 32; k++) crc32_beat_rows[k*BeatInputs+8*DATA_BYTES+j] = state_column[k];
+    end
+  endfunction
+  localparam logic [32*BeatInputs-1:0] Crc32BeatRows = crc32_beat_rows();
+
   // The state after zlib's initial ones and the 8 x 0xFF of the masked LRH.
   localparam logic [31:0] LrhState = 32'hDEBB20E3;
 
@@ -182,7 +207,8 @@ module icrc #(
         crc = crc_q;
         if (beat_pos_q >= HeaderBytes && beat_pos_q + Beat <= icrc_offset && !s_frame_tlast_i) begin
           // A whole beat of payload: every byte covered, none masked.
-          for (int i = 0; i < DATA_BYTES; i++) crc = crc32_byte(crc, s_frame_tdata_i[8*i+:8]);
+          for (int k = 0; k < 32; k++)
+            crc[k] = ^({crc_q, s_frame_tdata_i} & Crc32BeatRows[k*BeatInputs+:BeatInputs]);
         end else begin
           for (int i = 0; i < DATA_BYTES; i++) begin
             at = beat_pos_q + PosW'(i);
