@@ -12,6 +12,7 @@
 #include <verilated.h>
 
 #include <cstdint>
+#include <memory>
 #include <random>
 #include <sstream>
 #include <string>
@@ -20,6 +21,7 @@
 #include "Vdma_splitter.h"
 #include "Vdma_splitter_fault.h"
 #include "cosim/stalls.hpp"
+#include "cosim/test_vcd.hpp"
 #include "dma/request_splitter.hpp"
 #include "rtl_bridge/clocking.hpp"
 
@@ -71,6 +73,11 @@ template <typename Top>
 RtlRun run_rtl(const std::vector<Request>& requests, const Sizes& sizes, std::uint64_t seed,
                Stalls stalls, std::size_t expected_tlps) {
   Top top;
+  const std::unique_ptr<VerilatedVcdC> vcd = open_test_vcd(top);
+  std::uint64_t vcd_time = 0;  // two steps per cycle
+  const auto dump = [&vcd, &vcd_time] {
+    if (vcd) vcd->dump(vcd_time++);
+  };
   std::mt19937_64 rng(seed);
   top.cfg_mps_bytes_i = static_cast<std::uint16_t>(sizes.mps);
   top.cfg_mrrs_bytes_i = static_cast<std::uint16_t>(sizes.mrrs);
@@ -101,6 +108,7 @@ RtlRun run_rtl(const std::vector<Request>& requests, const Sizes& sizes, std::ui
     top.m_tlp_ready_i = !chance(rng, stalls.sink_busy);
     top.clk_i = 0;
     top.eval();
+    dump();
     if (top.m_tlp_valid_o && top.m_tlp_ready_i) {
       run.tlps.push_back({top.m_tlp_address_o, top.m_tlp_length_o, top.m_tlp_last_o != 0});
       run.tlp_cycles.push_back(cycle);
@@ -111,8 +119,10 @@ RtlRun run_rtl(const std::vector<Request>& requests, const Sizes& sizes, std::ui
       ++next;
     }
     rtl_bridge::rise(top);
+    dump();
     if (done) break;
   }
+  if (vcd) vcd->close();
   top.final();
   return run;
 }

@@ -198,6 +198,18 @@ std::vector<Frame> random_frames(std::size_t count, std::uint64_t seed) {
   return frames;
 }
 
+std::vector<Frame> frames_longer_than_the_counter(std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<Frame> frames;
+  for (int i = 0; i < 3; ++i) {
+    Bytes frame = random_roce_frame(rng);
+    frame.resize(300 * 1024 + static_cast<std::size_t>(i) * 7, 0x5A);
+    frames.push_back({"long frame " + std::to_string(i), std::move(frame)});
+  }
+  frames.push_back({"after the long ones", random_roce_frame(rng)});
+  return frames;
+}
+
 std::vector<Frame> header_corners() {
   std::mt19937_64 rng(0xC0DE);
   const Bytes payload = testbench::random_bytes(rng, 24);

@@ -56,6 +56,10 @@ void grow_before_icrc(Bytes& frame, std::size_t count, std::mt19937_64& rng);
 Frame random_frame(std::size_t index, std::mt19937_64& rng);
 std::vector<Frame> random_frames(std::size_t count, std::uint64_t seed);
 
+// Three RoCEv2 frames padded past 300 KiB (longer than the RTL twins count
+// positions), then one ordinary frame.
+std::vector<Frame> frames_longer_than_the_counter(std::uint64_t seed);
+
 // Directed corners, from one small frame of each header layout (IPv4, IPv6,
 // each with and without VLAN, IPv4 with 40 bytes of options): the frame cut
 // at every length; IPv4 IHL 0 to 4 and UDP lengths 8 to 27 with the other

@@ -9,7 +9,8 @@
 // `Port` names the answer port: a type with `Answer`, and static
 // `valid(top)`, `set_ready(top, bool)` and `read(top)`.
 //
-// RNICSIM_COSIM_VCD=<folder> writes a VCD per test into that folder.
+// RNICSIM_COSIM_VCD=<folder> writes a VCD per test into that folder
+// (cosim/test_vcd.hpp).
 #include <gtest/gtest.h>
 #include <verilated.h>
 #include <verilated_vcd_c.h>
@@ -17,15 +18,16 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
-#include <cstdlib>
-#include <filesystem>
 #include <memory>
 #include <random>
 #include <string>
 #include <vector>
 
+#include "common/clock_domain.hpp"
+#include "common/stage_timing.hpp"
 #include "cosim/frame_stimulus.hpp"
 #include "cosim/stalls.hpp"
+#include "cosim/test_vcd.hpp"
 #include "rtl_bridge/verilated_ports.hpp"
 
 namespace rnicsim::cosim {
@@ -45,17 +47,8 @@ class FrameStreamDriver {
   using Answer = typename Port::Answer;
   using Outcome = StreamOutcome<Answer>;
 
-  FrameStreamDriver(std::uint64_t seed, Stalls stalls) : rng_(seed), stalls_(stalls) {
-    if (const char* folder = std::getenv("RNICSIM_COSIM_VCD")) {
-      Verilated::traceEverOn(true);
-      vcd_ = std::make_unique<VerilatedVcdC>();
-      top_.trace(vcd_.get(), 99);
-      const testing::TestInfo* test = testing::UnitTest::GetInstance()->current_test_info();
-      std::string file = std::string(test->test_suite_name()) + "." + test->name() + ".vcd";
-      std::replace(file.begin(), file.end(), '/', '_');
-      vcd_->open((std::filesystem::path(folder) / file).c_str());
-    }
-  }
+  FrameStreamDriver(std::uint64_t seed, Stalls stalls)
+      : rng_(seed), stalls_(stalls), vcd_(open_test_vcd(top_)) {}
   ~FrameStreamDriver() {
     if (vcd_) vcd_->close();
     top_.final();
@@ -159,5 +152,27 @@ class FrameStreamDriver {
   std::uint64_t cycle_ = 0;
   std::uint64_t time_ = 0;  // VCD time: two steps per cycle
 };
+
+// Without stalls a frame takes ceil(bytes / width) cycles, frames follow
+// each other with no idle cycle, and the answer is there the cycle after the
+// last beat: the model's clocked-stage timing with latency_cycles = 0.
+template <typename Answer>
+void expect_one_beat_per_cycle(const std::vector<Frame>& frames,
+                               const std::vector<StreamOutcome<Answer>>& outcomes,
+                               std::size_t data_bytes) {
+  const ClockDomain clock(1000);  // 1 ns per cycle
+  const StageTiming model = StageTiming::clocked(clock, 0, data_bytes, 1);
+  ASSERT_EQ(outcomes.size(), frames.size());
+  for (std::size_t i = 0; i < frames.size(); ++i) {
+    SCOPED_TRACE(frames[i].name);
+    const std::uint64_t model_cycles = static_cast<std::uint64_t>(
+        model.service_time(8 * frames[i].bytes.size()) / clock.cycles(1));
+    EXPECT_EQ(outcomes[i].last_beat_cycle - outcomes[i].first_beat_cycle + 1, model_cycles);
+    EXPECT_EQ(outcomes[i].answer_cycle, outcomes[i].last_beat_cycle + 1);
+    if (i > 0) {
+      EXPECT_EQ(outcomes[i].first_beat_cycle, outcomes[i - 1].last_beat_cycle + 1);
+    }
+  }
+}
 
 }  // namespace rnicsim::cosim

@@ -32,8 +32,6 @@
 #include "Vicrc_w64.h"
 #include "Vicrc_w8.h"
 #include "Vicrc_w8_fault.h"
-#include "common/clock_domain.hpp"
-#include "common/stage_timing.hpp"
 #include "cosim/frame_stimulus.hpp"
 #include "cosim/frame_stream_driver.hpp"
 #include "cosim/mode.hpp"
@@ -246,33 +244,14 @@ TYPED_TEST(IcrcCosim, TakesOneBeatPerCycleAndAnswersAfterTheLastBeat) {
   if (!runs_rtl(cosim_mode())) GTEST_SKIP() << "RNICSIM_COSIM_MODE=model runs no RTL";
   const std::vector<Frame> frames = random_frames(500, 0x7117);
   typename TypeParam::Driver rtl(4, Stalls{});
-  const std::vector<RtlOutcome> outcomes = rtl.run(frames);
-  const ClockDomain clock(1000);  // 1 ns per cycle
-  const StageTiming model = StageTiming::clocked(clock, 0, TypeParam::kDataBytes, 1);
-  for (std::size_t i = 0; i < frames.size(); ++i) {
-    SCOPED_TRACE(frames[i].name);
-    const std::uint64_t model_cycles = static_cast<std::uint64_t>(
-        model.service_time(8 * frames[i].bytes.size()) / clock.cycles(1));
-    EXPECT_EQ(outcomes[i].last_beat_cycle - outcomes[i].first_beat_cycle + 1, model_cycles);
-    EXPECT_EQ(outcomes[i].answer_cycle, outcomes[i].last_beat_cycle + 1);
-    if (i > 0) {
-      EXPECT_EQ(outcomes[i].first_beat_cycle, outcomes[i - 1].last_beat_cycle + 1);
-    }
-  }
+  expect_one_beat_per_cycle(frames, rtl.run(frames), TypeParam::kDataBytes);
 }
 
 // Past 2^18 - 2 x width bytes the RTL stops counting positions; the ICRC of a
 // RoCEv2 packet lies far before that, and the frame is long enough for any
 // length its headers give, so the result is the model's.
 TYPED_TEST(IcrcCosim, AFrameLongerThanTheCounterStillGivesTheModelsResult) {
-  std::mt19937_64 rng(5);
-  std::vector<Frame> frames;
-  for (int i = 0; i < 3; ++i) {
-    Bytes frame = random_roce_frame(rng);
-    frame.resize(300 * 1024 + static_cast<std::size_t>(i) * 7, 0x5A);
-    frames.push_back({"long frame " + std::to_string(i), std::move(frame)});
-  }
-  frames.push_back({"after the long ones", random_roce_frame(rng)});
+  const std::vector<Frame> frames = frames_longer_than_the_counter(5);
   const Scoreboard board = cross_check<TypeParam>(frames, 6, Stalls{});
   EXPECT_TRUE(board.mismatches.empty()) << board.report();
   EXPECT_EQ(board.matching_icrcs, 4u);

@@ -40,6 +40,7 @@
 #include "Vmtt_cache_fault.h"
 #include "Vmtt_cache_one_set.h"
 #include "cosim/stalls.hpp"
+#include "cosim/test_vcd.hpp"
 #include "mtt/translation_cache.hpp"
 
 namespace rnicsim::cosim {
@@ -187,17 +188,6 @@ struct RtlRun {
   std::vector<RtlMiss> misses;
 };
 
-// Numbers the VCDs of one test (some drive more than one cache) from 0.
-int next_vcd_number(const std::string& test) {
-  static std::string last_test;
-  static int number = 0;
-  if (test != last_test) {
-    last_test = test;
-    number = 0;
-  }
-  return number++;
-}
-
 // Each request stream is a queue its source offers from: once an operation
 // is offered it stays offered until taken (valid/ready), and between
 // operations the source idles with probability stalls.source_idle. Each
@@ -207,16 +197,7 @@ template <typename Top>
 class MttCacheRtl {
  public:
   MttCacheRtl(std::uint64_t seed, Stalls stalls) : rng_(seed), stalls_(stalls) {
-    if (const char* folder = std::getenv("RNICSIM_COSIM_VCD")) {
-      Verilated::traceEverOn(true);
-      vcd_ = std::make_unique<VerilatedVcdC>();
-      top_.trace(vcd_.get(), 99);
-      const testing::TestInfo* test = testing::UnitTest::GetInstance()->current_test_info();
-      const std::string name = std::string(test->test_suite_name()) + "." + test->name();
-      std::string file = name + "." + std::to_string(next_vcd_number(name)) + ".vcd";
-      std::replace(file.begin(), file.end(), '/', '_');
-      vcd_->open((std::filesystem::path(folder) / file).c_str());
-    }
+    vcd_ = open_test_vcd(top_);
     reset();
   }
   ~MttCacheRtl() {
