@@ -13,6 +13,7 @@ namespace {
 class ModelSplitEngine final : public SplitEngine {
  public:
   explicit ModelSplitEngine(const TlpSizes& sizes) : sizes_(sizes) {}
+  const char* name() const override { return "model"; }
 
   SplitResult cut(const SplitRequest& request, std::vector<TlpCut>& cuts) override {
     const std::uint32_t max_bytes = request.write ? sizes_.mps_bytes : sizes_.mrrs_bytes;

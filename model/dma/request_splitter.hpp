@@ -70,6 +70,8 @@ class RequestSplitter : public sc_core::sc_module, public RequestSplitIf {
   std::uint32_t count_tlps(const pcie::TlpWindow& window) const override;
 
   const RequestSplitterStats& stats() const { return stats_; }
+  // Which engine cuts: "model" or "rtl/dma_splitter".
+  const char* engine_name() const { return engine_->name(); }
 
  private:
   RequestSplitterConfig config_;

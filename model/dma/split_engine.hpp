@@ -62,6 +62,8 @@ class SplitEngine {
   virtual ~SplitEngine() = default;
   // Appends the request's TLPs to `cuts`, in order (it does not clear it).
   virtual SplitResult cut(const SplitRequest& request, std::vector<TlpCut>& cuts) = 0;
+  // "model", or the RTL block's folder ("rtl/dma_splitter").
+  virtual const char* name() const = 0;
 };
 
 // The model: cut_into_tlps at MPS (writes) or MRRS (reads); no cycles.

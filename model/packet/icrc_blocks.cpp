@@ -27,6 +27,7 @@ class ModelIcrcEngine final : public IcrcEngine {
   IcrcVerdict examine(const std::uint8_t* frame, std::size_t length) override {
     return model_icrc_verdict(frame, length);
   }
+  const char* name() const override { return "model"; }
 };
 
 }  // namespace

@@ -39,6 +39,9 @@ class IcrcInserter : public Stage<OutgoingFrame, Transfer> {
   IcrcInserter(const sc_core::sc_module_name& name, const StageTiming& timing,
                std::unique_ptr<IcrcEngine> engine = make_model_icrc_engine());
 
+  // Which engine computes: "model" or "rtl/icrc".
+  const char* engine_name() const { return engine_->name(); }
+
  protected:
   void serve(OutgoingFrame& frame, Emitter& emitter) override;
 
@@ -60,6 +63,8 @@ class IcrcChecker : public Stage<Transfer, Transfer> {
               std::unique_ptr<IcrcEngine> engine = make_model_icrc_engine());
 
   const IcrcCheckStats& check_stats() const { return check_stats_; }
+  // Which engine checks: "model" or "rtl/icrc".
+  const char* engine_name() const { return engine_->name(); }
 
  protected:
   void serve(Transfer& frame, Emitter& emitter) override;

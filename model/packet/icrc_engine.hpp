@@ -19,6 +19,8 @@ class IcrcEngine {
   virtual ~IcrcEngine() = default;
   // `frame`: the Ethernet header first, no FCS.
   virtual IcrcVerdict examine(const std::uint8_t* frame, std::size_t length) = 0;
+  // "model", or the RTL block's folder ("rtl/icrc"): which one a block runs.
+  virtual const char* name() const = 0;
 };
 
 // The model: locate_icrc and compute_icrc.

@@ -63,6 +63,7 @@ class ModelParserEngine final : public ParserEngine {
   ParseResult parse(const std::uint8_t* frame, std::size_t length) override {
     return parse_frame(frame, length, IcrcHandling::kSkip);
   }
+  const char* name() const override { return "model"; }
 };
 
 }  // namespace

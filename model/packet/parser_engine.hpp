@@ -18,6 +18,8 @@ class ParserEngine {
   // packet holds every header and where the payload lies; on failure, the
   // first check that failed.
   virtual ParseResult parse(const std::uint8_t* frame, std::size_t length) = 0;
+  // "model", or the RTL block's folder ("rtl/roce_parser").
+  virtual const char* name() const = 0;
 };
 
 // The model: parse_frame without the ICRC.

@@ -26,6 +26,7 @@ class RtlSplitEngine final : public SplitEngine {
     top_.m_tlp_ready_i = 1;  // the link never stalls the splitter
   }
   ~RtlSplitEngine() override { top_.final(); }
+  const char* name() const override { return "rtl/dma_splitter"; }
 
   SplitResult cut(const SplitRequest& request, std::vector<TlpCut>& cuts) override {
     if (request.length == 0 || request.max_tlps == 0 || request.max_tlps > kMaxBudget) {

@@ -24,6 +24,7 @@ class RtlIcrcEngine final : public packet::IcrcEngine {
     top_.m_result_ready_i = 1;
   }
   ~RtlIcrcEngine() override { top_.final(); }
+  const char* name() const override { return "rtl/icrc"; }
 
   packet::IcrcVerdict examine(const std::uint8_t* frame, std::size_t length) override {
     if (length == 0) throw std::invalid_argument("rtl/icrc: an empty frame has no beat to send");

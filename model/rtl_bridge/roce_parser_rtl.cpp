@@ -46,6 +46,7 @@ class RtlParserEngine final : public packet::ParserEngine {
     top_.m_desc_ready_i = 1;
   }
   ~RtlParserEngine() override { top_.final(); }
+  const char* name() const override { return "rtl/roce_parser"; }
 
   packet::ParseResult parse(const std::uint8_t* frame, std::size_t length) override {
     if (length == 0) {

@@ -90,6 +90,27 @@ TEST(Testbed, AFrameTheReceiveBufferDropsFailsTheRunNamingItsQpAndPsn) {
   }
 }
 
+// Each `impl` key reaches its block in both NICs: the swap tests (label
+// "swap") compare outputs, which would agree just as well if a block
+// ignored its key.
+TEST(Testbed, ImplRtlPutsEachRtlTwinIntoBothNics) {
+  for (const bool rtl : {false, true}) {
+    SCOPED_TRACE(rtl ? "impl rtl" : "impl model");
+    const char* impl = rtl ? "rtl" : "model";
+    config::RunConfig run(loaded({{"icrc", {{"impl", impl}, {"latency_cycles", 0}}},
+                                  {"packet", {{"parser_impl", impl}, {"parser_latency_cycles", 0}}},
+                                  {"request_split", {{"impl", impl}}}}));
+    Testbed testbed("testbed", testbed_config(run, {"a", "b"}));
+    for (std::size_t n = 0; n < testbed.node_count(); ++n) {
+      const Nic& nic = testbed.node(n).nic;
+      EXPECT_STREQ(nic.icrc_tx.engine_name(), rtl ? "rtl/icrc" : "model");
+      EXPECT_STREQ(nic.icrc_rx.engine_name(), rtl ? "rtl/icrc" : "model");
+      EXPECT_STREQ(nic.parser.engine_name(), rtl ? "rtl/roce_parser" : "model");
+      EXPECT_STREQ(nic.request_split.engine_name(), rtl ? "rtl/dma_splitter" : "model");
+    }
+  }
+}
+
 TEST(Testbed, ASingleNodeIsCabledToItself) {
   config::RunConfig run(loaded(config::Json::object()));
   Testbed testbed("testbed", testbed_config(run, {"a"}));
