@@ -10,7 +10,7 @@
 #         -DSV_OUT=<file.sv> -DHPP_OUT=<file.hpp> -P generate_descriptor.cmake
 # Writes an output only when its contents change, so a build reruns nothing
 # for an unchanged layout.
-cmake_minimum_required(VERSION 3.16)
+cmake_minimum_required(VERSION 3.18)  # file(CONFIGURE)
 foreach(arg FIELDS PACKAGE NAMESPACE SV_OUT HPP_OUT)
   if(NOT DEFINED ${arg})
     message(FATAL_ERROR "generate_descriptor.cmake: -D${arg}=... is required")
