@@ -26,6 +26,7 @@
 #include "common/clock_domain.hpp"
 #include "common/stage_timing.hpp"
 #include "cosim/frame_stimulus.hpp"
+#include "cosim/mode.hpp"
 #include "cosim/stalls.hpp"
 #include "cosim/test_vcd.hpp"
 #include "rtl_bridge/verilated_ports.hpp"
@@ -152,6 +153,36 @@ class FrameStreamDriver {
   std::uint64_t cycle_ = 0;
   std::uint64_t time_ = 0;  // VCD time: two steps per cycle
 };
+
+// One datapath width of a frame-stream twin, for typed tests: its driver and
+// its width, and the test name suffix it gets.
+template <typename Top, std::size_t kBytes, typename Port>
+struct StreamWidth {
+  using Driver = FrameStreamDriver<Top, kBytes, Port>;
+  static constexpr std::size_t kDataBytes = kBytes;
+};
+
+class WidthNames {
+ public:
+  template <typename T>
+  static std::string GetName(int) {
+    return "bytes_per_cycle_" + std::to_string(T::kDataBytes);
+  }
+};
+
+// The stall rates the cross-checks run under, both sides.
+constexpr Stalls kBusy{0.3, 0.3};
+
+// Runs the sides RNICSIM_COSIM_MODE asks for (Board::mode) and hands the
+// RTL's outcomes, none when it did not run, to the test's scoreboard.
+template <typename W, typename Board>
+Board cross_check(const std::vector<Frame>& frames, std::uint64_t seed, Stalls stalls) {
+  Board board;
+  std::vector<typename W::Driver::Outcome> outcomes;
+  if (runs_rtl(board.mode)) outcomes = typename W::Driver(seed, stalls).run(frames);
+  board.compare(frames, outcomes);
+  return board;
+}
 
 // Without stalls a frame takes ceil(bytes / width) cycles, frames follow
 // each other with no idle cycle, and the answer is there the cycle after the

@@ -155,36 +155,12 @@ std::vector<IcrcVector> icrc_vectors() {
 
 // --- the tests, at both widths ------------------------------------------------
 
-template <typename Top, std::size_t kBytes>
-struct Width {
-  using Driver = IcrcRtlDriver<Top, kBytes>;
-  static constexpr std::size_t kDataBytes = kBytes;
-};
-using Widths = testing::Types<Width<Vicrc_w8, 8>, Width<Vicrc_w64, 64>>;
-
-class WidthNames {
- public:
-  template <typename T>
-  static std::string GetName(int) {
-    return "bytes_per_cycle_" + std::to_string(T::kDataBytes);
-  }
-};
+using Widths = testing::Types<StreamWidth<Vicrc_w8, 8, ResultPort>,
+                              StreamWidth<Vicrc_w64, 64, ResultPort>>;
 
 template <typename T>
 class IcrcCosim : public testing::Test {};
 TYPED_TEST_SUITE(IcrcCosim, Widths, WidthNames);
-
-constexpr Stalls kBusy{0.3, 0.3};
-
-// Runs the sides RNICSIM_COSIM_MODE asks for.
-template <typename W>
-Scoreboard cross_check(const std::vector<Frame>& frames, std::uint64_t seed, Stalls stalls) {
-  Scoreboard board;
-  std::vector<RtlOutcome> outcomes;
-  if (runs_rtl(board.mode)) outcomes = typename W::Driver(seed, stalls).run(frames);
-  board.compare(frames, outcomes);
-  return board;
-}
 
 TYPED_TEST(IcrcCosim, VectorsGiveTheirPublishedIcrc) {
   if (!runs_rtl(cosim_mode())) GTEST_SKIP() << "RNICSIM_COSIM_MODE=model runs no RTL";
@@ -210,7 +186,7 @@ TYPED_TEST(IcrcCosim, CapturedAndOwnFramesAgreeWithTheModel) {
   std::vector<Frame> frames = captured_frames();
   const std::vector<Frame> own = own_frames();
   frames.insert(frames.end(), own.begin(), own.end());
-  const Scoreboard board = cross_check<TypeParam>(frames, 2, kBusy);
+  const Scoreboard board = cross_check<TypeParam, Scoreboard>(frames, 2, kBusy);
   EXPECT_TRUE(board.mismatches.empty()) << board.report();
   // The captures are mostly RoCEv2 with good ICRCs, so the check has teeth.
   EXPECT_GT(board.matching_icrcs, board.compared / 2) << board.report();
@@ -218,7 +194,7 @@ TYPED_TEST(IcrcCosim, CapturedAndOwnFramesAgreeWithTheModel) {
 
 TYPED_TEST(IcrcCosim, HeaderCornersAgreeWithTheModel) {
   const std::vector<Frame> frames = header_corners();
-  const Scoreboard board = cross_check<TypeParam>(frames, 8, kBusy);
+  const Scoreboard board = cross_check<TypeParam, Scoreboard>(frames, 8, kBusy);
   EXPECT_TRUE(board.mismatches.empty()) << board.report();
   // Every moved field still gives a good ICRC (5 layouts x 128), besides the
   // whole frames among the cuts; UDP lengths 24 to 27 are RoCEv2 too.
@@ -228,7 +204,7 @@ TYPED_TEST(IcrcCosim, HeaderCornersAgreeWithTheModel) {
 
 TYPED_TEST(IcrcCosim, RandomFramesUnderRandomStallsAgreeWithTheModel) {
   const std::vector<Frame> frames = random_frames(10000, 0x1C4C);
-  const Scoreboard board = cross_check<TypeParam>(frames, 3, kBusy);
+  const Scoreboard board = cross_check<TypeParam, Scoreboard>(frames, 3, kBusy);
   EXPECT_EQ(board.compared, 10000u);
   EXPECT_TRUE(board.mismatches.empty()) << board.report();
   // Both outcomes occur often: frames whose ICRC matches and damaged ones.
@@ -252,7 +228,7 @@ TYPED_TEST(IcrcCosim, TakesOneBeatPerCycleAndAnswersAfterTheLastBeat) {
 // length its headers give, so the result is the model's.
 TYPED_TEST(IcrcCosim, AFrameLongerThanTheCounterStillGivesTheModelsResult) {
   const std::vector<Frame> frames = frames_longer_than_the_counter(5);
-  const Scoreboard board = cross_check<TypeParam>(frames, 6, Stalls{});
+  const Scoreboard board = cross_check<TypeParam, Scoreboard>(frames, 6, Stalls{});
   EXPECT_TRUE(board.mismatches.empty()) << board.report();
   EXPECT_EQ(board.matching_icrcs, 4u);
 }

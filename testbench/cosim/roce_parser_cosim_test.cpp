@@ -337,42 +337,18 @@ std::vector<Frame> random_parser_frames(std::size_t count, std::uint64_t seed) {
 
 // --- the tests, at both widths ------------------------------------------------
 
-template <typename Top, std::size_t kBytes>
-struct Width {
-  using Driver = ParserRtlDriver<Top, kBytes>;
-  static constexpr std::size_t kDataBytes = kBytes;
-};
-using Widths = testing::Types<Width<Vroce_parser_w8, 8>, Width<Vroce_parser_w64, 64>>;
-
-class WidthNames {
- public:
-  template <typename T>
-  static std::string GetName(int) {
-    return "bytes_per_cycle_" + std::to_string(T::kDataBytes);
-  }
-};
+using Widths = testing::Types<StreamWidth<Vroce_parser_w8, 8, DescriptorPort>,
+                              StreamWidth<Vroce_parser_w64, 64, DescriptorPort>>;
 
 template <typename T>
 class ParserCosim : public testing::Test {};
 TYPED_TEST_SUITE(ParserCosim, Widths, WidthNames);
 
-constexpr Stalls kBusy{0.3, 0.3};
-
-// Runs the sides RNICSIM_COSIM_MODE asks for.
-template <typename W>
-Scoreboard cross_check(const std::vector<Frame>& frames, std::uint64_t seed, Stalls stalls) {
-  Scoreboard board;
-  std::vector<RtlOutcome> outcomes;
-  if (runs_rtl(board.mode)) outcomes = typename W::Driver(seed, stalls).run(frames);
-  board.compare(frames, outcomes);
-  return board;
-}
-
 TYPED_TEST(ParserCosim, CapturedAndOwnFramesAgreeWithTheModel) {
   std::vector<Frame> frames = captured_frames();
   const std::vector<Frame> own = own_frames();
   frames.insert(frames.end(), own.begin(), own.end());
-  const Scoreboard board = cross_check<TypeParam>(frames, 2, kBusy);
+  const Scoreboard board = cross_check<TypeParam, Scoreboard>(frames, 2, kBusy);
   EXPECT_TRUE(board.mismatches.empty()) << board.report();
   // Mostly RoCEv2 packets, so the fields are compared, not only verdicts.
   EXPECT_GT(board.accepted, board.compared / 2) << board.report();
@@ -380,7 +356,7 @@ TYPED_TEST(ParserCosim, CapturedAndOwnFramesAgreeWithTheModel) {
 
 TYPED_TEST(ParserCosim, EveryOpcodeInEveryLayoutAgreesWithTheModel) {
   const std::vector<Frame> frames = every_opcode_and_layout();
-  const Scoreboard board = cross_check<TypeParam>(frames, 9, kBusy);
+  const Scoreboard board = cross_check<TypeParam, Scoreboard>(frames, 9, kBusy);
   EXPECT_TRUE(board.mismatches.empty()) << board.report();
   // 256 - 38 unsupported opcodes x 4 layouts; the refused sizes fail the
   // payload, pad or header-length check.
@@ -391,14 +367,14 @@ TYPED_TEST(ParserCosim, EveryOpcodeInEveryLayoutAgreesWithTheModel) {
 
 TYPED_TEST(ParserCosim, FramesOfOneToSixBeatsBackToBackAgreeWithTheModel) {
   const std::vector<Frame> frames = beat_counts();
-  const Scoreboard board = cross_check<TypeParam>(frames, 10, Stalls{});
+  const Scoreboard board = cross_check<TypeParam, Scoreboard>(frames, 10, Stalls{});
   EXPECT_TRUE(board.mismatches.empty()) << board.report();
   EXPECT_EQ(board.accepted, frames.size());
 }
 
 TYPED_TEST(ParserCosim, HeaderCornersAgreeWithTheModel) {
   const std::vector<Frame> frames = header_corners();
-  const Scoreboard board = cross_check<TypeParam>(frames, 8, kBusy);
+  const Scoreboard board = cross_check<TypeParam, Scoreboard>(frames, 8, kBusy);
   EXPECT_TRUE(board.mismatches.empty()) << board.report();
   // Cuts reach the Ethernet and IP length checks, IHLs 0 to 4 the IP length
   // check, UDP lengths 8 to 23 the UDP length check. An ICRC field moved by
@@ -415,7 +391,7 @@ TYPED_TEST(ParserCosim, HeaderCornersAgreeWithTheModel) {
 // block's) comes up among the random frames, each at least 40 times.
 TYPED_TEST(ParserCosim, RandomFramesUnderRandomStallsAgreeWithTheModel) {
   const std::vector<Frame> frames = random_parser_frames(10000, 0x9A55);
-  const Scoreboard board = cross_check<TypeParam>(frames, 3, kBusy);
+  const Scoreboard board = cross_check<TypeParam, Scoreboard>(frames, 3, kBusy);
   EXPECT_EQ(board.compared, 10000u);
   EXPECT_TRUE(board.mismatches.empty()) << board.report();
   EXPECT_GT(board.accepted, 1500u);
@@ -438,7 +414,7 @@ TYPED_TEST(ParserCosim, TakesOneBeatPerCycleAndAnswersAfterTheLastBeat) {
 // states is far below that, so the verdict is the model's.
 TYPED_TEST(ParserCosim, AFrameLongerThanTheCounterStillGetsTheModelsVerdict) {
   const std::vector<Frame> frames = frames_longer_than_the_counter(5);
-  const Scoreboard board = cross_check<TypeParam>(frames, 6, Stalls{});
+  const Scoreboard board = cross_check<TypeParam, Scoreboard>(frames, 6, Stalls{});
   EXPECT_TRUE(board.mismatches.empty()) << board.report();
   EXPECT_EQ(board.accepted, 4u);
 }
