@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <utility>
 
 #include "common/time_units.hpp"
 
@@ -31,7 +32,8 @@ std::string to_string(TranslationStatus status) {
 }
 
 MemoryTranslation::MemoryTranslation(const sc_core::sc_module_name& name,
-                                     const MemoryTranslationConfig& config)
+                                     const MemoryTranslationConfig& config,
+                                     PageCacheMaker make_mtt_cache)
     : sc_core::sc_module(name),
       nic2mtt("nic2mtt"),
       walker2dma("walker2dma"),
@@ -40,7 +42,8 @@ MemoryTranslation::MemoryTranslation(const sc_core::sc_module_name& name,
       hit_latency_(clock_.cycles(config.hit_cycles)),
       interval_(clock_.cycles(config.initiation_interval_cycles)),
       mpt_cache_(config.mpt_cache, config.seed),
-      mtt_cache_(config.mtt_cache, config.seed + 1) {
+      make_mtt_cache_(std::move(make_mtt_cache)),
+      mtt_cache_(make_mtt_cache_(config.mtt_cache, config.seed + 1)) {
   if (config.initiation_interval_cycles == 0 || config.walker_outstanding == 0) {
     throw std::invalid_argument(std::string(this->name()) +
                                 ": initiation interval and walker slots must be at least 1");
@@ -159,7 +162,7 @@ std::uint64_t MemoryTranslation::mtt_index(const MptEntry& mpt, std::uint64_t va
 void MemoryTranslation::translate_pages(Pending& p) {
   while (p.left > 0) {
     const std::uint64_t index = mtt_index(p.mpt, p.at);
-    const auto frame = mtt_cache_.lookup(index);
+    const auto frame = mtt_cache_->lookup(index);
     if (!frame) return miss(p, false, index);
     add_page(p, *frame);
   }
@@ -294,7 +297,7 @@ void MemoryTranslation::complete(Walk& walk, const std::uint8_t* data) {
     if (mpt) {
       mpt_cache_.insert(first, entry);
     } else {
-      for (std::uint64_t i = 0; i < walk.count; ++i) mtt_cache_.insert(first + i, mtt_frame(data, i));
+      for (std::uint64_t i = 0; i < walk.count; ++i) mtt_cache_->insert(first + i, mtt_frame(data, i));
     }
   }
   Pending* p = walk.waiters;
@@ -372,7 +375,7 @@ bool MemoryTranslation::cached(const TranslationRequest& r) const {
   if (check(r.key, *mpt, r.va, r.length, r.access, r.pd) != TranslationStatus::kOk) return true;
   const std::uint64_t last = mtt_index(*mpt, r.va + r.length - 1);
   for (std::uint64_t i = mtt_index(*mpt, r.va); i <= last; ++i) {
-    if (!mtt_cache_.peek(i)) return false;
+    if (!mtt_cache_->peek(i)) return false;
   }
   return true;
 }
@@ -428,14 +431,15 @@ void MemoryTranslation::restart(const CacheGeometry& mtt_cache) {
   }
   config_.mtt_cache = mtt_cache;
   mpt_cache_ = TranslationCache<MptEntry>(config_.mpt_cache, config_.seed);
-  mtt_cache_ = TranslationCache<std::uint64_t>(config_.mtt_cache, config_.seed + 1);
+  mtt_cache_.reset();  // a verilated cache is freed before its successor is made
+  mtt_cache_ = make_mtt_cache_(config_.mtt_cache, config_.seed + 1);
 }
 
 void MemoryTranslation::invalidate(std::uint32_t mpt_index, std::uint64_t first_mtt,
                                    std::uint32_t pages) {
   ++invalidations_;
   mpt_cache_.invalidate(mpt_index);
-  for (std::uint64_t i = 0; i < pages; ++i) mtt_cache_.invalidate(first_mtt + i);
+  for (std::uint64_t i = 0; i < pages; ++i) mtt_cache_->invalidate(first_mtt + i);
   // A walk not yet started reads the tables as they are now; one reading may not.
   for (Walk* w : open_walks_) {
     if (!w->started || w->stale) continue;

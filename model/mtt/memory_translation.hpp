@@ -46,7 +46,9 @@
 #include "common/module_macros.hpp"
 #include "common/ring_queue.hpp"
 #include "host_memory/memory_initiator.hpp"
+#include "common/block_impl.hpp"
 #include "mtt/mpt_format.hpp"
+#include "mtt/page_cache.hpp"
 #include "mtt/translation_cache.hpp"
 
 namespace rnicsim {
@@ -106,6 +108,7 @@ struct MemoryTranslationConfig {
   IcmLayout icm;
   CacheGeometry mpt_cache;
   CacheGeometry mtt_cache;
+  BlockImpl mtt_cache_impl = BlockImpl::kModel;  // the caller's PageCacheMaker makes it so
   double clock_mhz = 0;
   std::uint32_t hit_cycles = 0;
   std::uint32_t initiation_interval_cycles = 1;
@@ -134,7 +137,10 @@ class MemoryTranslation : public sc_core::sc_module, public TranslationRequestIf
   MemoryInitiator walker2dma;
 
   RNICSIM_PROCESS_MODULE(MemoryTranslation);
-  MemoryTranslation(const sc_core::sc_module_name& name, const MemoryTranslationConfig& config);
+  // The MTT cache comes from `make_mtt_cache` (the model's unless a caller
+  // passes the RTL's, rtl_bridge/mtt_cache_rtl.hpp); the MPT cache is the model's.
+  MemoryTranslation(const sc_core::sc_module_name& name, const MemoryTranslationConfig& config,
+                    PageCacheMaker make_mtt_cache = make_model_page_cache);
 
   void submit(TranslationRequester& from, const TranslationRequest& request) override;
   bool nb_submit(TranslationRequester& from, const TranslationRequest& request) override;
@@ -185,7 +191,7 @@ class MemoryTranslation : public sc_core::sc_module, public TranslationRequestIf
 
   const MemoryTranslationStats& stats() const { return stats_; }
   const TranslationCache<MptEntry>& mpt_cache() const { return mpt_cache_; }
-  const TranslationCache<std::uint64_t>& mtt_cache() const { return mtt_cache_; }
+  const PageCache& mtt_cache() const { return *mtt_cache_; }
 
  private:
   struct Walk;
@@ -268,7 +274,8 @@ class MemoryTranslation : public sc_core::sc_module, public TranslationRequestIf
   sc_core::sc_time hit_latency_;
   sc_core::sc_time interval_;
   TranslationCache<MptEntry> mpt_cache_;
-  TranslationCache<std::uint64_t> mtt_cache_;
+  PageCacheMaker make_mtt_cache_;
+  std::unique_ptr<PageCache> mtt_cache_;
   MemoryTranslationStats stats_;
   WalkObserver walk_observer_;
 

@@ -15,6 +15,39 @@ std::optional<config::Violation> ways_violation(const config::Json& doc, const c
                                          std::to_string(entries) + ")"};
 }
 
+namespace {
+
+// mtt.mtt_cache_impl rtl needs a geometry rtl/mtt_cache is verilated at, LRU,
+// and a fixed size (the translation sweep resizes the cache point by point).
+std::optional<config::Violation> rtl_mtt_cache_violation(const config::Json& doc) {
+  if (config::at_path(doc, "mtt.mtt_cache_impl").get<std::string>() != "rtl") return std::nullopt;
+  if (config::at_path(doc, "mtt.replacement").get<std::string>() != "lru") {
+    return config::Violation{"mtt.replacement",
+                             "must be lru with mtt.mtt_cache_impl rtl: rtl/mtt_cache has no "
+                             "random replacement"};
+  }
+  if (config::at_path(doc, "experiment") == "translation") {
+    return config::Violation{"mtt.mtt_cache_impl",
+                             "must be model in the translation sweep, which resizes the MTT "
+                             "cache point by point; rtl/mtt_cache is verilated at fixed sizes"};
+  }
+  const std::uint64_t entries = config::integer_at(doc, "mtt.mtt_cache_entries");
+  const std::uint64_t ways = config::integer_at(doc, "mtt.mtt_cache_ways");
+  std::string verilated;
+  for (const CacheGeometry& g : kVerilatedPageCacheGeometries) {
+    if (g.entries == entries && g.ways == ways) return std::nullopt;
+    verilated += (verilated.empty() ? "" : " or ") + std::to_string(g.entries) + " x " +
+                 std::to_string(g.ways);
+  }
+  return config::Violation{"mtt.mtt_cache_entries",
+                           "with mtt.mtt_cache_ways must be a geometry rtl/mtt_cache is "
+                           "verilated at with mtt.mtt_cache_impl rtl (entries x ways: " +
+                               verilated + "; got " + std::to_string(entries) + " x " +
+                               std::to_string(ways) + ")"};
+}
+
+}  // namespace
+
 void declare_mtt_keys(config::Schema& schema) {
   using config::integer_key;
   schema.add(config::number_key("mtt.clock_mhz", 250, "MHz", "clock of the translation unit")
@@ -47,6 +80,10 @@ void declare_mtt_keys(config::Schema& schema) {
                  .at_most(1024));
   schema.add(config::string_key("mtt.replacement", "lru", "cache replacement: lru or random")
                  .one_of({"lru", "random"}));
+  schema.add(config::string_key("mtt.mtt_cache_impl", "model",
+                                "the MTT cache's implementation: model, or rtl (the verilated "
+                                "rtl/mtt_cache; LRU at a verilated geometry)")
+                 .one_of({"model", "rtl"}));
   schema.add(integer_key("mtt.prefetch_entries", 0, "entries",
                          "MTT entries fetched after a missing one, same MR, in the same read")
                  .at_least(0)
@@ -71,6 +108,9 @@ void declare_mtt_keys(config::Schema& schema) {
       return ways_violation(doc, ways, entries);
     });
   }
+  schema.add_check({"mtt.mtt_cache_impl", "mtt.replacement", "mtt.mtt_cache_entries",
+                    "mtt.mtt_cache_ways"},
+                   rtl_mtt_cache_violation);
 }
 
 IcmLayout icm_layout(std::uint64_t mpt_entries, std::uint64_t mtt_entries, std::uint64_t icm_base) {
@@ -99,6 +139,7 @@ MemoryTranslationConfig memory_translation_config(const config::Section& mtt,
   c.mpt_cache = {integer("mpt_cache_entries"), integer("mpt_cache_ways"), replacement};
   c.mtt_cache = {mtt_cache_entries ? *mtt_cache_entries : integer("mtt_cache_entries"),
                  integer("mtt_cache_ways"), replacement};
+  c.mtt_cache_impl = parse_block_impl(mtt.text("mtt_cache_impl"));
   c.clock_mhz = mtt.number("clock_mhz");
   c.hit_cycles = integer("hit_cycles");
   c.initiation_interval_cycles = integer("initiation_interval_cycles");

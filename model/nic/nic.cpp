@@ -5,6 +5,7 @@
 #include "mtt/mtt_config.hpp"
 #include "rtl_bridge/dma_splitter_rtl.hpp"
 #include "rtl_bridge/icrc_rtl.hpp"
+#include "rtl_bridge/mtt_cache_rtl.hpp"
 #include "rtl_bridge/roce_parser_rtl.hpp"
 
 namespace rnicsim {
@@ -44,7 +45,8 @@ Nic::Nic(const sc_core::sc_module_name& name, const NicConfig& config)
       request_split("request_split", config.request_split,
                     rtl_bridge::make_split_engine(config.request_split.impl,
                                                   config.request_split.sizes())),
-      translation("translation", config.translation),
+      translation("translation", config.translation,
+                  rtl_bridge::make_page_cache_maker(config.translation.mtt_cache_impl)),
       transmit("transmit", config.queue_items),
       builder("builder", config.packet.builder),
       builder2icrc("builder2icrc", config.queue_items),

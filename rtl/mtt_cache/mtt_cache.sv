@@ -57,7 +57,13 @@ module mtt_cache #(
 
     input  wire                  s_invalidate_valid_i,
     output logic                 s_invalidate_ready_o,
-    input  wire [INDEX_BITS-1:0] s_invalidate_index_i
+    input  wire [INDEX_BITS-1:0] s_invalidate_index_i,
+
+    // The model's peek: the value cached for an index, at once, neither
+    // counted nor touching the LRU order (a second, combinational read port).
+    input  wire  [INDEX_BITS-1:0] probe_index_i,
+    output logic                  probe_hit_o,
+    output logic [VALUE_BITS-1:0] probe_value_o
 );
 
   localparam int Sets = WAYS > 0 ? ENTRIES / WAYS : 1;
@@ -83,11 +89,15 @@ module mtt_cache #(
   end
 
   // Line l is way l % WAYS of set l / WAYS, as the model lays its lines out.
-  // Packed vectors with constant part-selects, which both tools read alike.
+  // Valid bits and LRU ranks are flip-flops (a reset clears them all at
+  // once); tags and values are arrays addressed by line, as a RAM would hold
+  // them. Only the lines of the one set an operation names are read and
+  // written, so a simulator's work per cycle follows WAYS, not ENTRIES.
+  localparam int LineW = ENTRIES > 1 ? $clog2(ENTRIES) : 1;
   logic [ENTRIES-1:0] valid_q;
-  logic [ENTRIES*TagBits-1:0] tag_q;
-  logic [ENTRIES*VALUE_BITS-1:0] value_q;
   logic [ENTRIES*WayW-1:0] rank_q;
+  logic [TagBits-1:0] tag_q[ENTRIES];
+  logic [VALUE_BITS-1:0] value_q[ENTRIES];
 
   // The operation taken this cycle, if any.
   logic do_invalidate, do_fill, do_lookup;
@@ -96,7 +106,7 @@ module mtt_cache #(
   logic [TagBits-1:0] op_tag;
 
   // Its set, way by way.
-  logic [ENTRIES-1:0] in_set;  // the lines of op_set
+  logic [WAYS*LineW-1:0] way_line;  // the line of each way of op_set
   logic [WAYS-1:0] way_valid, way_match;
   logic [WAYS*WayW-1:0] way_rank;
   logic [WAYS*VALUE_BITS-1:0] way_value;
@@ -104,8 +114,14 @@ module mtt_cache #(
   logic hit;
   logic [VALUE_BITS-1:0] hit_value;
   logic [WayW-1:0] hit_way, first_invalid_way, lru_way, fill_way, touched_way;
+  logic [LineW-1:0] fill_line;
   logic any_invalid, touch;
   logic [WAYS*WayW-1:0] touched_rank;  // the set's ranks after the touch
+
+  // The probe's set, way by way.
+  logic [SetW-1:0] probe_set;
+  logic [TagBits-1:0] probe_tag;
+  logic [LineW-1:0] probe_line;
 
   always_comb begin
     s_invalidate_ready_o = 1'b1;
@@ -118,31 +134,25 @@ module mtt_cache #(
     op_index = s_invalidate_valid_i ? s_invalidate_index_i
              : s_fill_valid_i ? s_fill_index_i : s_lookup_index_i;
     op_tag = op_index[INDEX_BITS-1:SetBits];
+    probe_tag = probe_index_i[INDEX_BITS-1:SetBits];
   end
 
   if (Sets > 1) begin : g_set_from_index
     assign op_set = op_index[SetW-1:0];
+    assign probe_set = probe_index_i[SetW-1:0];
   end else begin : g_one_set
     assign op_set = 1'b0;
+    assign probe_set = 1'b0;
   end
 
-  // Reads the set: AND-OR selects rather than variable part-selects, so that
-  // synthesis sees a decoder and a tree, not a shifter as wide as the cache.
+  // Reads the set.
   always_comb begin
-    way_valid = '0;
-    way_match = '0;
-    way_rank = '0;
-    way_value = '0;
-    for (int l = 0; l < ENTRIES; l++) begin
-      in_set[l] = op_set == SetW'(l / WAYS);
-      if (in_set[l]) begin
-        way_valid[l%WAYS] = valid_q[l];
-        way_match[l%WAYS] = valid_q[l] && tag_q[l*TagBits+:TagBits] == op_tag;
-      end
-      way_rank[(l%WAYS)*WayW+:WayW] = way_rank[(l%WAYS)*WayW+:WayW] |
-          ({WayW{in_set[l]}} & rank_q[l*WayW+:WayW]);
-      way_value[(l%WAYS)*VALUE_BITS+:VALUE_BITS] = way_value[(l%WAYS)*VALUE_BITS+:VALUE_BITS] |
-          ({VALUE_BITS{in_set[l]}} & value_q[l*VALUE_BITS+:VALUE_BITS]);
+    for (int w = 0; w < WAYS; w++) begin
+      way_line[w*LineW+:LineW] = LineW'(op_set) * LineW'(WAYS) + LineW'(w);
+      way_valid[w] = valid_q[way_line[w*LineW+:LineW]];
+      way_match[w] = way_valid[w] && tag_q[way_line[w*LineW+:LineW]] == op_tag;
+      way_rank[w*WayW+:WayW] = rank_q[way_line[w*LineW+:LineW]*WayW+:WayW];
+      way_value[w*VALUE_BITS+:VALUE_BITS] = value_q[way_line[w*LineW+:LineW]];
     end
   end
 
@@ -162,6 +172,7 @@ module mtt_cache #(
     if (hit) fill_way = hit_way;
     else if (any_invalid) fill_way = first_invalid_way;
     else fill_way = TEST_FAULT == 1 ? '0 : lru_way;
+    fill_line = LineW'(op_set) * LineW'(WAYS) + LineW'(fill_way);
 
     // A hit and a fill make their way the most recent; the ways more recent
     // than it move one down.
@@ -175,6 +186,19 @@ module mtt_cache #(
     end
   end
 
+  // The probe: a second read port, without side effects.
+  always_comb begin
+    probe_hit_o = 1'b0;
+    probe_value_o = '0;
+    for (int w = 0; w < WAYS; w++) begin
+      probe_line = LineW'(probe_set) * LineW'(WAYS) + LineW'(w);
+      if (valid_q[probe_line] && tag_q[probe_line] == probe_tag) begin
+        probe_hit_o = 1'b1;
+        probe_value_o = value_q[probe_line];
+      end
+    end
+  end
+
   always_ff @(posedge clk_i) begin
     if (!rst_ni) begin
       valid_q <= '0;
@@ -184,13 +208,11 @@ module mtt_cache #(
     end else begin
       if (m_lookup_ready_i) m_lookup_valid_o <= 1'b0;
       if (m_miss_ready_i) m_miss_valid_o <= 1'b0;
-      for (int l = 0; l < ENTRIES; l++) begin
-        if (in_set[l]) begin
-          if (do_invalidate && way_match[l%WAYS]) valid_q[l] <= 1'b0;
-          if (do_fill && fill_way == WayW'(l % WAYS)) valid_q[l] <= 1'b1;
-          if (touch) rank_q[l*WayW+:WayW] <= touched_rank[(l%WAYS)*WayW+:WayW];
-        end
+      for (int w = 0; w < WAYS; w++) begin
+        if (do_invalidate && way_match[w]) valid_q[way_line[w*LineW+:LineW]] <= 1'b0;
+        if (touch) rank_q[way_line[w*LineW+:LineW]*WayW+:WayW] <= touched_rank[w*WayW+:WayW];
       end
+      if (do_fill) valid_q[fill_line] <= 1'b1;
       if (do_lookup) begin
         m_lookup_valid_o <= 1'b1;
         m_miss_valid_o <= !hit;
@@ -200,11 +222,9 @@ module mtt_cache #(
 
   // Data without reset: meaningful only under valid bits.
   always_ff @(posedge clk_i) begin
-    for (int l = 0; l < ENTRIES; l++) begin
-      if (do_fill && in_set[l] && fill_way == WayW'(l % WAYS)) begin
-        tag_q[l*TagBits+:TagBits] <= op_tag;
-        value_q[l*VALUE_BITS+:VALUE_BITS] <= s_fill_value_i;
-      end
+    if (do_fill) begin
+      tag_q[fill_line] <= op_tag;
+      value_q[fill_line] <= s_fill_value_i;
     end
     if (do_lookup) begin
       m_lookup_hit_o <= hit;

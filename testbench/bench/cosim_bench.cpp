@@ -13,10 +13,17 @@
 // - BM_WriteBwSplit/<impl>: the same run with the model's or the verilated
 //   rtl/dma_splitter in the request splitter (which takes no simulated time
 //   with either, so no timing key changes).
+// - BM_PageCache/<impl>/<entries>: random lookups (a fill after each miss,
+//   a peek before each lookup, now and then an invalidate) through the MTT
+//   cache the translation unit uses, the model's or the verilated
+//   rtl/mtt_cache, at 64 x 4 and the NIC's 4096 x 8; reports operations and,
+//   for the RTL, clock cycles per wall second.
+// - BM_WriteBwMtt/<impl>: the 4 KB write_bw run with either MTT cache.
 #include <benchmark/benchmark.h>
 
 #include <cstdint>
 #include <memory>
+#include <random>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -31,6 +38,7 @@
 #include "packet/icrc_engine.hpp"
 #include "packet/parser_engine.hpp"
 #include "rtl_bridge/icrc_rtl.hpp"
+#include "rtl_bridge/mtt_cache_rtl.hpp"
 #include "rtl_bridge/roce_parser_rtl.hpp"
 
 namespace rnicsim {
@@ -95,6 +103,42 @@ BENCHMARK(BM_ParserEngine)
     ->Args({1, 64})
     ->Unit(benchmark::kMicrosecond);
 
+void BM_PageCache(benchmark::State& state) {
+  const std::uint32_t entries = static_cast<std::uint32_t>(state.range(1));
+  const CacheGeometry geometry{entries, entries == 4096 ? 8U : 4U, Replacement::kLru};
+  const std::unique_ptr<PageCache> cache =
+      rtl_bridge::make_page_cache_maker(impl_of(state.range(0)))(geometry, 1);
+  std::mt19937_64 rng(7);
+  std::uint64_t operations = 0;
+  for (auto _ : state) {
+    const std::uint64_t index = rng() % (2 * entries);  // twice the lines: about half hit
+    benchmark::DoNotOptimize(cache->peek(index));
+    if (!cache->lookup(index)) {
+      cache->insert(index, index << 12);
+      ++operations;
+    }
+    if (rng() % 16 == 0) {
+      cache->invalidate(rng() % (2 * entries));
+      ++operations;
+    }
+    operations += 2;
+  }
+  state.counters["operations_per_second"] =
+      benchmark::Counter(static_cast<double>(operations), benchmark::Counter::kIsRate);
+  state.counters["hit_rate"] = static_cast<double>(cache->hits()) /
+                               static_cast<double>(cache->hits() + cache->misses());
+  if (impl_of(state.range(0)) == BlockImpl::kRtl) {
+    state.counters["rtl_cycles_per_second"] = benchmark::Counter(
+        static_cast<double>(cache->rtl_cycles()), benchmark::Counter::kIsRate);
+  }
+}
+BENCHMARK(BM_PageCache)
+    ->ArgNames({"rtl", "entries"})
+    ->Args({0, 4096})
+    ->Args({1, 64})
+    ->Args({1, 4096})
+    ->Unit(benchmark::kNanosecond);
+
 // 4 KB write_bw, 20,000 messages, on the preset with `sets` on top.
 void run_write_bw(benchmark::State& state, std::vector<std::string> sets) {
   const perf::PerfOptions options =
@@ -127,6 +171,10 @@ void BM_WriteBwSplit(benchmark::State& state) {
   run_write_bw(state, {"request_split.impl=" + impl_name(state.range(0))});
 }
 
+void BM_WriteBwMtt(benchmark::State& state) {
+  run_write_bw(state, {"mtt.mtt_cache_impl=" + impl_name(state.range(0))});
+}
+
 // One elaboration per process: scripts/bench runs each with --benchmark_filter.
 BENCHMARK(BM_WriteBwSwap)
     ->ArgNames({"icrc_rtl", "parser_rtl"})
@@ -138,6 +186,13 @@ BENCHMARK(BM_WriteBwSwap)
     ->UseManualTime()
     ->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_WriteBwSplit)
+    ->ArgNames({"rtl"})
+    ->Arg(0)
+    ->Arg(1)
+    ->Iterations(1)
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_WriteBwMtt)
     ->ArgNames({"rtl"})
     ->Arg(0)
     ->Arg(1)

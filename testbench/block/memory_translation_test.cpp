@@ -9,6 +9,7 @@
 #include <systemc>
 #include <vector>
 
+#include "block/impl_param.hpp"
 #include "common/time_units.hpp"
 #include "dma/dma_engine.hpp"
 #include "dma/request_splitter.hpp"
@@ -18,6 +19,7 @@
 #include "host_memory/page_allocator.hpp"
 #include "mtt/memory_translation.hpp"
 #include "pcie/pcie_link.hpp"
+#include "rtl_bridge/mtt_cache_rtl.hpp"
 
 namespace rnicsim {
 namespace {
@@ -39,14 +41,16 @@ MemoryTranslationConfig translation_config(std::uint32_t mtt_entries, std::uint3
 }
 
 // Host memory, a scattered page pool, one address space, the driver, and the
-// NIC's translation unit walking host memory directly (walks cost `walk_ns`).
+// NIC's translation unit walking host memory directly (walks cost `walk_ns`),
+// its MTT cache the model's or the verilated rtl/mtt_cache.
 struct Host {
-  explicit Host(MemoryTranslationConfig config, double walk_ns = 100)
+  explicit Host(MemoryTranslationConfig config, BlockImpl mtt_cache = BlockImpl::kModel,
+                double walk_ns = 100)
       : memory("memory", HostMemoryConfig{1ULL << 32, nanoseconds(walk_ns)}),
         allocator(16ULL << 20, 64ULL << 20, 4096, 1.0, 11),
         space(allocator, 1ULL << 40),
         driver(memory, space, config.icm),
-        unit("translation", config) {
+        unit("translation", config, rtl_bridge::make_page_cache_maker(mtt_cache)) {
     unit.walker2dma.socket.bind(memory.socket);
     driver.on_invalidate([this](std::uint32_t i, std::uint64_t f, std::uint32_t p) {
       unit.invalidate(i, f, p);
@@ -59,8 +63,17 @@ struct Host {
   MemoryTranslation unit;
 };
 
-TEST(MemoryTranslation, AScatteredBufferTranslatesToExactlyItsPhysicalBytes) {
-  Host host(translation_config(64, 4));
+// The tests of these two suites run with the model's MTT cache and with the
+// verilated rtl/mtt_cache (at 64 x 4, a geometry it is verilated at): the
+// unit gives the same answers at the same times with either. (The two
+// MemoryTranslation tests use geometries with no twin: model only.)
+class TranslationUnit : public ::testing::TestWithParam<BlockImpl> {};
+class TranslationPort : public ::testing::TestWithParam<BlockImpl> {};
+INSTANTIATE_TEST_SUITE_P(MttCache, TranslationUnit, every_impl(), impl_param_name);
+INSTANTIATE_TEST_SUITE_P(MttCache, TranslationPort, every_impl(), impl_param_name);
+
+TEST_P(TranslationUnit, AScatteredBufferTranslatesToExactlyItsPhysicalBytes) {
+  Host host(translation_config(64, 4), GetParam());
   ibv_pd* pd = host.driver.ibv_alloc_pd();
   const std::uint64_t length = 5 * 4096 + 100;
   const std::uint64_t va = host.space.allocate(length);
@@ -102,8 +115,8 @@ TEST(MemoryTranslation, AScatteredBufferTranslatesToExactlyItsPhysicalBytes) {
                                             : 2u);
 }
 
-TEST(MemoryTranslation, EveryErrorHasItsOwnStatus) {
-  Host host(translation_config(64, 4));
+TEST_P(TranslationUnit, EveryErrorHasItsOwnStatus) {
+  Host host(translation_config(64, 4), GetParam());
   ibv_pd* pd = host.driver.ibv_alloc_pd();
   ibv_pd* other_pd = host.driver.ibv_alloc_pd();
   const std::uint64_t va = host.space.allocate(8192);
@@ -147,8 +160,8 @@ TEST(MemoryTranslation, EveryErrorHasItsOwnStatus) {
   EXPECT_EQ(host.unit.stats().errors, 8u);
 }
 
-TEST(MemoryTranslation, RegistrationRefusesRemoteWriteWithoutLocalWrite) {
-  Host host(translation_config(64, 4));
+TEST_P(TranslationUnit, RegistrationRefusesRemoteWriteWithoutLocalWrite) {
+  Host host(translation_config(64, 4), GetParam());
   ibv_pd* pd = host.driver.ibv_alloc_pd();
   const std::uint64_t va = host.space.allocate(4096);
   EXPECT_EQ(host.driver.ibv_reg_mr(pd, va, 4096, IBV_ACCESS_REMOTE_WRITE), nullptr);
@@ -192,8 +205,8 @@ TEST(MemoryTranslation, PrefetchBringsTheFollowingEntriesOfTheSameMr) {
   EXPECT_EQ(host.unit.mtt_cache().hits(), 4u);
 }
 
-TEST(MemoryTranslation, DeregistrationDropsCachedEntries) {
-  Host host(translation_config(64, 4));
+TEST_P(TranslationUnit, DeregistrationDropsCachedEntries) {
+  Host host(translation_config(64, 4), GetParam());
   ibv_pd* pd = host.driver.ibv_alloc_pd();
   const std::uint64_t va = host.space.allocate(4096);
   ibv_mr* mr = host.driver.ibv_reg_mr(pd, va, 4096, IBV_ACCESS_LOCAL_WRITE);
@@ -208,7 +221,7 @@ TEST(MemoryTranslation, DeregistrationDropsCachedEntries) {
   EXPECT_EQ(got, (std::vector<TranslationStatus>{TranslationStatus::kOk, TranslationStatus::kInvalidKey}));
 }
 
-TEST(MemoryTranslation, AMissCostsTheHitLatencyPlusTheWalkersDmaTime) {
+TEST_P(TranslationUnit, AMissCostsTheHitLatencyPlusTheWalkersDmaTime) {
   // The walker goes through the DMA engine and a Gen3 x8 link; memory is free.
   MemoryTranslationConfig config = translation_config(64, 4);
   pcie::PcieConfig link_config;
@@ -217,7 +230,7 @@ TEST(MemoryTranslation, AMissCostsTheHitLatencyPlusTheWalkersDmaTime) {
   link_config.ack_every_bytes = 203;
   link_config.fc_update_every_bytes = 203;
   link_config.iotlb_entries = 1;
-  Host host(config, 0);
+  Host host(config, GetParam(), 0);
   // Rebind is not possible after construction, so use a second unit on the PCIe path.
   pcie::PcieLink link("pcie", link_config);
   RequestSplitter splitter("request_split", RequestSplitterConfig{BlockImpl::kModel, 512, 256});
@@ -316,8 +329,8 @@ std::vector<PhysicalSegment> where(Host& host, const TranslationRequest& r) {
   return {{host.space.physical(r.va), r.length}};
 }
 
-TEST(TranslationPort, BackToBackHitsCompleteOneIntervalApart) {
-  Host host(port_config(2, 4));  // one request per 8 ns
+TEST_P(TranslationPort, BackToBackHitsCompleteOneIntervalApart) {
+  Host host(port_config(2, 4), GetParam());  // one request per 8 ns
   Region region(host, 4);
   Recorder recorder;
   std::vector<sc_time> accepted;
@@ -346,8 +359,8 @@ TEST(TranslationPort, BackToBackHitsCompleteOneIntervalApart) {
 
 // A blocking translate() looks its own request up; port requests queued
 // behind or ahead of it must still be looked up at their times, in order.
-TEST(TranslationPort, BlockingCallsAndPortRequestsShareOneLookupOrder) {
-  Host host(port_config(2, 4));  // one request per 8 ns
+TEST_P(TranslationPort, BlockingCallsAndPortRequestsShareOneLookupOrder) {
+  Host host(port_config(2, 4), GetParam());  // one request per 8 ns
   Region region(host, 4);
   Recorder recorder;
   std::vector<sc_time> returned;  // when the blocking calls returned
@@ -390,8 +403,8 @@ TEST(TranslationPort, BlockingCallsAndPortRequestsShareOneLookupOrder) {
 // once, with what translate() answers a hit latency later; anything that
 // could change that answer (a busy port, a queued lookup, an open walk, an
 // entry not cached) declines it, and then nothing happens.
-TEST(TranslationPort, ACachedLookupAnswersAtOnceOrDeclinesWithoutEffect) {
-  Host host(port_config(2, 4));  // one request per 8 ns
+TEST_P(TranslationPort, ACachedLookupAnswersAtOnceOrDeclinesWithoutEffect) {
+  Host host(port_config(2, 4), GetParam());  // one request per 8 ns
   Region warm(host, 4);
   Region cold(host, 1);
   Recorder recorder;
@@ -474,8 +487,8 @@ TEST(TranslationPort, ACachedLookupAnswersAtOnceOrDeclinesWithoutEffect) {
 
 // The shortcut reads the caches when the request is accepted: an invalidate
 // within its hit latency is seen by the requests after it, not by it.
-TEST(TranslationPort, ACachedLookupReadsTheCachesWhenAccepted) {
-  Host host(port_config(2, 4));
+TEST_P(TranslationPort, ACachedLookupReadsTheCachesWhenAccepted) {
+  Host host(port_config(2, 4), GetParam());
   Region region(host, 1);
   const TranslationRequest r = region.on_page(0, 0);
   bool took = false;
@@ -497,8 +510,8 @@ TEST(TranslationPort, ACachedLookupReadsTheCachesWhenAccepted) {
   EXPECT_EQ(after, TranslationStatus::kInvalidKey);
 }
 
-TEST(TranslationPort, TwoMissesOnOneEntryMakeOneWalkAndBothCompleteAtItsEnd) {
-  Host host(port_config(1, 4));
+TEST_P(TranslationPort, TwoMissesOnOneEntryMakeOneWalkAndBothCompleteAtItsEnd) {
+  Host host(port_config(1, 4), GetParam());
   Region region(host, 4);
   Recorder recorder;
   sc_core::sc_spawn([&] {
@@ -523,8 +536,8 @@ TEST(TranslationPort, TwoMissesOnOneEntryMakeOneWalkAndBothCompleteAtItsEnd) {
   EXPECT_EQ(s.peak_walks_in_flight, 1u);
 }
 
-TEST(TranslationPort, AHitIssuedDuringAMissCompletesFirst) {
-  Host host(port_config(1, 4));
+TEST_P(TranslationPort, AHitIssuedDuringAMissCompletesFirst) {
+  Host host(port_config(1, 4), GetParam());
   Region region(host, 4);
   Recorder recorder;
   const sc_time t0 = nanoseconds(1000);
@@ -541,10 +554,11 @@ TEST(TranslationPort, AHitIssuedDuringAMissCompletesFirst) {
                 {7, t0 + kLookup + kWalk, TranslationStatus::kOk, where(host, region.on_page(7, 1))}}));
 }
 
-TEST(TranslationPort, WalkerOutstandingBoundsTheWalksInFlight) {
+TEST_P(TranslationPort, WalkerOutstandingBoundsTheWalksInFlight) {
   // Two units on the same memory: two walk slots and three.
-  Host host(port_config(1, 2));
-  MemoryTranslation three("translation_three_walkers", port_config(1, 3));
+  Host host(port_config(1, 2), GetParam());
+  MemoryTranslation three("translation_three_walkers", port_config(1, 3),
+                          rtl_bridge::make_page_cache_maker(GetParam()));
   three.walker2dma.socket.bind(host.memory.socket);
   Region region(host, 4);
   Recorder two_slots;
@@ -579,8 +593,8 @@ TEST(TranslationPort, WalkerOutstandingBoundsTheWalksInFlight) {
   EXPECT_EQ(host.unit.stats().mtt_walks, 4u);
 }
 
-TEST(TranslationPort, ErrorsKeepTheirOrderAndStatus) {
-  Host host(port_config(1, 4));
+TEST_P(TranslationPort, ErrorsKeepTheirOrderAndStatus) {
+  Host host(port_config(1, 4), GetParam());
   Region region(host, 2);
   ibv_pd* other_pd = host.driver.ibv_alloc_pd();
   Recorder recorder;
@@ -623,8 +637,8 @@ TEST(TranslationPort, ErrorsKeepTheirOrderAndStatus) {
   EXPECT_EQ(host.unit.stats().translations, 9u);
 }
 
-TEST(TranslationPort, NbSubmitRefusesWithinTheIntervalAndSaysWhenItWouldAccept) {
-  Host host(port_config(3, 4));  // one request per 12 ns
+TEST_P(TranslationPort, NbSubmitRefusesWithinTheIntervalAndSaysWhenItWouldAccept) {
+  Host host(port_config(3, 4), GetParam());  // one request per 12 ns
   Region region(host, 1);
   Recorder recorder;
   std::vector<std::pair<bool, sc_time>> tries;
@@ -648,8 +662,8 @@ TEST(TranslationPort, NbSubmitRefusesWithinTheIntervalAndSaysWhenItWouldAccept) 
   EXPECT_EQ(host.unit.stats().translations, 2u);
 }
 
-TEST(TranslationPort, AnInvalidateDuringAWalkInstallsNothingAndIsNotJoined) {
-  Host host(port_config(1, 4));
+TEST_P(TranslationPort, AnInvalidateDuringAWalkInstallsNothingAndIsNotJoined) {
+  Host host(port_config(1, 4), GetParam());
   Region region(host, 1);
   const TranslationRequest a = region.on_page(0, 0);
   const std::uint32_t index = key_index(a.key);
@@ -689,8 +703,8 @@ TEST(TranslationPort, AnInvalidateDuringAWalkInstallsNothingAndIsNotJoined) {
   EXPECT_EQ(s.stale_walks, 2u);  // a's MPT walk, and its MTT walk on the old entry
 }
 
-TEST(TranslationPort, RestartRefusesWhileATranslationIsInFlight) {
-  Host host(port_config(1, 4));
+TEST_P(TranslationPort, RestartRefusesWhileATranslationIsInFlight) {
+  Host host(port_config(1, 4), GetParam());
   Region region(host, 1);
   Recorder recorder;
   bool refused = false;

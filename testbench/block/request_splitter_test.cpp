@@ -11,6 +11,7 @@
 #include <systemc>
 #include <vector>
 
+#include "block/impl_param.hpp"
 #include "common/time_units.hpp"
 #include "dma/request_splitter.hpp"
 #include "rtl_bridge/dma_splitter_rtl.hpp"
@@ -178,12 +179,7 @@ TEST(SplitEngines, TheRtlEngineRefusesAnEmptyRunAndABudgetPast16Bits) {
   EXPECT_EQ(cuts.size(), 3u);
 }
 
-std::string name_of(const ::testing::TestParamInfo<BlockImpl>& point) {
-  return point.param == BlockImpl::kRtl ? "rtl" : "model";
-}
-
-INSTANTIATE_TEST_SUITE_P(Engine, RequestSplitterImpl,
-                         ::testing::Values(BlockImpl::kModel, BlockImpl::kRtl), name_of);
+INSTANTIATE_TEST_SUITE_P(Engine, RequestSplitterImpl, every_impl(), impl_param_name);
 
 }  // namespace
 }  // namespace rnicsim

@@ -99,7 +99,8 @@ TEST(Testbed, ImplRtlPutsEachRtlTwinIntoBothNics) {
     const char* impl = rtl ? "rtl" : "model";
     config::RunConfig run(loaded({{"icrc", {{"impl", impl}, {"latency_cycles", 0}}},
                                   {"packet", {{"parser_impl", impl}, {"parser_latency_cycles", 0}}},
-                                  {"request_split", {{"impl", impl}}}}));
+                                  {"request_split", {{"impl", impl}}},
+                                  {"mtt", {{"mtt_cache_impl", impl}}}}));
     Testbed testbed("testbed", testbed_config(run, {"a", "b"}));
     for (std::size_t n = 0; n < testbed.node_count(); ++n) {
       const Nic& nic = testbed.node(n).nic;
@@ -107,6 +108,7 @@ TEST(Testbed, ImplRtlPutsEachRtlTwinIntoBothNics) {
       EXPECT_STREQ(nic.icrc_rx.engine_name(), rtl ? "rtl/icrc" : "model");
       EXPECT_STREQ(nic.parser.engine_name(), rtl ? "rtl/roce_parser" : "model");
       EXPECT_STREQ(nic.request_split.engine_name(), rtl ? "rtl/dma_splitter" : "model");
+      EXPECT_STREQ(nic.translation.mtt_cache().name(), rtl ? "rtl/mtt_cache" : "model");
     }
   }
 }
