@@ -6,6 +6,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <stdexcept>
+#include <string>
 
 #include "rtl_bridge/clocking.hpp"
 #include "rtl_bridge/verilated_ports.hpp"
@@ -40,6 +42,29 @@ std::optional<std::uint64_t> clock_frame_through(Top& top, const std::uint8_t* f
     rise(top);
   }
   return std::nullopt;
+}
+
+// One frame through a block whose answer comes the cycle after the frame's
+// last beat: ceil(length / kDataBytes) cycles after its first, the cycles the
+// model's stage charges at that width. An answer at any other cycle is a
+// logic_error naming `block` and the frame; an empty frame, which no stream
+// can carry (nor the wire), an invalid_argument.
+template <std::size_t kDataBytes, typename Top, typename TakeAnswer>
+void answer_the_cycle_after_the_last_beat(Top& top, const char* block, const char* stage,
+                                          const std::uint8_t* frame, std::size_t length,
+                                          TakeAnswer&& take_answer) {
+  if (length == 0) {
+    throw std::invalid_argument(std::string(block) + ": an empty frame has no beat to send");
+  }
+  const std::uint64_t beats = (length + kDataBytes - 1) / kDataBytes;
+  const std::optional<std::uint64_t> cycle =
+      clock_frame_through<kDataBytes>(top, frame, length, beats, take_answer);
+  if (cycle == beats) return;
+  throw std::logic_error(std::string(block) + " (" + std::to_string(kDataBytes) +
+                         " bytes per cycle) answered a " + std::to_string(length) +
+                         "-byte frame after " +
+                         (cycle ? std::to_string(*cycle) + " cycles" : "more cycles") +
+                         ", not the " + std::to_string(beats) + " the " + stage + " charges");
 }
 
 }  // namespace rnicsim::rtl_bridge

@@ -1,7 +1,6 @@
 #include "rtl_bridge/icrc_rtl.hpp"
 
 #include <cstdint>
-#include <optional>
 #include <stdexcept>
 #include <string>
 
@@ -27,29 +26,17 @@ class RtlIcrcEngine final : public packet::IcrcEngine {
   const char* name() const override { return "rtl/icrc"; }
 
   packet::IcrcVerdict examine(const std::uint8_t* frame, std::size_t length) override {
-    if (length == 0) throw std::invalid_argument("rtl/icrc: an empty frame has no beat to send");
-    const std::uint64_t beats = (length + kDataBytes - 1) / kDataBytes;
     packet::IcrcVerdict verdict;
-    const std::optional<std::uint64_t> cycle =
-        clock_frame_through<kDataBytes>(top_, frame, length, beats, [&verdict](Top& top) {
+    answer_the_cycle_after_the_last_beat<kDataBytes>(
+        top_, "rtl/icrc", "ICRC stage", frame, length, [&verdict](Top& top) {
           if (!top.m_result_valid_o) return false;
           verdict = {top.m_result_roce_o != 0, top.m_result_icrc_o, top.m_result_match_o != 0};
           return true;
         });
-    if (!cycle) throw wrong_timing(length, "more cycles");
-    if (*cycle != beats) throw wrong_timing(length, std::to_string(*cycle) + " cycles");
     return verdict;
   }
 
  private:
-  static std::logic_error wrong_timing(std::size_t length, const std::string& took) {
-    const std::uint64_t beats = (length + kDataBytes - 1) / kDataBytes;
-    return std::logic_error("rtl/icrc (" + std::to_string(kDataBytes) +
-                            " bytes per cycle) answered a " + std::to_string(length) +
-                            "-byte frame after " + took + ", not the " + std::to_string(beats) +
-                            " the ICRC stage charges");
-  }
-
   Top top_;
 };
 

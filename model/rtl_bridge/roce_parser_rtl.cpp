@@ -2,7 +2,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <optional>
 #include <stdexcept>
 #include <string>
 
@@ -49,24 +48,13 @@ class RtlParserEngine final : public packet::ParserEngine {
   const char* name() const override { return "rtl/roce_parser"; }
 
   packet::ParseResult parse(const std::uint8_t* frame, std::size_t length) override {
-    if (length == 0) {
-      throw std::invalid_argument("rtl/roce_parser: an empty frame has no beat to send");
-    }
-    const std::uint64_t beats = (length + kDataBytes - 1) / kDataBytes;
     packet::ParseResult result;
-    const std::optional<std::uint64_t> cycle =
-        clock_frame_through<kDataBytes>(top_, frame, length, beats, [&result](Top& top) {
+    answer_the_cycle_after_the_last_beat<kDataBytes>(
+        top_, "rtl/roce_parser", "parser stage", frame, length, [&result](Top& top) {
           if (!top.m_desc_valid_o) return false;
           result = parse_result_from_descriptor(top.m_desc_o.data());
           return true;
         });
-    if (!cycle || *cycle != beats) {
-      throw std::logic_error("rtl/roce_parser (" + std::to_string(kDataBytes) +
-                             " bytes per cycle) answered a " + std::to_string(length) +
-                             "-byte frame after " +
-                             (cycle ? std::to_string(*cycle) + " cycles" : "more cycles") +
-                             ", not the " + std::to_string(beats) + " the parser stage charges");
-    }
     return result;
   }
 
