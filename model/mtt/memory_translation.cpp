@@ -33,7 +33,7 @@ std::string to_string(TranslationStatus status) {
 
 MemoryTranslation::MemoryTranslation(const sc_core::sc_module_name& name,
                                      const MemoryTranslationConfig& config,
-                                     PageCacheMaker make_mtt_cache)
+                                     EntryCacheMakers makers)
     : sc_core::sc_module(name),
       nic2mtt("nic2mtt"),
       walker2dma("walker2dma"),
@@ -41,9 +41,9 @@ MemoryTranslation::MemoryTranslation(const sc_core::sc_module_name& name,
       clock_(config.clock_mhz),
       hit_latency_(clock_.cycles(config.hit_cycles)),
       interval_(clock_.cycles(config.initiation_interval_cycles)),
-      mpt_cache_(config.mpt_cache, config.seed),
-      make_mtt_cache_(std::move(make_mtt_cache)),
-      mtt_cache_(make_mtt_cache_(config.mtt_cache, config.seed + 1)) {
+      makers_(std::move(makers)),
+      mpt_cache_(makers_.mpt(config.mpt_cache, config.seed)),
+      mtt_cache_(makers_.mtt(config.mtt_cache, config.seed + 1)) {
   if (config.initiation_interval_cycles == 0 || config.walker_outstanding == 0) {
     throw std::invalid_argument(std::string(this->name()) +
                                 ": initiation interval and walker slots must be at least 1");
@@ -139,7 +139,7 @@ void MemoryTranslation::lookup(Pending& p) {
   if (r.length == 0) return finish(p, TranslationStatus::kOk);
   const std::uint32_t index = key_index(r.key);
   if (index >= config_.icm.mpt_entries) return finish(p, TranslationStatus::kInvalidKey);
-  if (const auto mpt = mpt_cache_.lookup(index)) return got_mpt(p, *mpt, invalidations_);
+  if (const auto mpt = mpt_cache_->lookup(index)) return got_mpt(p, *mpt, invalidations_);
   miss(p, true, index);
 }
 
@@ -295,7 +295,7 @@ void MemoryTranslation::complete(Walk& walk, const std::uint8_t* data) {
   if (mpt) entry = decode_mpt(data);
   if (!walk.stale) {
     if (mpt) {
-      mpt_cache_.insert(first, entry);
+      mpt_cache_->insert(first, entry);
     } else {
       for (std::uint64_t i = 0; i < walk.count; ++i) mtt_cache_->insert(first + i, mtt_frame(data, i));
     }
@@ -370,7 +370,7 @@ bool MemoryTranslation::cached(const TranslationRequest& r) const {
   if (r.length == 0) return true;
   const std::uint32_t index = key_index(r.key);
   if (index >= config_.icm.mpt_entries) return true;  // an invalid key needs no entry
-  const auto mpt = mpt_cache_.peek(index);
+  const auto mpt = mpt_cache_->peek(index);
   if (!mpt) return false;
   if (check(r.key, *mpt, r.va, r.length, r.access, r.pd) != TranslationStatus::kOk) return true;
   const std::uint64_t last = mtt_index(*mpt, r.va + r.length - 1);
@@ -429,16 +429,18 @@ void MemoryTranslation::restart(const CacheGeometry& mtt_cache) {
   if (requests_in_flight_ + cached_answers_in_flight(sim_now()) != 0) {
     throw std::logic_error(std::string(name()) + ": restart with translations in flight");
   }
+  // Both made before either is replaced: a maker that throws changes nothing.
+  std::unique_ptr<MptCache> mpt = makers_.mpt(config_.mpt_cache, config_.seed);
+  std::unique_ptr<PageCache> mtt = makers_.mtt(mtt_cache, config_.seed + 1);
   config_.mtt_cache = mtt_cache;
-  mpt_cache_ = TranslationCache<MptEntry>(config_.mpt_cache, config_.seed);
-  mtt_cache_.reset();  // a verilated cache is freed before its successor is made
-  mtt_cache_ = make_mtt_cache_(config_.mtt_cache, config_.seed + 1);
+  mpt_cache_ = std::move(mpt);
+  mtt_cache_ = std::move(mtt);
 }
 
 void MemoryTranslation::invalidate(std::uint32_t mpt_index, std::uint64_t first_mtt,
                                    std::uint32_t pages) {
   ++invalidations_;
-  mpt_cache_.invalidate(mpt_index);
+  mpt_cache_->invalidate(mpt_index);
   for (std::uint64_t i = 0; i < pages; ++i) mtt_cache_->invalidate(first_mtt + i);
   // A walk not yet started reads the tables as they are now; one reading may not.
   for (Walk* w : open_walks_) {

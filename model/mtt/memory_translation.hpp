@@ -46,9 +46,8 @@
 #include "common/module_macros.hpp"
 #include "common/ring_queue.hpp"
 #include "host_memory/memory_initiator.hpp"
-#include "common/block_impl.hpp"
 #include "mtt/mpt_format.hpp"
-#include "mtt/page_cache.hpp"
+#include "mtt/entry_cache.hpp"
 #include "mtt/translation_cache.hpp"
 
 namespace rnicsim {
@@ -108,7 +107,6 @@ struct MemoryTranslationConfig {
   IcmLayout icm;
   CacheGeometry mpt_cache;
   CacheGeometry mtt_cache;
-  BlockImpl mtt_cache_impl = BlockImpl::kModel;  // the caller's PageCacheMaker makes it so
   double clock_mhz = 0;
   std::uint32_t hit_cycles = 0;
   std::uint32_t initiation_interval_cycles = 1;
@@ -137,10 +135,10 @@ class MemoryTranslation : public sc_core::sc_module, public TranslationRequestIf
   MemoryInitiator walker2dma;
 
   RNICSIM_PROCESS_MODULE(MemoryTranslation);
-  // The MTT cache comes from `make_mtt_cache` (the model's unless a caller
-  // passes the RTL's, rtl_bridge/mtt_cache_rtl.hpp); the MPT cache is the model's.
+  // The caches come from `makers` (the model's unless a caller passes the
+  // RTL's, rtl_bridge/mtt_cache_rtl.hpp), made again by restart().
   MemoryTranslation(const sc_core::sc_module_name& name, const MemoryTranslationConfig& config,
-                    PageCacheMaker make_mtt_cache = make_model_page_cache);
+                    EntryCacheMakers makers = {});
 
   void submit(TranslationRequester& from, const TranslationRequest& request) override;
   bool nb_submit(TranslationRequester& from, const TranslationRequest& request) override;
@@ -181,7 +179,10 @@ class MemoryTranslation : public sc_core::sc_module, public TranslationRequestIf
 
   // Starts a new design point of a sweep: both caches empty, as in a fresh
   // unit, the MTT cache with `mtt_cache`'s geometry. Call with no translation
-  // in flight (std::logic_error otherwise); statistics keep counting.
+  // in flight (std::logic_error otherwise); statistics keep counting. The
+  // caches are new objects: references from mpt_cache() and mtt_cache() taken
+  // before do not survive it. If the new MTT cache cannot be made (an RTL
+  // cache at a geometry with no twin) it throws and the unit is unchanged.
   void restart(const CacheGeometry& mtt_cache);
 
   // Drops cached entries the driver has changed.
@@ -190,7 +191,7 @@ class MemoryTranslation : public sc_core::sc_module, public TranslationRequestIf
   const IcmLayout& icm() const { return config_.icm; }
 
   const MemoryTranslationStats& stats() const { return stats_; }
-  const TranslationCache<MptEntry>& mpt_cache() const { return mpt_cache_; }
+  const MptCache& mpt_cache() const { return *mpt_cache_; }
   const PageCache& mtt_cache() const { return *mtt_cache_; }
 
  private:
@@ -273,8 +274,8 @@ class MemoryTranslation : public sc_core::sc_module, public TranslationRequestIf
   ClockDomain clock_;
   sc_core::sc_time hit_latency_;
   sc_core::sc_time interval_;
-  TranslationCache<MptEntry> mpt_cache_;
-  PageCacheMaker make_mtt_cache_;
+  EntryCacheMakers makers_;
+  std::unique_ptr<MptCache> mpt_cache_;
   std::unique_ptr<PageCache> mtt_cache_;
   MemoryTranslationStats stats_;
   WalkObserver walk_observer_;

@@ -1,6 +1,9 @@
 #include "mtt/mtt_config.hpp"
 
+#include <iterator>
 #include <optional>
+#include <string>
+#include <vector>
 
 namespace rnicsim {
 
@@ -17,33 +20,42 @@ std::optional<config::Violation> ways_violation(const config::Json& doc, const c
 
 namespace {
 
-// mtt.mtt_cache_impl rtl needs a geometry rtl/mtt_cache is verilated at, LRU,
-// and a fixed size (the translation sweep resizes the cache point by point).
-std::optional<config::Violation> rtl_mtt_cache_violation(const config::Json& doc) {
-  if (config::at_path(doc, "mtt.mtt_cache_impl").get<std::string>() != "rtl") return std::nullopt;
-  if (config::at_path(doc, "mtt.replacement").get<std::string>() != "lru") {
-    return config::Violation{"mtt.replacement",
-                             "must be lru with mtt.mtt_cache_impl rtl: rtl/mtt_cache has no "
-                             "random replacement"};
-  }
-  if (config::at_path(doc, "experiment") == "translation") {
-    return config::Violation{"mtt.mtt_cache_impl",
+// One of the unit's caches: its keys, and the geometries rtl/mtt_cache is
+// verilated at for it.
+struct CacheKeys {
+  const char* impl;
+  const char* entries;
+  const char* ways;
+  bool resized_by_translation_sweep;
+  std::vector<CacheGeometry> verilated;
+  std::string verilated_text;
+};
+
+// A cache's impl rtl needs a fixed size (the translation sweep resizes the MTT
+// cache point by point), LRU and a geometry rtl/mtt_cache is verilated at.
+std::optional<config::Violation> rtl_cache_violation(const config::Json& doc,
+                                                     const CacheKeys& keys) {
+  if (config::at_path(doc, keys.impl).get<std::string>() != "rtl") return std::nullopt;
+  const std::string with_rtl = std::string(" with ") + keys.impl + " rtl";
+  if (keys.resized_by_translation_sweep && config::at_path(doc, "experiment") == "translation") {
+    return config::Violation{keys.impl,
                              "must be model in the translation sweep, which resizes the MTT "
                              "cache point by point; rtl/mtt_cache is verilated at fixed sizes"};
   }
-  const std::uint64_t entries = config::integer_at(doc, "mtt.mtt_cache_entries");
-  const std::uint64_t ways = config::integer_at(doc, "mtt.mtt_cache_ways");
-  std::string verilated;
-  for (const CacheGeometry& g : kVerilatedPageCacheGeometries) {
-    if (g.entries == entries && g.ways == ways) return std::nullopt;
-    verilated += (verilated.empty() ? "" : " or ") + std::to_string(g.entries) + " x " +
-                 std::to_string(g.ways);
+  if (config::at_path(doc, "mtt.replacement").get<std::string>() != "lru") {
+    return config::Violation{"mtt.replacement",
+                             "must be lru" + with_rtl + ": rtl/mtt_cache has no random replacement"};
   }
-  return config::Violation{"mtt.mtt_cache_entries",
-                           "with mtt.mtt_cache_ways must be a geometry rtl/mtt_cache is "
-                           "verilated at with mtt.mtt_cache_impl rtl (entries x ways: " +
-                               verilated + "; got " + std::to_string(entries) + " x " +
-                               std::to_string(ways) + ")"};
+  const std::uint64_t entries = config::integer_at(doc, keys.entries);
+  const std::uint64_t ways = config::integer_at(doc, keys.ways);
+  for (const CacheGeometry& g : keys.verilated) {
+    if (g.entries == entries && g.ways == ways) return std::nullopt;
+  }
+  return config::Violation{keys.entries, std::to_string(entries) + " entries x " +
+                                             std::to_string(ways) + " ways (" + keys.ways +
+                                             ") is not a geometry rtl/mtt_cache is verilated "
+                                             "at for " +
+                                             keys.impl + " rtl: only " + keys.verilated_text};
 }
 
 }  // namespace
@@ -80,6 +92,10 @@ void declare_mtt_keys(config::Schema& schema) {
                  .at_most(1024));
   schema.add(config::string_key("mtt.replacement", "lru", "cache replacement: lru or random")
                  .one_of({"lru", "random"}));
+  schema.add(config::string_key("mtt.mpt_cache_impl", "model",
+                                "the MPT cache's implementation: model, or rtl (the verilated "
+                                "rtl/mtt_cache; LRU at a verilated geometry)")
+                 .one_of({"model", "rtl"}));
   schema.add(config::string_key("mtt.mtt_cache_impl", "model",
                                 "the MTT cache's implementation: model, or rtl (the verilated "
                                 "rtl/mtt_cache; LRU at a verilated geometry)")
@@ -108,9 +124,19 @@ void declare_mtt_keys(config::Schema& schema) {
       return ways_violation(doc, ways, entries);
     });
   }
-  schema.add_check({"mtt.mtt_cache_impl", "mtt.replacement", "mtt.mtt_cache_entries",
-                    "mtt.mtt_cache_ways"},
-                   rtl_mtt_cache_violation);
+  const auto verilated = [](const auto& geometries) {
+    return std::vector<CacheGeometry>(std::begin(geometries), std::end(geometries));
+  };
+  for (const CacheKeys& keys :
+       {CacheKeys{"mtt.mpt_cache_impl", "mtt.mpt_cache_entries", "mtt.mpt_cache_ways", false,
+                  verilated(kVerilatedMptCacheGeometries),
+                  describe_geometries(kVerilatedMptCacheGeometries)},
+        CacheKeys{"mtt.mtt_cache_impl", "mtt.mtt_cache_entries", "mtt.mtt_cache_ways", true,
+                  verilated(kVerilatedMttCacheGeometries),
+                  describe_geometries(kVerilatedMttCacheGeometries)}}) {
+    schema.add_check({keys.impl, "mtt.replacement", keys.entries, keys.ways},
+                     [keys](const config::Json& doc) { return rtl_cache_violation(doc, keys); });
+  }
 }
 
 IcmLayout icm_layout(std::uint64_t mpt_entries, std::uint64_t mtt_entries, std::uint64_t icm_base) {
@@ -139,7 +165,6 @@ MemoryTranslationConfig memory_translation_config(const config::Section& mtt,
   c.mpt_cache = {integer("mpt_cache_entries"), integer("mpt_cache_ways"), replacement};
   c.mtt_cache = {mtt_cache_entries ? *mtt_cache_entries : integer("mtt_cache_entries"),
                  integer("mtt_cache_ways"), replacement};
-  c.mtt_cache_impl = parse_block_impl(mtt.text("mtt_cache_impl"));
   c.clock_mhz = mtt.number("clock_mhz");
   c.hit_cycles = integer("hit_cycles");
   c.initiation_interval_cycles = integer("initiation_interval_cycles");

@@ -31,6 +31,8 @@ NicConfig nic_config(config::RunConfig& run, const std::string& node, const pcie
   c.request_split = request_splitter_config(run.node_section(node, "request_split"), pcie);
   c.translation =
       memory_translation_config(run.node_section(node, "mtt"), icm_base, mtt_cache_entries);
+  c.mpt_cache_impl = parse_block_impl(run.node_section(node, "mtt").text("mpt_cache_impl"));
+  c.mtt_cache_impl = parse_block_impl(run.node_section(node, "mtt").text("mtt_cache_impl"));
   c.packet = packet::packet_block_config(run.node_section(node, "packet"));
   c.icrc = packet::icrc_block_config(run.node_section(node, "icrc"));
   c.transport = transport_config(run.node_section(node, "transport"));
@@ -46,7 +48,8 @@ Nic::Nic(const sc_core::sc_module_name& name, const NicConfig& config)
                     rtl_bridge::make_split_engine(config.request_split.impl,
                                                   config.request_split.sizes())),
       translation("translation", config.translation,
-                  rtl_bridge::make_page_cache_maker(config.translation.mtt_cache_impl)),
+                  rtl_bridge::make_entry_cache_makers(config.mpt_cache_impl,
+                                                      config.mtt_cache_impl)),
       transmit("transmit", config.queue_items),
       builder("builder", config.packet.builder),
       builder2icrc("builder2icrc", config.queue_items),

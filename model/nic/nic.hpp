@@ -24,6 +24,7 @@
 #include <string>
 #include <systemc>
 
+#include "common/block_impl.hpp"
 #include "common/channel.hpp"
 #include "config/config.hpp"
 #include "config/run_config.hpp"
@@ -42,6 +43,10 @@ struct NicConfig {
   DmaEngineConfig dma;
   RequestSplitterConfig request_split;
   MemoryTranslationConfig translation;
+  // Which implementation each translation cache runs (mtt.mpt_cache_impl,
+  // mtt.mtt_cache_impl); the NIC hands the unit the makers for them.
+  BlockImpl mpt_cache_impl = BlockImpl::kModel;
+  BlockImpl mtt_cache_impl = BlockImpl::kModel;
   packet::PacketBlockConfig packet;
   packet::IcrcBlockConfig icrc;
   TransportConfig transport;

@@ -1,26 +1,57 @@
 #include "rtl_bridge/mtt_cache_rtl.hpp"
 
+#include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <iterator>
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 
+#include "Vmpt_cache.h"
+#include "Vmpt_cache_16x4.h"
 #include "Vmtt_cache.h"
 #include "Vmtt_cache_nic.h"
 #include "rtl_bridge/clocking.hpp"
+#include "rtl_bridge/verilated_ports.hpp"
 
 namespace rnicsim::rtl_bridge {
 
 namespace {
 
-// The RTL's INDEX_BITS: the MTT holds at most 2^32 entries (mtt.mtt_entries).
+// The RTL's INDEX_BITS: both tables hold fewer than 2^32 entries
+// (mtt.mpt_entries, mtt.mtt_entries).
 constexpr std::uint64_t kLargestIndex = 0xFFFFFFFF;
 
-template <typename Top>
-class RtlPageCache final : public PageCache {
+// The MPT entry's bytes the cache keeps: flags to page count (mpt_format.hpp).
+constexpr std::size_t kMptCachedBytes = 36;
+
+// Values to and from the RTL's value ports: a page address as it is, an MPT
+// entry as its cached bytes in table order, byte 0 in bits 7..0.
+void to_port(std::uint64_t page_address, QData& port) { port = page_address; }
+
+template <std::size_t kWords>
+void to_port(const MptEntry& entry, VlWide<kWords>& port) {
+  static_assert(kWords * sizeof(EData) == kMptCachedBytes, "VALUE_BITS is the cached bytes");
+  set_bytes(port, encode_mpt(entry).data(), kMptCachedBytes);
+}
+
+template <class Value, typename Port>
+Value from_port(const Port& port) {
+  if constexpr (std::is_same_v<Value, MptEntry>) {
+    std::uint8_t bytes[kMptEntryBytes] = {};  // the reserved rest zero, as the driver writes it
+    std::memcpy(bytes, port.data(), kMptCachedBytes);
+    return decode_mpt(bytes);
+  } else {
+    return port;
+  }
+}
+
+template <typename Top, class Value>
+class RtlEntryCache final : public EntryCache<Value> {
  public:
-  RtlPageCache() {
+  RtlEntryCache() {
     top_.s_lookup_valid_i = 0;
     top_.s_fill_valid_i = 0;
     top_.s_invalidate_valid_i = 0;
@@ -29,10 +60,10 @@ class RtlPageCache final : public PageCache {
     top_.probe_index_i = 0;
     reset(top_, 1);
   }
-  ~RtlPageCache() override { top_.final(); }
+  ~RtlEntryCache() override { top_.final(); }
   const char* name() const override { return "rtl/mtt_cache"; }
 
-  std::optional<std::uint64_t> lookup(std::uint64_t index) override {
+  std::optional<Value> lookup(std::uint64_t index) override {
     top_.s_lookup_valid_i = 1;
     top_.s_lookup_index_i = checked(index);
     take(top_.s_lookup_ready_o, "lookup", index);
@@ -41,7 +72,7 @@ class RtlPageCache final : public PageCache {
     if (!top_.m_lookup_valid_o) throw wrong_timing("lookup", index, "gave no response");
     if (top_.m_lookup_hit_o) {
       ++hits_;
-      return top_.m_lookup_value_o;
+      return from_port<Value>(top_.m_lookup_value_o);
     }
     if (!top_.m_miss_valid_o || top_.m_miss_index_o != index) {
       throw wrong_timing("lookup", index, "missed without sending that index to the walker");
@@ -50,17 +81,17 @@ class RtlPageCache final : public PageCache {
     return std::nullopt;
   }
 
-  std::optional<std::uint64_t> peek(std::uint64_t index) const override {
+  std::optional<Value> peek(std::uint64_t index) const override {
     top_.probe_index_i = checked(index);
-    top_.eval();  // the probe is combinational: no clock edge
+    top_.eval();  // the probe is combinational; the clock does not move
     if (!top_.probe_hit_o) return std::nullopt;
-    return top_.probe_value_o;
+    return from_port<Value>(top_.probe_value_o);
   }
 
-  void insert(std::uint64_t index, std::uint64_t page_address) override {
+  void insert(std::uint64_t index, const Value& value) override {
     top_.s_fill_valid_i = 1;
     top_.s_fill_index_i = checked(index);
-    top_.s_fill_value_i = page_address;
+    to_port(value, top_.s_fill_value_i);
     take(top_.s_fill_ready_o, "fill", index);
     top_.s_fill_valid_i = 0;
   }
@@ -79,7 +110,7 @@ class RtlPageCache final : public PageCache {
  private:
   static std::uint32_t checked(std::uint64_t index) {
     if (index > kLargestIndex) {
-      throw std::invalid_argument("rtl/mtt_cache takes MTT indices below 2^32, not " +
+      throw std::invalid_argument("rtl/mtt_cache takes entry numbers below 2^32, not " +
                                   std::to_string(index));
     }
     return static_cast<std::uint32_t>(index);
@@ -98,7 +129,7 @@ class RtlPageCache final : public PageCache {
 
   static std::logic_error wrong_timing(const char* what, std::uint64_t index,
                                        const std::string& problem) {
-    return std::logic_error("rtl/mtt_cache " + problem + " (" + what + " of MTT entry " +
+    return std::logic_error("rtl/mtt_cache " + problem + " (" + what + " of entry " +
                             std::to_string(index) +
                             "), not as rtl/mtt_cache/README.md times an operation alone");
   }
@@ -109,32 +140,58 @@ class RtlPageCache final : public PageCache {
   std::uint64_t cycles_ = 0;
 };
 
-std::unique_ptr<PageCache> make_rtl_page_cache(const CacheGeometry& geometry) {
-  static_assert(std::size(kVerilatedPageCacheGeometries) == 2,
-                "each verilated geometry needs its model below");
-  const auto is = [&geometry](const CacheGeometry& g) {
-    return geometry.entries == g.entries && geometry.ways == g.ways &&
-           geometry.replacement == Replacement::kLru;
-  };
-  if (is(kVerilatedPageCacheGeometries[0])) return std::make_unique<RtlPageCache<Vmtt_cache_nic>>();
-  if (is(kVerilatedPageCacheGeometries[1])) return std::make_unique<RtlPageCache<Vmtt_cache>>();
-  std::string verilated;
-  for (const CacheGeometry& g : kVerilatedPageCacheGeometries) {
-    verilated += (verilated.empty() ? "" : ", ") + std::to_string(g.entries) + " x " +
-                 std::to_string(g.ways);
-  }
-  throw std::invalid_argument(
-      "rtl/mtt_cache is not verilated at " + std::to_string(geometry.entries) + " entries x " +
-      std::to_string(geometry.ways) + " ways" +
+bool same_geometry(const CacheGeometry& a, const CacheGeometry& b) {
+  return a.entries == b.entries && a.ways == b.ways && a.replacement == b.replacement;
+}
+
+template <std::size_t kCount>
+std::invalid_argument not_verilated(const char* cache, const CacheGeometry& geometry,
+                                    const CacheGeometry (&verilated)[kCount]) {
+  return std::invalid_argument(
+      std::string("rtl/mtt_cache is not verilated as the ") + cache + " cache at " +
+      std::to_string(geometry.entries) + " entries x " + std::to_string(geometry.ways) + " ways" +
       (geometry.replacement == Replacement::kLru ? "" : " with random replacement") + " (only " +
-      verilated + ", LRU: rtl/CMakeLists.txt)");
+      describe_geometries(verilated) + ", LRU: rtl/CMakeLists.txt)");
+}
+
+std::unique_ptr<MptCache> make_rtl_mpt_cache(const CacheGeometry& geometry) {
+  const auto& verilated = kVerilatedMptCacheGeometries;
+  static_assert(std::size(kVerilatedMptCacheGeometries) == 2, "each needs its model below");
+  if (same_geometry(geometry, verilated[0])) {
+    return std::make_unique<RtlEntryCache<Vmpt_cache, MptEntry>>();
+  }
+  if (same_geometry(geometry, verilated[1])) {
+    return std::make_unique<RtlEntryCache<Vmpt_cache_16x4, MptEntry>>();
+  }
+  throw not_verilated("MPT", geometry, verilated);
+}
+
+std::unique_ptr<PageCache> make_rtl_mtt_cache(const CacheGeometry& geometry) {
+  const auto& verilated = kVerilatedMttCacheGeometries;
+  static_assert(std::size(kVerilatedMttCacheGeometries) == 2, "each needs its model below");
+  if (same_geometry(geometry, verilated[0])) {
+    return std::make_unique<RtlEntryCache<Vmtt_cache_nic, std::uint64_t>>();
+  }
+  if (same_geometry(geometry, verilated[1])) {
+    return std::make_unique<RtlEntryCache<Vmtt_cache, std::uint64_t>>();
+  }
+  throw not_verilated("MTT", geometry, verilated);
 }
 
 }  // namespace
 
-PageCacheMaker make_page_cache_maker(BlockImpl impl) {
-  if (impl == BlockImpl::kModel) return make_model_page_cache;
-  return [](const CacheGeometry& geometry, std::uint64_t) { return make_rtl_page_cache(geometry); };
+EntryCacheMaker<MptEntry> make_mpt_cache_maker(BlockImpl impl) {
+  if (impl == BlockImpl::kModel) return make_model_entry_cache<MptEntry>;
+  return [](const CacheGeometry& geometry, std::uint64_t) { return make_rtl_mpt_cache(geometry); };
+}
+
+EntryCacheMaker<std::uint64_t> make_mtt_cache_maker(BlockImpl impl) {
+  if (impl == BlockImpl::kModel) return make_model_entry_cache<std::uint64_t>;
+  return [](const CacheGeometry& geometry, std::uint64_t) { return make_rtl_mtt_cache(geometry); };
+}
+
+EntryCacheMakers make_entry_cache_makers(BlockImpl mpt_cache, BlockImpl mtt_cache) {
+  return {make_mpt_cache_maker(mpt_cache), make_mtt_cache_maker(mtt_cache)};
 }
 
 }  // namespace rnicsim::rtl_bridge

@@ -90,9 +90,11 @@ module mtt_cache #(
 
   // Line l is way l % WAYS of set l / WAYS, as the model lays its lines out.
   // Valid bits and LRU ranks are flip-flops (a reset clears them all at
-  // once); tags and values are arrays addressed by line, as a RAM would hold
-  // them. Only the lines of the one set an operation names are read and
-  // written, so a simulator's work per cycle follows WAYS, not ENTRIES.
+  // once); tags and values are arrays addressed by line (a register file:
+  // with the probe, 2 x WAYS asynchronous reads). Only the lines of the one
+  // set an operation names are read and written, so a simulator's work per
+  // cycle follows WAYS, not ENTRIES. A line is set x WAYS + way; with one
+  // set LineW'(WAYS) may wrap to 0, harmless as the set is then 0.
   localparam int LineW = ENTRIES > 1 ? $clog2(ENTRIES) : 1;
   logic [ENTRIES-1:0] valid_q;
   logic [ENTRIES*WayW-1:0] rank_q;
@@ -134,7 +136,6 @@ module mtt_cache #(
     op_index = s_invalidate_valid_i ? s_invalidate_index_i
              : s_fill_valid_i ? s_fill_index_i : s_lookup_index_i;
     op_tag = op_index[INDEX_BITS-1:SetBits];
-    probe_tag = probe_index_i[INDEX_BITS-1:SetBits];
   end
 
   if (Sets > 1) begin : g_set_from_index
@@ -188,6 +189,7 @@ module mtt_cache #(
 
   // The probe: a second read port, without side effects.
   always_comb begin
+    probe_tag = probe_index_i[INDEX_BITS-1:SetBits];
     probe_hit_o = 1'b0;
     probe_value_o = '0;
     for (int w = 0; w < WAYS; w++) begin

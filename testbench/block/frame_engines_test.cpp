@@ -15,6 +15,7 @@
 #include "own_frames.hpp"
 #include "packet/icrc_engine.hpp"
 #include "packet/parser_engine.hpp"
+#include "packet_difference.hpp"
 #include "rtl_bridge/icrc_rtl.hpp"
 #include "rtl_bridge/roce_parser_rtl.hpp"
 
@@ -44,16 +45,16 @@ TEST_P(FrameEngines, TheRtlParserEngineAnswersAsTheModelsFrameAfterFrame) {
   const auto model = packet::make_model_parser_engine();
   const auto rtl = rtl_bridge::make_parser_engine(BlockImpl::kRtl, GetParam());
   EXPECT_STREQ(rtl->name(), "rtl/roce_parser");
+  std::size_t accepted = 0;
   for (const testbench::OwnFrame& frame : testbench::own_frames()) {
     const packet::ParseResult expected = model->parse(frame.bytes.data(), frame.bytes.size());
     const packet::ParseResult got = rtl->parse(frame.bytes.data(), frame.bytes.size());
     ASSERT_EQ(got.error, expected.error) << frame.name;
     if (!expected.ok()) continue;
-    EXPECT_EQ(got.packet.bth.opcode, expected.packet.bth.opcode) << frame.name;
-    EXPECT_EQ(got.packet.bth.psn, expected.packet.bth.psn) << frame.name;
-    EXPECT_EQ(got.packet.payload_offset, expected.packet.payload_offset) << frame.name;
-    EXPECT_EQ(got.packet.payload_length, expected.packet.payload_length) << frame.name;
+    ++accepted;
+    EXPECT_EQ(testbench::first_difference(got.packet, expected.packet), "") << frame.name;
   }
+  EXPECT_GT(accepted, 5u);
 }
 
 // No stream beat carries zero bytes, and the wire never delivers an empty

@@ -42,15 +42,15 @@ MemoryTranslationConfig translation_config(std::uint32_t mtt_entries, std::uint3
 
 // Host memory, a scattered page pool, one address space, the driver, and the
 // NIC's translation unit walking host memory directly (walks cost `walk_ns`),
-// its MTT cache the model's or the verilated rtl/mtt_cache.
+// its MPT and MTT caches the model's or the verilated rtl/mtt_cache.
 struct Host {
-  explicit Host(MemoryTranslationConfig config, BlockImpl mtt_cache = BlockImpl::kModel,
+  explicit Host(MemoryTranslationConfig config, BlockImpl caches = BlockImpl::kModel,
                 double walk_ns = 100)
       : memory("memory", HostMemoryConfig{1ULL << 32, nanoseconds(walk_ns)}),
         allocator(16ULL << 20, 64ULL << 20, 4096, 1.0, 11),
         space(allocator, 1ULL << 40),
         driver(memory, space, config.icm),
-        unit("translation", config, rtl_bridge::make_page_cache_maker(mtt_cache)) {
+        unit("translation", config, rtl_bridge::make_entry_cache_makers(caches, caches)) {
     unit.walker2dma.socket.bind(memory.socket);
     driver.on_invalidate([this](std::uint32_t i, std::uint64_t f, std::uint32_t p) {
       unit.invalidate(i, f, p);
@@ -63,10 +63,10 @@ struct Host {
   MemoryTranslation unit;
 };
 
-// The tests of these two suites run with the model's MTT cache and with the
-// verilated rtl/mtt_cache (at 64 x 4, a geometry it is verilated at): the
-// unit gives the same answers at the same times with either. (The two
-// MemoryTranslation tests use geometries with no twin: model only.)
+// The tests of these two suites run with the model's caches and with the
+// verilated rtl/mtt_cache as both (MPT 16 x 4, MTT 64 x 4, geometries it is
+// verilated at): the unit gives the same answers at the same times with
+// either.
 class TranslationUnit : public ::testing::TestWithParam<BlockImpl> {};
 class TranslationPort : public ::testing::TestWithParam<BlockImpl> {};
 INSTANTIATE_TEST_SUITE_P(MttCache, TranslationUnit, every_impl(), impl_param_name);
@@ -171,16 +171,18 @@ TEST_P(TranslationUnit, RegistrationRefusesRemoteWriteWithoutLocalWrite) {
   EXPECT_EQ(host.driver.last_error(), EINVAL);
 }
 
-TEST(MemoryTranslation, DirectedPatternsGiveExactHitAndMissCounts) {
-  // A 4-entry, fully associative LRU MTT cache; one 8-page MR; 8-byte reads.
-  Host host(translation_config(4, 4));
+TEST_P(TranslationUnit, DirectedPatternsGiveExactHitAndMissCounts) {
+  // A 64-entry 4-way LRU MTT cache (16 sets); one 65-page MR; 8-byte reads
+  // of pages 16 apart, whose MTT entries share one set.
+  Host host(translation_config(64, 4), GetParam());
   ibv_pd* pd = host.driver.ibv_alloc_pd();
-  const std::uint64_t va = host.space.allocate(8 * 4096);
-  ibv_mr* mr = host.driver.ibv_reg_mr(pd, va, 8 * 4096, IBV_ACCESS_LOCAL_WRITE);
+  const std::uint64_t va = host.space.allocate(65 * 4096);
+  ibv_mr* mr = host.driver.ibv_reg_mr(pd, va, 65 * 4096, IBV_ACCESS_LOCAL_WRITE);
   sc_core::sc_spawn([&] {
-    // Pages 0 1 2 3 | 0 (hit) | 4 (evicts 1) | 1 (miss, evicts 2) | 3 0 4 1 (hits) | 2 (miss)
+    // In units of 16 pages: 0 1 2 3 | 0 (hit) | 4 (evicts 1, the LRU; FIFO would evict 0) |
+    // 1 (miss, evicts 2) | 3 0 4 1 (hits) | 2 (miss)
     for (int page : {0, 1, 2, 3, 0, 4, 1, 3, 0, 4, 1, 2}) {
-      host.unit.translate(mr->lkey, va + page * 4096 + 8, 8, 0, pd->handle);
+      host.unit.translate(mr->lkey, va + page * 16 * 4096 + 8, 8, 0, pd->handle);
     }
   });
   sc_core::sc_start();
@@ -189,10 +191,14 @@ TEST(MemoryTranslation, DirectedPatternsGiveExactHitAndMissCounts) {
   EXPECT_EQ(host.unit.mpt_cache().misses(), 1u);
   EXPECT_EQ(host.unit.mpt_cache().hits(), 11u);
   EXPECT_EQ(host.unit.stats().mtt_walks, 7u);
+  // A verilated cache runs one cycle per lookup and per fill; the model none.
+  const bool rtl = GetParam() == BlockImpl::kRtl;
+  EXPECT_EQ(host.unit.mtt_cache().rtl_cycles(), rtl ? 12u + 7u : 0u);
+  EXPECT_EQ(host.unit.mpt_cache().rtl_cycles(), rtl ? 12u + 1u : 0u);
 }
 
-TEST(MemoryTranslation, PrefetchBringsTheFollowingEntriesOfTheSameMr) {
-  Host host(translation_config(16, 4, 3));
+TEST_P(TranslationUnit, PrefetchBringsTheFollowingEntriesOfTheSameMr) {
+  Host host(translation_config(64, 4, 3), GetParam());
   ibv_pd* pd = host.driver.ibv_alloc_pd();
   const std::uint64_t va = host.space.allocate(6 * 4096);
   ibv_mr* mr = host.driver.ibv_reg_mr(pd, va, 6 * 4096, IBV_ACCESS_LOCAL_WRITE);
@@ -235,7 +241,8 @@ TEST_P(TranslationUnit, AMissCostsTheHitLatencyPlusTheWalkersDmaTime) {
   pcie::PcieLink link("pcie", link_config);
   RequestSplitter splitter("request_split", RequestSplitterConfig{BlockImpl::kModel, 512, 256});
   DmaEngine engine("dma_engine", DmaEngineConfig{8, 16, 8});
-  MemoryTranslation unit("translation_over_pcie", config);
+  MemoryTranslation unit("translation_over_pcie", config,
+                         rtl_bridge::make_entry_cache_makers(GetParam(), GetParam()));
   link.pcie2mem.bind(host.memory.socket);
   splitter.split2pcie.bind(link.nic2pcie);
   engine.dma2split.bind(splitter.dma2split);
@@ -558,7 +565,7 @@ TEST_P(TranslationPort, WalkerOutstandingBoundsTheWalksInFlight) {
   // Two units on the same memory: two walk slots and three.
   Host host(port_config(1, 2), GetParam());
   MemoryTranslation three("translation_three_walkers", port_config(1, 3),
-                          rtl_bridge::make_page_cache_maker(GetParam()));
+                          rtl_bridge::make_entry_cache_makers(GetParam(), GetParam()));
   three.walker2dma.socket.bind(host.memory.socket);
   Region region(host, 4);
   Recorder two_slots;
@@ -727,6 +734,40 @@ TEST_P(TranslationPort, RestartRefusesWhileATranslationIsInFlight) {
   ASSERT_EQ(recorder.answers.size(), 1u);
   EXPECT_EQ(recorder.answers[0].at, kLookup + 2 * kWalk);
   EXPECT_FALSE(host.unit.mtt_cache().peek(region.mr->first_mtt).has_value());  // emptied
+}
+
+// A sweep's restart makes new caches at the new MTT geometry; a geometry the
+// RTL has no twin at is refused, and the unit goes on as it was.
+TEST_P(TranslationPort, RestartMakesNewCachesOrRefusesAndChangesNothing) {
+  Host host(port_config(1, 4), GetParam());
+  Region region(host, 1);
+  const bool rtl = GetParam() == BlockImpl::kRtl;
+  bool refused = false;
+  bool cached_after_refusal = false;
+  bool cached_after_restart = true;
+  std::vector<TranslationStatus> got;
+  sc_core::sc_spawn([&] {
+    const auto translate = [&] {
+      got.push_back(
+          host.unit.translate(region.mr->lkey, region.va, 8, 0, region.pd->handle).status);
+    };
+    translate();  // brings the MPT entry and page 0 into the caches
+    try {
+      host.unit.restart({128, 8, Replacement::kLru});
+    } catch (const std::invalid_argument&) {
+      refused = true;
+    }
+    cached_after_refusal = host.unit.mtt_cache().peek(region.mr->first_mtt).has_value();
+    host.unit.restart({4096, 8, Replacement::kLru});  // both implementations have it
+    cached_after_restart = host.unit.mtt_cache().peek(region.mr->first_mtt).has_value();
+    translate();
+  });
+  sc_core::sc_start();
+  EXPECT_EQ(refused, rtl);
+  EXPECT_EQ(cached_after_refusal, rtl);  // the model restarted, empty; the RTL's cache kept
+  EXPECT_FALSE(cached_after_restart);
+  EXPECT_EQ(got, (std::vector<TranslationStatus>{TranslationStatus::kOk, TranslationStatus::kOk}));
+  EXPECT_EQ(host.unit.mtt_cache().misses(), 1u);  // counted anew since the restart
 }
 
 }  // namespace

@@ -39,6 +39,7 @@
 #include "packet/frame.hpp"
 #include "packet/headers.hpp"
 #include "packet/opcodes.hpp"
+#include "packet_difference.hpp"
 #include "random_packets.hpp"
 #include "rtl_bridge/roce_parser_rtl.hpp"
 
@@ -72,24 +73,6 @@ using RtlOutcome = StreamOutcome<ParseResult>;
 
 ParseResult model_result(const Bytes& frame) {
   return packet::parse_frame(frame.data(), frame.size(), packet::IcrcHandling::kSkip);
-}
-
-// The first header that differs, or "" when the packets agree.
-std::string first_difference(const RocePacket& a, const RocePacket& b) {
-  if (!(a.ethernet == b.ethernet)) return "Ethernet";
-  if (!(a.ip == b.ip)) return "IP";
-  if (!(a.udp == b.udp)) return "UDP";
-  if (!(a.bth == b.bth)) return "BTH";
-  if (!(a.reth == b.reth)) return "RETH";
-  if (!(a.aeth == b.aeth)) return "AETH";
-  if (!(a.atomic_eth == b.atomic_eth)) return "AtomicETH";
-  if (!(a.atomic_ack_eth == b.atomic_ack_eth)) return "AtomicAckETH";
-  if (!(a.imm_dt == b.imm_dt)) return "ImmDt";
-  if (!(a.ieth == b.ieth)) return "IETH";
-  if (!(a.deth == b.deth)) return "DETH";
-  if (!(a.payload_offset == b.payload_offset)) return "payload offset";
-  if (!(a.payload_length == b.payload_length)) return "payload length";
-  return "";
 }
 
 std::string describe(const ParseResult& r) {
@@ -130,7 +113,7 @@ struct Scoreboard {
       if (expected.error != got.error) {
         difference = "verdict";
       } else if (expected.ok()) {
-        difference = first_difference(expected.packet, got.packet);
+        difference = testbench::first_difference(expected.packet, got.packet);
       }
       if (!difference.empty()) {
         mismatches.push_back(frames[i].name + " (" + std::to_string(frames[i].bytes.size()) +
