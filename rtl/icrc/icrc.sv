@@ -115,18 +115,6 @@ module icrc #(
   // The state after zlib's initial ones and the 8 x 0xFF of the masked LRH.
   localparam logic [31:0] LrhState = 32'hDEBB20E3;
 
-  // The byte at frame position `at`: from this beat if it is here, else `held`.
-  function automatic logic [7:0] pick(input logic [8*DATA_BYTES-1:0] data,
-                                      input logic [DATA_BYTES-1:0] keep,
-                                      input logic [PosW-1:0] beat_pos, input logic [PosW-1:0] at,
-                                      input logic [7:0] held);
-    logic [PosW-1:0] lane;
-    lane = at - beat_pos;
-    pick = held;
-    if (at >= beat_pos && lane < Beat && keep[lane[LaneW-1:0]])
-      pick = data[{lane[LaneW-1:0], 3'd0}+:8];
-  endfunction
-
   logic [PosW-1:0] beat_pos_q;  // position of lane 0
   logic frame_long_q;  // the frame has passed PosMax - 2 x DATA_BYTES bytes
   logic [31:0] crc_q;
@@ -134,6 +122,17 @@ module icrc #(
   logic [15:0] outer_type_q, inner_type_q, ip_length_q, udp_port_q, udp_length_q;
   logic [7:0] ip_first_q, ip_protocol_q;
   logic [31:0] icrc_field_q;
+
+  // The byte at frame position `at`: from this beat if it is here, else
+  // `held`. It reads the beat from the ports rather than taking it as an
+  // argument, which a simulator would copy whole into every call.
+  function automatic logic [7:0] pick(input logic [PosW-1:0] at, input logic [7:0] held);
+    logic [PosW-1:0] lane;
+    lane = at - beat_pos_q;
+    pick = held;
+    if (at >= beat_pos_q && lane < Beat && s_frame_tkeep_i[lane[LaneW-1:0]])
+      pick = s_frame_tdata_i[{lane[LaneW-1:0], 3'd0}+:8];
+  endfunction
 
   assign s_frame_tready_o = !m_result_valid_o || m_result_ready_i;
 
@@ -159,49 +158,41 @@ module icrc #(
       if (m_result_ready_i) m_result_valid_o <= 1'b0;
       if (s_frame_tvalid_i && s_frame_tready_o) begin
         outer_type = {
-          pick(s_frame_tdata_i, s_frame_tkeep_i, beat_pos_q, PosW'(12), outer_type_q[15:8]),
-          pick(s_frame_tdata_i, s_frame_tkeep_i, beat_pos_q, PosW'(13), outer_type_q[7:0])
+          pick(PosW'(12), outer_type_q[15:8]),
+          pick(PosW'(13), outer_type_q[7:0])
         };
         vlan = outer_type == EtherTypeVlan;
         inner_type = {
-          pick(s_frame_tdata_i, s_frame_tkeep_i, beat_pos_q, PosW'(16), inner_type_q[15:8]),
-          pick(s_frame_tdata_i, s_frame_tkeep_i, beat_pos_q, PosW'(17), inner_type_q[7:0])
+          pick(PosW'(16), inner_type_q[15:8]),
+          pick(PosW'(17), inner_type_q[7:0])
         };
         ether_type = vlan ? inner_type : outer_type;
         ipv6 = ether_type == EtherTypeIpv6;
         ip_offset = vlan ? PosW'(18) : PosW'(14);
 
-        ip_first = pick(s_frame_tdata_i, s_frame_tkeep_i, beat_pos_q, ip_offset, ip_first_q);
+        ip_first = pick(ip_offset, ip_first_q);
         ip_header_bytes = ipv6 ? PosW'(40) : {{(PosW - 6) {1'b0}}, ip_first[3:0], 2'b00};
         // IPv4 total length (bytes 2-3) or IPv6 payload length (bytes 4-5).
         ip_length = {
-          pick(s_frame_tdata_i, s_frame_tkeep_i, beat_pos_q,
-               ip_offset + (ipv6 ? PosW'(4) : PosW'(2)), ip_length_q[15:8]),
-          pick(s_frame_tdata_i, s_frame_tkeep_i, beat_pos_q,
-               ip_offset + (ipv6 ? PosW'(5) : PosW'(3)), ip_length_q[7:0])
+          pick(ip_offset + (ipv6 ? PosW'(4) : PosW'(2)), ip_length_q[15:8]),
+          pick(ip_offset + (ipv6 ? PosW'(5) : PosW'(3)), ip_length_q[7:0])
         };
-        ip_protocol = pick(s_frame_tdata_i, s_frame_tkeep_i, beat_pos_q,
-                           ip_offset + (ipv6 ? PosW'(6) : PosW'(9)), ip_protocol_q);
+        ip_protocol = pick(ip_offset + (ipv6 ? PosW'(6) : PosW'(9)), ip_protocol_q);
 
         udp_offset = ip_offset + ip_header_bytes;
         udp_port = {
-          pick(s_frame_tdata_i, s_frame_tkeep_i, beat_pos_q, udp_offset + PosW'(2),
-               udp_port_q[15:8]),
-          pick(s_frame_tdata_i, s_frame_tkeep_i, beat_pos_q, udp_offset + PosW'(3),
-               udp_port_q[7:0])
+          pick(udp_offset + PosW'(2), udp_port_q[15:8]),
+          pick(udp_offset + PosW'(3), udp_port_q[7:0])
         };
         udp_length = {
-          pick(s_frame_tdata_i, s_frame_tkeep_i, beat_pos_q, udp_offset + PosW'(4),
-               udp_length_q[15:8]),
-          pick(s_frame_tdata_i, s_frame_tkeep_i, beat_pos_q, udp_offset + PosW'(5),
-               udp_length_q[7:0])
+          pick(udp_offset + PosW'(4), udp_length_q[15:8]),
+          pick(udp_offset + PosW'(5), udp_length_q[7:0])
         };
         // Before the UDP length has passed this points too early; the bytes
         // it picks then are picked again when the real field passes.
         icrc_offset = udp_offset + {{(PosW - 16) {1'b0}}, udp_length} - PosW'(4);
         for (int k = 0; k < 4; k++) begin
-          icrc_field[8*k+:8] = pick(s_frame_tdata_i, s_frame_tkeep_i, beat_pos_q,
-                                    icrc_offset + PosW'(k), icrc_field_q[8*k+:8]);
+          icrc_field[8*k+:8] = pick(icrc_offset + PosW'(k), icrc_field_q[8*k+:8]);
         end
 
         crc = crc_q;
