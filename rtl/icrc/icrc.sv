@@ -88,29 +88,48 @@ module icrc #(
   endfunction
 
   // A whole beat at once: the CRC step is linear, so the state after a beat
-  // of payload is the XOR of one column per set bit of {state, beat}.
-  // Transposed here into one row per state bit: bit k of the new state is
-  // the parity of {state, beat} AND row k. Column of beat bit 8p+b: byte
-  // p's bit b alone, then the DATA_BYTES-1-p zero bytes after it; column of
-  // state bit k: state bit k alone through DATA_BYTES zero bytes.
+  // of payload is the XOR of one column per set bit of {state, beat}. Column
+  // of beat bit 8p+b: byte p's bit b alone, then the DATA_BYTES-1-p zero
+  // bytes after it; column of state bit k: state bit k alone through
+  // DATA_BYTES zero bytes. Grouped by nibble, that is the XOR of one table
+  // entry per nibble of {state, beat}: entry v of a nibble's table is the XOR
+  // of the columns of v's set bits. Crc32BeatTables[512*n +: 512] is nibble
+  // n's table (entry v at [32*v +: 32]): the beat's nibbles first, then the
+  // state's 8.
   localparam int BeatInputs = 8 * DATA_BYTES + 32;
-  function automatic logic [32*BeatInputs-1:0] crc32_beat_rows();
+  localparam int BeatNibbles = BeatInputs / 4;
+  function automatic logic [512*BeatNibbles-1:0] crc32_beat_tables();
+    logic [32*BeatInputs-1:0] columns;  // input bit i's at [32*i +: 32]
     logic [8*32-1:0] byte_columns;  // one per bit of a byte, as Crc32Columns
-    logic [31:0] state_column;
+    logic [31:0] entry;
     byte_columns = Crc32Columns;
     for (int p = DATA_BYTES - 1; p >= 0; p--) begin
       for (int b = 0; b < 8; b++) begin
-        for (int k = 0; k < 32; k++) crc32_beat_rows[k*BeatInputs+8*p+b] = byte_columns[32*b+k];
+        columns[32*(8*p+b)+:32] = byte_columns[32*b+:32];
         byte_columns[32*b+:32] = crc32_byte(byte_columns[32*b+:32], 8'h00);
       end
     end
-    for (int j = 0; j < 32; j++) begin
-      state_column = 32'd1 << j;
-      for (int p = 0; p < DATA_BYTES; p++) state_column = crc32_byte(state_column, 8'h00);
-      for (int k = 0; k < 32; k++) crc32_beat_rows[k*BeatInputs+8*DATA_BYTES+j] = state_column[k];
+    for (int k = 0; k < 32; k++) begin
+      entry = 32'd1 << k;
+      for (int p = 0; p < DATA_BYTES; p++) entry = crc32_byte(entry, 8'h00);
+      columns[32*(8*DATA_BYTES+k)+:32] = entry;
+    end
+    for (int n = 0; n < BeatNibbles; n++) begin
+      for (int v = 0; v < 16; v++) begin
+        entry = '0;
+        for (int b = 0; b < 4; b++) if (v[b]) entry = entry ^ columns[32*(4*n+b)+:32];
+        crc32_beat_tables[512*n+32*v+:32] = entry;
+      end
     end
   endfunction
-  localparam logic [32*BeatInputs-1:0] Crc32BeatRows = crc32_beat_rows();
+  localparam logic [512*BeatNibbles-1:0] Crc32BeatTables = crc32_beat_tables();
+
+  // Entry v of one nibble's table. Given a constant slice of
+  // Crc32BeatTables, Verilator makes it one load from a constant array.
+  function automatic logic [31:0] table_entry(input logic [511:0] nibble_table,
+                                              input logic [3:0] v);
+    table_entry = nibble_table[{v, 5'd0}+:32];
+  endfunction
 
   // The state after zlib's initial ones and the 8 x 0xFF of the masked LRH.
   localparam logic [31:0] LrhState = 32'hDEBB20E3;
@@ -132,6 +151,22 @@ module icrc #(
     pick = held;
     if (at >= beat_pos_q && lane < Beat && s_frame_tkeep_i[lane[LaneW-1:0]])
       pick = s_frame_tdata_i[{lane[LaneW-1:0], 3'd0}+:8];
+  endfunction
+
+  // The state after a beat of payload. A function, so that a simulator keeps
+  // the sum in a register rather than in the module.
+  function automatic logic [31:0] crc32_beat(input logic [31:0] state);
+    crc32_beat = '0;
+    for (int p = 0; p < DATA_BYTES; p++) begin
+      for (int h = 0; h < 2; h++) begin
+        crc32_beat = crc32_beat ^ table_entry(Crc32BeatTables[512*(2*p+h)+:512],
+                                              s_frame_tdata_i[8*p+4*h+:4]);
+      end
+    end
+    for (int q = 0; q < 8; q++) begin
+      crc32_beat = crc32_beat ^ table_entry(Crc32BeatTables[512*(2*DATA_BYTES+q)+:512],
+                                            state[4*q+:4]);
+    end
   endfunction
 
   assign s_frame_tready_o = !m_result_valid_o || m_result_ready_i;
@@ -198,8 +233,7 @@ module icrc #(
         crc = crc_q;
         if (beat_pos_q >= HeaderBytes && beat_pos_q + Beat <= icrc_offset && !s_frame_tlast_i) begin
           // A whole beat of payload: every byte covered, none masked.
-          for (int k = 0; k < 32; k++)
-            crc[k] = ^({crc_q, s_frame_tdata_i} & Crc32BeatRows[k*BeatInputs+:BeatInputs]);
+          crc = crc32_beat(crc_q);
         end else begin
           for (int i = 0; i < DATA_BYTES; i++) begin
             at = beat_pos_q + PosW'(i);
