@@ -153,6 +153,13 @@ module icrc #(
       pick = s_frame_tdata_i[{lane[LaneW-1:0], 3'd0}+:8];
   endfunction
 
+  // The same for a byte of the headers, all before HeaderBytes: a beat past
+  // them need not look.
+  function automatic logic [7:0] pick_header(input logic [PosW-1:0] at, input logic [7:0] held);
+    pick_header = held;
+    if (beat_pos_q < HeaderBytes) pick_header = pick(at, held);
+  endfunction
+
   // The state after a beat of payload. A function, so that a simulator keeps
   // the sum in a register rather than in the module.
   function automatic logic [31:0] crc32_beat(input logic [31:0] state);
@@ -169,6 +176,38 @@ module icrc #(
     end
   endfunction
 
+  // The state after any other beat, lane by lane: each byte the ICRC covers,
+  // with its mask. A function, for the same reason as crc32_beat.
+  function automatic logic [31:0] crc32_lanes(input logic ipv6, input logic [PosW-1:0] ip_offset,
+                                              input logic [PosW-1:0] ip_header_bytes,
+                                              input logic [PosW-1:0] udp_offset,
+                                              input logic [PosW-1:0] icrc_offset);
+    logic [PosW-1:0] at, from_ip;
+    logic [7:0] mask;
+    crc32_lanes = crc_q;
+    for (int i = 0; i < DATA_BYTES; i++) begin
+      at = beat_pos_q + PosW'(i);
+      // Covered: from the IP header to the ICRC field. Up to the UDP length
+      // every IP byte is (a RoCEv2 UDP length is at least 24).
+      if (s_frame_tkeep_i[i] && at >= ip_offset && (at < udp_offset + 6 || at < icrc_offset)) begin
+        from_ip = at - ip_offset;
+        mask = 8'h00;
+        if (ipv6) begin
+          if (from_ip == 0) mask = 8'h0F;  // traffic class, high nibble
+          if (from_ip >= 1 && from_ip <= 3) mask = 8'hFF;  // traffic class, flow label
+          if (from_ip == 7) mask = 8'hFF;  // hop limit
+        end else begin
+          if (from_ip == 1 || from_ip == 8) mask = 8'hFF;  // TOS, TTL
+          if (from_ip == 10 || from_ip == 11) mask = 8'hFF;  // header checksum
+        end
+        if (from_ip == ip_header_bytes + 6 || from_ip == ip_header_bytes + 7)
+          mask = 8'hFF;  // UDP checksum
+        if (TEST_FAULT != 1 && from_ip == ip_header_bytes + 12) mask = 8'hFF;  // BTH byte 4
+        crc32_lanes = crc32_byte(crc32_lanes, s_frame_tdata_i[8*i+:8] | mask);
+      end
+    end
+  endfunction
+
   assign s_frame_tready_o = !m_result_valid_o || m_result_ready_i;
 
   // Everything happens at the clock edge that takes a beat: the header
@@ -177,11 +216,11 @@ module icrc #(
   // it out once per beat, not again whenever an input changes.)
   always_ff @(posedge clk_i) begin : take_beat
     logic [15:0] outer_type, inner_type, ether_type, ip_length, udp_port, udp_length;
-    logic [7:0] ip_first, ip_protocol, mask;
+    logic [7:0] ip_first, ip_protocol;
     logic [31:0] icrc_field, crc;
     logic vlan, ipv6, roce;
     logic [PosW-1:0] ip_offset, ip_header_bytes, udp_offset, icrc_offset, frame_bytes;
-    logic [PosW-1:0] ip_payload_bytes, at, from_ip;
+    logic [PosW-1:0] ip_payload_bytes;
     logic [CountW-1:0] beat_bytes;
 
     if (!rst_ni) begin
@@ -193,68 +232,50 @@ module icrc #(
       if (m_result_ready_i) m_result_valid_o <= 1'b0;
       if (s_frame_tvalid_i && s_frame_tready_o) begin
         outer_type = {
-          pick(PosW'(12), outer_type_q[15:8]),
-          pick(PosW'(13), outer_type_q[7:0])
+          pick_header(PosW'(12), outer_type_q[15:8]),
+          pick_header(PosW'(13), outer_type_q[7:0])
         };
         vlan = outer_type == EtherTypeVlan;
         inner_type = {
-          pick(PosW'(16), inner_type_q[15:8]),
-          pick(PosW'(17), inner_type_q[7:0])
+          pick_header(PosW'(16), inner_type_q[15:8]),
+          pick_header(PosW'(17), inner_type_q[7:0])
         };
         ether_type = vlan ? inner_type : outer_type;
         ipv6 = ether_type == EtherTypeIpv6;
         ip_offset = vlan ? PosW'(18) : PosW'(14);
 
-        ip_first = pick(ip_offset, ip_first_q);
+        ip_first = pick_header(ip_offset, ip_first_q);
         ip_header_bytes = ipv6 ? PosW'(40) : {{(PosW - 6) {1'b0}}, ip_first[3:0], 2'b00};
         // IPv4 total length (bytes 2-3) or IPv6 payload length (bytes 4-5).
         ip_length = {
-          pick(ip_offset + (ipv6 ? PosW'(4) : PosW'(2)), ip_length_q[15:8]),
-          pick(ip_offset + (ipv6 ? PosW'(5) : PosW'(3)), ip_length_q[7:0])
+          pick_header(ip_offset + (ipv6 ? PosW'(4) : PosW'(2)), ip_length_q[15:8]),
+          pick_header(ip_offset + (ipv6 ? PosW'(5) : PosW'(3)), ip_length_q[7:0])
         };
-        ip_protocol = pick(ip_offset + (ipv6 ? PosW'(6) : PosW'(9)), ip_protocol_q);
+        ip_protocol = pick_header(ip_offset + (ipv6 ? PosW'(6) : PosW'(9)), ip_protocol_q);
 
         udp_offset = ip_offset + ip_header_bytes;
         udp_port = {
-          pick(udp_offset + PosW'(2), udp_port_q[15:8]),
-          pick(udp_offset + PosW'(3), udp_port_q[7:0])
+          pick_header(udp_offset + PosW'(2), udp_port_q[15:8]),
+          pick_header(udp_offset + PosW'(3), udp_port_q[7:0])
         };
         udp_length = {
-          pick(udp_offset + PosW'(4), udp_length_q[15:8]),
-          pick(udp_offset + PosW'(5), udp_length_q[7:0])
+          pick_header(udp_offset + PosW'(4), udp_length_q[15:8]),
+          pick_header(udp_offset + PosW'(5), udp_length_q[7:0])
         };
         // Before the UDP length has passed this points too early; the bytes
         // it picks then are picked again when the real field passes.
         icrc_offset = udp_offset + {{(PosW - 16) {1'b0}}, udp_length} - PosW'(4);
-        for (int k = 0; k < 4; k++) begin
-          icrc_field[8*k+:8] = pick(icrc_offset + PosW'(k), icrc_field_q[8*k+:8]);
-        end
 
-        crc = crc_q;
         if (beat_pos_q >= HeaderBytes && beat_pos_q + Beat <= icrc_offset && !s_frame_tlast_i) begin
-          // A whole beat of payload: every byte covered, none masked.
+          // A whole beat of payload: every byte covered, none masked, and
+          // the ICRC field still to come.
           crc = crc32_beat(crc_q);
+          icrc_field = icrc_field_q;
         end else begin
-          for (int i = 0; i < DATA_BYTES; i++) begin
-            at = beat_pos_q + PosW'(i);
-            from_ip = at - ip_offset;
-            mask = 8'h00;
-            if (ipv6) begin
-              if (from_ip == 0) mask = 8'h0F;  // traffic class, high nibble
-              if (from_ip >= 1 && from_ip <= 3) mask = 8'hFF;  // traffic class, flow label
-              if (from_ip == 7) mask = 8'hFF;  // hop limit
-            end else begin
-              if (from_ip == 1 || from_ip == 8) mask = 8'hFF;  // TOS, TTL
-              if (from_ip == 10 || from_ip == 11) mask = 8'hFF;  // header checksum
-            end
-            if (from_ip == ip_header_bytes + 6 || from_ip == ip_header_bytes + 7)
-              mask = 8'hFF;  // UDP checksum
-            if (TEST_FAULT != 1 && from_ip == ip_header_bytes + 12) mask = 8'hFF;  // BTH byte 4
-            // Covered: from the IP header to the ICRC field. Up to the UDP
-            // length every IP byte is (a RoCEv2 UDP length is at least 24).
-            if (s_frame_tkeep_i[i] && at >= ip_offset && (at < udp_offset + 6 || at < icrc_offset))
-              crc = crc32_byte(crc, s_frame_tdata_i[8*i+:8] | mask);
+          for (int k = 0; k < 4; k++) begin
+            icrc_field[8*k+:8] = pick(icrc_offset + PosW'(k), icrc_field_q[8*k+:8]);
           end
+          crc = crc32_lanes(ipv6, ip_offset, ip_header_bytes, udp_offset, icrc_offset);
         end
 
         if (s_frame_tlast_i) begin
