@@ -266,9 +266,11 @@ module icrc #(
         // it picks then are picked again when the real field passes.
         icrc_offset = udp_offset + {{(PosW - 16) {1'b0}}, udp_length} - PosW'(4);
 
-        if (beat_pos_q >= HeaderBytes && beat_pos_q + Beat <= icrc_offset && !s_frame_tlast_i) begin
-          // A whole beat of payload: every byte covered, none masked, and
-          // the ICRC field still to come.
+        // A whole beat of payload: past the last masked byte (BTH byte 4),
+        // so every field that places the ICRC field has passed, and before
+        // that field, so every byte is covered and none masked.
+        if (beat_pos_q > udp_offset + PosW'(12) && beat_pos_q + Beat <= icrc_offset &&
+            !s_frame_tlast_i) begin
           crc = crc32_beat(crc_q);
           icrc_field = icrc_field_q;
         end else begin
