@@ -54,8 +54,8 @@ module icrc #(
   localparam logic [PosW-1:0] Beat = PosW'(DATA_BYTES);
   localparam int CountW = $clog2(DATA_BYTES + 1);
   localparam int LaneW = $clog2(DATA_BYTES);
-  // Every masked byte and header field but the ICRC itself lies before this
-  // position (18 + 60 + 8 + 12 at most): later beats need no per-lane masks.
+  // Every header field but the ICRC lies before this position (the UDP
+  // length ends by 18 + 60 + 6): later beats need not pick them.
   localparam logic [PosW-1:0] HeaderBytes = PosW'(128);
 
   localparam logic [15:0] EtherTypeIpv4 = 16'h0800;
@@ -161,7 +161,9 @@ module icrc #(
   endfunction
 
   // The state after a beat of payload. A function, so that a simulator keeps
-  // the sum in a register rather than in the module.
+  // the sum in a register rather than in the module; it takes the state as
+  // an argument because yosys 0.23 evaluates a call without one as a
+  // constant.
   function automatic logic [31:0] crc32_beat(input logic [31:0] state);
     crc32_beat = '0;
     for (int p = 0; p < DATA_BYTES; p++) begin
