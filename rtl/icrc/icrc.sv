@@ -54,8 +54,8 @@ module icrc #(
   localparam logic [PosW-1:0] Beat = PosW'(DATA_BYTES);
   localparam int CountW = $clog2(DATA_BYTES + 1);
   localparam int LaneW = $clog2(DATA_BYTES);
-  // Every masked byte and header field but the ICRC itself lies before this
-  // position (18 + 60 + 8 + 12 at most): later beats need no per-lane masks.
+  // Every header field but the ICRC lies before this position (the UDP
+  // length ends by 18 + 60 + 6): later beats need not pick them.
   localparam logic [PosW-1:0] HeaderBytes = PosW'(128);
 
   localparam logic [15:0] EtherTypeIpv4 = 16'h0800;
@@ -88,44 +88,51 @@ module icrc #(
   endfunction
 
   // A whole beat at once: the CRC step is linear, so the state after a beat
-  // of payload is the XOR of one column per set bit of {state, beat}.
-  // Transposed here into one row per state bit: bit k of the new state is
-  // the parity of {state, beat} AND row k. Column of beat bit 8p+b: byte
-  // p's bit b alone, then the DATA_BYTES-1-p zero bytes after it; column of
-  // state bit k: state bit k alone through DATA_BYTES zero bytes.
+  // of payload is the XOR of one column per set bit of {state, beat}. Column
+  // of beat bit 8p+b: byte p's bit b alone, then the DATA_BYTES-1-p zero
+  // bytes after it; column of state bit k: state bit k alone through
+  // DATA_BYTES zero bytes. Grouped by nibble, that is the XOR of one table
+  // entry per nibble of {state, beat}: entry v of a nibble's table is the XOR
+  // of the columns of v's set bits. Crc32BeatTables[512*n +: 512] is nibble
+  // n's table (entry v at [32*v +: 32]): the beat's nibbles first, then the
+  // state's 8.
   localparam int BeatInputs = 8 * DATA_BYTES + 32;
-  function automatic logic [32*BeatInputs-1:0] crc32_beat_rows();
+  localparam int BeatNibbles = BeatInputs / 4;
+  function automatic logic [512*BeatNibbles-1:0] crc32_beat_tables();
+    logic [32*BeatInputs-1:0] columns;  // input bit i's at [32*i +: 32]
     logic [8*32-1:0] byte_columns;  // one per bit of a byte, as Crc32Columns
-    logic [31:0] state_column;
+    logic [31:0] entry;
     byte_columns = Crc32Columns;
     for (int p = DATA_BYTES - 1; p >= 0; p--) begin
       for (int b = 0; b < 8; b++) begin
-        for (int k = 0; k < 32; k++) crc32_beat_rows[k*BeatInputs+8*p+b] = byte_columns[32*b+k];
+        columns[32*(8*p+b)+:32] = byte_columns[32*b+:32];
         byte_columns[32*b+:32] = crc32_byte(byte_columns[32*b+:32], 8'h00);
       end
     end
-    for (int j = 0; j < 32; j++) begin
-      state_column = 32'd1 << j;
-      for (int p = 0; p < DATA_BYTES; p++) state_column = crc32_byte(state_column, 8'h00);
-      for (int k = 0; k < 32; k++) crc32_beat_rows[k*BeatInputs+8*DATA_BYTES+j] = state_column[k];
+    for (int k = 0; k < 32; k++) begin
+      entry = 32'd1 << k;
+      for (int p = 0; p < DATA_BYTES; p++) entry = crc32_byte(entry, 8'h00);
+      columns[32*(8*DATA_BYTES+k)+:32] = entry;
+    end
+    for (int n = 0; n < BeatNibbles; n++) begin
+      for (int v = 0; v < 16; v++) begin
+        entry = '0;
+        for (int b = 0; b < 4; b++) if (v[b]) entry = entry ^ columns[32*(4*n+b)+:32];
+        crc32_beat_tables[512*n+32*v+:32] = entry;
+      end
     end
   endfunction
-  localparam logic [32*BeatInputs-1:0] Crc32BeatRows = crc32_beat_rows();
+  localparam logic [512*BeatNibbles-1:0] Crc32BeatTables = crc32_beat_tables();
+
+  // Entry v of one nibble's table. Given a constant slice of
+  // Crc32BeatTables, Verilator makes it one load from a constant array.
+  function automatic logic [31:0] table_entry(input logic [511:0] nibble_table,
+                                              input logic [3:0] v);
+    table_entry = nibble_table[{v, 5'd0}+:32];
+  endfunction
 
   // The state after zlib's initial ones and the 8 x 0xFF of the masked LRH.
   localparam logic [31:0] LrhState = 32'hDEBB20E3;
-
-  // The byte at frame position `at`: from this beat if it is here, else `held`.
-  function automatic logic [7:0] pick(input logic [8*DATA_BYTES-1:0] data,
-                                      input logic [DATA_BYTES-1:0] keep,
-                                      input logic [PosW-1:0] beat_pos, input logic [PosW-1:0] at,
-                                      input logic [7:0] held);
-    logic [PosW-1:0] lane;
-    lane = at - beat_pos;
-    pick = held;
-    if (at >= beat_pos && lane < Beat && keep[lane[LaneW-1:0]])
-      pick = data[{lane[LaneW-1:0], 3'd0}+:8];
-  endfunction
 
   logic [PosW-1:0] beat_pos_q;  // position of lane 0
   logic frame_long_q;  // the frame has passed PosMax - 2 x DATA_BYTES bytes
@@ -135,6 +142,74 @@ module icrc #(
   logic [7:0] ip_first_q, ip_protocol_q;
   logic [31:0] icrc_field_q;
 
+  // The byte at frame position `at`: from this beat if it is here, else
+  // `held`. It reads the beat from the ports rather than taking it as an
+  // argument, which a simulator would copy whole into every call.
+  function automatic logic [7:0] pick(input logic [PosW-1:0] at, input logic [7:0] held);
+    logic [PosW-1:0] lane;
+    lane = at - beat_pos_q;
+    pick = held;
+    if (at >= beat_pos_q && lane < Beat && s_frame_tkeep_i[lane[LaneW-1:0]])
+      pick = s_frame_tdata_i[{lane[LaneW-1:0], 3'd0}+:8];
+  endfunction
+
+  // The same for a byte of the headers, all before HeaderBytes: a beat past
+  // them need not look.
+  function automatic logic [7:0] pick_header(input logic [PosW-1:0] at, input logic [7:0] held);
+    pick_header = held;
+    if (beat_pos_q < HeaderBytes) pick_header = pick(at, held);
+  endfunction
+
+  // The state after a beat of payload. A function, so that a simulator keeps
+  // the sum in a register rather than in the module; it takes the state as
+  // an argument because yosys 0.23 evaluates a call without one as a
+  // constant.
+  function automatic logic [31:0] crc32_beat(input logic [31:0] state);
+    crc32_beat = '0;
+    for (int p = 0; p < DATA_BYTES; p++) begin
+      for (int h = 0; h < 2; h++) begin
+        crc32_beat = crc32_beat ^ table_entry(Crc32BeatTables[512*(2*p+h)+:512],
+                                              s_frame_tdata_i[8*p+4*h+:4]);
+      end
+    end
+    for (int q = 0; q < 8; q++) begin
+      crc32_beat = crc32_beat ^ table_entry(Crc32BeatTables[512*(2*DATA_BYTES+q)+:512],
+                                            state[4*q+:4]);
+    end
+  endfunction
+
+  // The state after any other beat, lane by lane: each byte the ICRC covers,
+  // with its mask. A function, for the same reason as crc32_beat.
+  function automatic logic [31:0] crc32_lanes(input logic ipv6, input logic [PosW-1:0] ip_offset,
+                                              input logic [PosW-1:0] ip_header_bytes,
+                                              input logic [PosW-1:0] udp_offset,
+                                              input logic [PosW-1:0] icrc_offset);
+    logic [PosW-1:0] at, from_ip;
+    logic [7:0] mask;
+    crc32_lanes = crc_q;
+    for (int i = 0; i < DATA_BYTES; i++) begin
+      at = beat_pos_q + PosW'(i);
+      // Covered: from the IP header to the ICRC field. Up to the UDP length
+      // every IP byte is (a RoCEv2 UDP length is at least 24).
+      if (s_frame_tkeep_i[i] && at >= ip_offset && (at < udp_offset + 6 || at < icrc_offset)) begin
+        from_ip = at - ip_offset;
+        mask = 8'h00;
+        if (ipv6) begin
+          if (from_ip == 0) mask = 8'h0F;  // traffic class, high nibble
+          if (from_ip >= 1 && from_ip <= 3) mask = 8'hFF;  // traffic class, flow label
+          if (from_ip == 7) mask = 8'hFF;  // hop limit
+        end else begin
+          if (from_ip == 1 || from_ip == 8) mask = 8'hFF;  // TOS, TTL
+          if (from_ip == 10 || from_ip == 11) mask = 8'hFF;  // header checksum
+        end
+        if (from_ip == ip_header_bytes + 6 || from_ip == ip_header_bytes + 7)
+          mask = 8'hFF;  // UDP checksum
+        if (TEST_FAULT != 1 && from_ip == ip_header_bytes + 12) mask = 8'hFF;  // BTH byte 4
+        crc32_lanes = crc32_byte(crc32_lanes, s_frame_tdata_i[8*i+:8] | mask);
+      end
+    end
+  endfunction
+
   assign s_frame_tready_o = !m_result_valid_o || m_result_ready_i;
 
   // Everything happens at the clock edge that takes a beat: the header
@@ -143,11 +218,11 @@ module icrc #(
   // it out once per beat, not again whenever an input changes.)
   always_ff @(posedge clk_i) begin : take_beat
     logic [15:0] outer_type, inner_type, ether_type, ip_length, udp_port, udp_length;
-    logic [7:0] ip_first, ip_protocol, mask;
+    logic [7:0] ip_first, ip_protocol;
     logic [31:0] icrc_field, crc;
     logic vlan, ipv6, roce;
     logic [PosW-1:0] ip_offset, ip_header_bytes, udp_offset, icrc_offset, frame_bytes;
-    logic [PosW-1:0] ip_payload_bytes, at, from_ip;
+    logic [PosW-1:0] ip_payload_bytes;
     logic [CountW-1:0] beat_bytes;
 
     if (!rst_ni) begin
@@ -159,77 +234,52 @@ module icrc #(
       if (m_result_ready_i) m_result_valid_o <= 1'b0;
       if (s_frame_tvalid_i && s_frame_tready_o) begin
         outer_type = {
-          pick(s_frame_tdata_i, s_frame_tkeep_i, beat_pos_q, PosW'(12), outer_type_q[15:8]),
-          pick(s_frame_tdata_i, s_frame_tkeep_i, beat_pos_q, PosW'(13), outer_type_q[7:0])
+          pick_header(PosW'(12), outer_type_q[15:8]),
+          pick_header(PosW'(13), outer_type_q[7:0])
         };
         vlan = outer_type == EtherTypeVlan;
         inner_type = {
-          pick(s_frame_tdata_i, s_frame_tkeep_i, beat_pos_q, PosW'(16), inner_type_q[15:8]),
-          pick(s_frame_tdata_i, s_frame_tkeep_i, beat_pos_q, PosW'(17), inner_type_q[7:0])
+          pick_header(PosW'(16), inner_type_q[15:8]),
+          pick_header(PosW'(17), inner_type_q[7:0])
         };
         ether_type = vlan ? inner_type : outer_type;
         ipv6 = ether_type == EtherTypeIpv6;
         ip_offset = vlan ? PosW'(18) : PosW'(14);
 
-        ip_first = pick(s_frame_tdata_i, s_frame_tkeep_i, beat_pos_q, ip_offset, ip_first_q);
+        ip_first = pick_header(ip_offset, ip_first_q);
         ip_header_bytes = ipv6 ? PosW'(40) : {{(PosW - 6) {1'b0}}, ip_first[3:0], 2'b00};
         // IPv4 total length (bytes 2-3) or IPv6 payload length (bytes 4-5).
         ip_length = {
-          pick(s_frame_tdata_i, s_frame_tkeep_i, beat_pos_q,
-               ip_offset + (ipv6 ? PosW'(4) : PosW'(2)), ip_length_q[15:8]),
-          pick(s_frame_tdata_i, s_frame_tkeep_i, beat_pos_q,
-               ip_offset + (ipv6 ? PosW'(5) : PosW'(3)), ip_length_q[7:0])
+          pick_header(ip_offset + (ipv6 ? PosW'(4) : PosW'(2)), ip_length_q[15:8]),
+          pick_header(ip_offset + (ipv6 ? PosW'(5) : PosW'(3)), ip_length_q[7:0])
         };
-        ip_protocol = pick(s_frame_tdata_i, s_frame_tkeep_i, beat_pos_q,
-                           ip_offset + (ipv6 ? PosW'(6) : PosW'(9)), ip_protocol_q);
+        ip_protocol = pick_header(ip_offset + (ipv6 ? PosW'(6) : PosW'(9)), ip_protocol_q);
 
         udp_offset = ip_offset + ip_header_bytes;
         udp_port = {
-          pick(s_frame_tdata_i, s_frame_tkeep_i, beat_pos_q, udp_offset + PosW'(2),
-               udp_port_q[15:8]),
-          pick(s_frame_tdata_i, s_frame_tkeep_i, beat_pos_q, udp_offset + PosW'(3),
-               udp_port_q[7:0])
+          pick_header(udp_offset + PosW'(2), udp_port_q[15:8]),
+          pick_header(udp_offset + PosW'(3), udp_port_q[7:0])
         };
         udp_length = {
-          pick(s_frame_tdata_i, s_frame_tkeep_i, beat_pos_q, udp_offset + PosW'(4),
-               udp_length_q[15:8]),
-          pick(s_frame_tdata_i, s_frame_tkeep_i, beat_pos_q, udp_offset + PosW'(5),
-               udp_length_q[7:0])
+          pick_header(udp_offset + PosW'(4), udp_length_q[15:8]),
+          pick_header(udp_offset + PosW'(5), udp_length_q[7:0])
         };
         // Before the UDP length has passed this points too early; the bytes
         // it picks then are picked again when the real field passes.
         icrc_offset = udp_offset + {{(PosW - 16) {1'b0}}, udp_length} - PosW'(4);
-        for (int k = 0; k < 4; k++) begin
-          icrc_field[8*k+:8] = pick(s_frame_tdata_i, s_frame_tkeep_i, beat_pos_q,
-                                    icrc_offset + PosW'(k), icrc_field_q[8*k+:8]);
-        end
 
-        crc = crc_q;
-        if (beat_pos_q >= HeaderBytes && beat_pos_q + Beat <= icrc_offset && !s_frame_tlast_i) begin
-          // A whole beat of payload: every byte covered, none masked.
-          for (int k = 0; k < 32; k++)
-            crc[k] = ^({crc_q, s_frame_tdata_i} & Crc32BeatRows[k*BeatInputs+:BeatInputs]);
+        // A whole beat of payload: past the last masked byte (BTH byte 4),
+        // so every field that places the ICRC field has passed, and before
+        // that field, so every byte is covered and none masked.
+        if (beat_pos_q > udp_offset + PosW'(12) && beat_pos_q + Beat <= icrc_offset &&
+            !s_frame_tlast_i) begin
+          crc = crc32_beat(crc_q);
+          icrc_field = icrc_field_q;
         end else begin
-          for (int i = 0; i < DATA_BYTES; i++) begin
-            at = beat_pos_q + PosW'(i);
-            from_ip = at - ip_offset;
-            mask = 8'h00;
-            if (ipv6) begin
-              if (from_ip == 0) mask = 8'h0F;  // traffic class, high nibble
-              if (from_ip >= 1 && from_ip <= 3) mask = 8'hFF;  // traffic class, flow label
-              if (from_ip == 7) mask = 8'hFF;  // hop limit
-            end else begin
-              if (from_ip == 1 || from_ip == 8) mask = 8'hFF;  // TOS, TTL
-              if (from_ip == 10 || from_ip == 11) mask = 8'hFF;  // header checksum
-            end
-            if (from_ip == ip_header_bytes + 6 || from_ip == ip_header_bytes + 7)
-              mask = 8'hFF;  // UDP checksum
-            if (TEST_FAULT != 1 && from_ip == ip_header_bytes + 12) mask = 8'hFF;  // BTH byte 4
-            // Covered: from the IP header to the ICRC field. Up to the UDP
-            // length every IP byte is (a RoCEv2 UDP length is at least 24).
-            if (s_frame_tkeep_i[i] && at >= ip_offset && (at < udp_offset + 6 || at < icrc_offset))
-              crc = crc32_byte(crc, s_frame_tdata_i[8*i+:8] | mask);
+          for (int k = 0; k < 4; k++) begin
+            icrc_field[8*k+:8] = pick(icrc_offset + PosW'(k), icrc_field_q[8*k+:8]);
           end
+          crc = crc32_lanes(ipv6, ip_offset, ip_header_bytes, udp_offset, icrc_offset);
         end
 
         if (s_frame_tlast_i) begin
