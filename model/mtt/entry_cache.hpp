@@ -88,8 +88,8 @@ inline constexpr CacheGeometry kVerilatedMptCacheGeometries[] = {
 };
 
 // "4096 x 8 or 64 x 4": a list of geometries (entries x ways) for messages.
-template <std::size_t kCount>
-std::string describe_geometries(const CacheGeometry (&geometries)[kCount]) {
+template <class Geometries>
+std::string describe_geometries(const Geometries& geometries) {
   std::string text;
   for (const CacheGeometry& g : geometries) {
     text += (text.empty() ? "" : " or ") + std::to_string(g.entries) + " x " +

@@ -46,8 +46,8 @@
 #include "common/module_macros.hpp"
 #include "common/ring_queue.hpp"
 #include "host_memory/memory_initiator.hpp"
-#include "mtt/mpt_format.hpp"
 #include "mtt/entry_cache.hpp"
+#include "mtt/mpt_format.hpp"
 #include "mtt/translation_cache.hpp"
 
 namespace rnicsim {

@@ -28,7 +28,6 @@ struct CacheKeys {
   const char* ways;
   bool resized_by_translation_sweep;
   std::vector<CacheGeometry> verilated;
-  std::string verilated_text;
 };
 
 // A cache's impl rtl needs a fixed size (the translation sweep resizes the MTT
@@ -55,7 +54,8 @@ std::optional<config::Violation> rtl_cache_violation(const config::Json& doc,
                                              std::to_string(ways) + " ways (" + keys.ways +
                                              ") is not a geometry rtl/mtt_cache is verilated "
                                              "at for " +
-                                             keys.impl + " rtl: only " + keys.verilated_text};
+                                             keys.impl + " rtl: only " +
+                                             describe_geometries(keys.verilated)};
 }
 
 }  // namespace
@@ -129,11 +129,9 @@ void declare_mtt_keys(config::Schema& schema) {
   };
   for (const CacheKeys& keys :
        {CacheKeys{"mtt.mpt_cache_impl", "mtt.mpt_cache_entries", "mtt.mpt_cache_ways", false,
-                  verilated(kVerilatedMptCacheGeometries),
-                  describe_geometries(kVerilatedMptCacheGeometries)},
+                  verilated(kVerilatedMptCacheGeometries)},
         CacheKeys{"mtt.mtt_cache_impl", "mtt.mtt_cache_entries", "mtt.mtt_cache_ways", true,
-                  verilated(kVerilatedMttCacheGeometries),
-                  describe_geometries(kVerilatedMttCacheGeometries)}}) {
+                  verilated(kVerilatedMttCacheGeometries)}}) {
     schema.add_check({keys.impl, "mtt.replacement", keys.entries, keys.ways},
                      [keys](const config::Json& doc) { return rtl_cache_violation(doc, keys); });
   }

@@ -2,7 +2,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <cstring>
 #include <iterator>
 #include <memory>
 #include <stdexcept>
@@ -41,7 +40,7 @@ template <class Value, typename Port>
 Value from_port(const Port& port) {
   if constexpr (std::is_same_v<Value, MptEntry>) {
     std::uint8_t bytes[kMptEntryBytes] = {};  // the reserved rest zero, as the driver writes it
-    std::memcpy(bytes, port.data(), kMptCachedBytes);
+    get_bytes(port, bytes, kMptCachedBytes);
     return decode_mpt(bytes);
   } else {
     return port;
@@ -144,9 +143,9 @@ bool same_geometry(const CacheGeometry& a, const CacheGeometry& b) {
   return a.entries == b.entries && a.ways == b.ways && a.replacement == b.replacement;
 }
 
-template <std::size_t kCount>
+template <class Geometries>
 std::invalid_argument not_verilated(const char* cache, const CacheGeometry& geometry,
-                                    const CacheGeometry (&verilated)[kCount]) {
+                                    const Geometries& verilated) {
   return std::invalid_argument(
       std::string("rtl/mtt_cache is not verilated as the ") + cache + " cache at " +
       std::to_string(geometry.entries) + " entries x " + std::to_string(geometry.ways) + " ways" +

@@ -30,6 +30,13 @@ void set_bytes(VlWide<kWords>& port, const std::uint8_t* bytes, std::size_t leng
   std::memset(words + length, 0, kWords * sizeof(EData) - length);
 }
 
+// The first `length` bytes of a wide port, the other way.
+template <std::size_t kWords>
+void get_bytes(const VlWide<kWords>& port, std::uint8_t* bytes, std::size_t length) {
+  static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "VlWide words in memory order");
+  std::memcpy(bytes, port.data(), length);
+}
+
 // Ones in the low `count` bits: a stream's keep for `count` valid lanes.
 template <typename Port>
 void set_low_ones(Port& port, std::size_t count) {
