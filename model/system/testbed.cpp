@@ -1,12 +1,9 @@
 #include "system/testbed.hpp"
 
-#include <sstream>
 #include <stdexcept>
 
-#include "common/simulation.hpp"
 #include "common/time_units.hpp"
 #include "link/link_config.hpp"
-#include "packet/frame.hpp"
 
 namespace rnicsim {
 
@@ -40,23 +37,6 @@ std::array<std::uint8_t, 16> node_gid(std::size_t index) {
   return gid;
 }
 
-std::string dropped_frame_reason(const std::string& wire, const Transfer& frame,
-                                 const sc_core::sc_time& arrived) {
-  std::ostringstream reason;
-  reason << wire << ": the receive buffer (link.rx_buffer_bytes) was full at " << to_ns(arrived)
-         << " ns and dropped a frame";
-  if (frame.bytes()) {
-    const packet::ParseResult parsed =
-        packet::parse_frame(frame.bytes()->data(), frame.bytes()->size(), packet::IcrcHandling::kSkip);
-    if (parsed.ok()) {
-      reason << " to QP 0x" << std::hex << parsed.packet.bth.dest_qp << std::dec << ", PSN "
-             << parsed.packet.bth.psn;
-    }
-  }
-  reason << "; nothing retransmits it yet (issue 12): give the receiver more buffer";
-  return reason.str();
-}
-
 Testbed::Testbed(const sc_core::sc_module_name& name, const TestbedConfig& config)
     : sc_core::sc_module(name) {
   const std::size_t count = config.nodes.size();
@@ -77,10 +57,6 @@ Testbed::Testbed(const sc_core::sc_module_name& name, const TestbedConfig& confi
     WireLink& wire = *wires_[i];
     wire.in(nodes_[from]->nic.mac_tx);
     nodes_[i]->nic.icrc_rx.in(wire.rx);
-    const std::string wire_name = wire.name();
-    wire.set_drop_handler([wire_name](const Transfer& frame, const sc_core::sc_time& arrived) {
-      fail_run(dropped_frame_reason(wire_name, frame, arrived));
-    });
   }
 }
 

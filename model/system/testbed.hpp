@@ -8,9 +8,8 @@
 //
 // The wires carry the NIC's real RoCEv2 frames ("roce" framing: FCS, padding,
 // preamble and gap added) and never wait for the receiver: a frame that finds
-// the receive buffer (link.rx_buffer_bytes) full is dropped. Until RC
-// retransmission exists (issue 12) a drop would lose data silently, so it
-// fails the run (RunFailed) naming the destination QP and the PSN.
+// the receive buffer (link.rx_buffer_bytes) full is dropped and counted
+// (rx.stats()), a loss the RC transport recovers by retransmission.
 #include <array>
 #include <memory>
 #include <optional>
@@ -52,9 +51,5 @@ class Testbed : public sc_core::sc_module {
 // and its GID (the IPv4-mapped address).
 NicAddress node_address(std::size_t index);
 std::array<std::uint8_t, 16> node_gid(std::size_t index);
-
-// What fail_run reports for a frame the receive buffer dropped.
-std::string dropped_frame_reason(const std::string& wire, const Transfer& frame,
-                                 const sc_core::sc_time& arrived);
 
 }  // namespace rnicsim

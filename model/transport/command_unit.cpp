@@ -163,10 +163,11 @@ CommandStatus CommandUnit::execute(const Command& command) {
       if (m & IBV_QP_AV) qp->ah = a.ah_attr;
       if (m & IBV_QP_DEST_QPN) qp->dest_qpn = a.dest_qp_num;
       if (m & IBV_QP_RQ_PSN) qp->expected_psn = a.rq_psn & kPsnMask;
-      if (m & IBV_QP_SQ_PSN) qp->next_psn = qp->acked_psn = a.sq_psn & kPsnMask;
+      if (m & IBV_QP_SQ_PSN)
+        qp->next_psn = qp->acked_psn = qp->sent_psn_end = a.sq_psn & kPsnMask;
       if (m & IBV_QP_MIN_RNR_TIMER) qp->min_rnr_timer = a.min_rnr_timer;
       if (m & IBV_QP_TIMEOUT) qp->timeout = a.timeout;
-      if (m & IBV_QP_RETRY_CNT) qp->retry_cnt = a.retry_cnt;
+      if (m & IBV_QP_RETRY_CNT) qp->retry_cnt = a.retry_cnt, qp->retries_left = a.retry_cnt;
       if (m & IBV_QP_RNR_RETRY) qp->rnr_retry = a.rnr_retry, qp->rnr_retries_left = a.rnr_retry;
       if (m & IBV_QP_MAX_QP_RD_ATOMIC) qp->max_rd_atomic = std::max<std::uint8_t>(1, a.max_rd_atomic);
       if (m & IBV_QP_MAX_DEST_RD_ATOMIC)

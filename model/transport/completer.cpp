@@ -3,8 +3,14 @@
 // DMA and the last one retires the READ; an atomic ACK's original value is
 // written to the local buffer. A retired WQE gets a CQE when it was
 // signaled, written after its data (one DMA client: posted writes stay in
-// order). NAKs end the WQE in error and move the QP to ERR; an RNR NAK
+// order). Error NAKs end the WQE in error and move the QP to ERR; an RNR NAK
 // holds the requester for the NAK's timer and resends from its PSN.
+//
+// Lost packets (IBTA 9.7.5, 9.7.6; Linux rxe's completer): a NAK sequence
+// error, a response that skips a READ's or atomic's PSNs (an implied NAK) and
+// the transport timer's expiry each go back to the first unanswered PSN, using
+// one of retry_cnt retries; progress resets them. Duplicate responses (the
+// retry's overlap) are ignored.
 #include "common/message_breakdown.hpp"
 #include "common/time_units.hpp"
 #include "transport/rc_units.hpp"
@@ -12,8 +18,10 @@
 namespace rnicsim {
 namespace {
 
-constexpr std::uint8_t kReadResponseFirst = 0x0D, kReadResponseLast = 0x0F,
-                       kReadResponseOnly = 0x10, kAcknowledge = 0x11, kAtomicAcknowledge = 0x12;
+constexpr std::uint8_t kReadResponseFirst = 0x0D, kReadResponseOnly = 0x10, kAcknowledge = 0x11,
+                       kAtomicAcknowledge = 0x12;
+// AETH NAK syndromes (REFERENCE section 5).
+constexpr std::uint8_t kRnrNak = 0x20, kNakSequence = 0x60;
 
 ibv_wc_status nak_status(std::uint8_t syndrome) {
   switch (syndrome) {
@@ -32,6 +40,9 @@ Completer::Completer(const sc_core::sc_module_name& name, TransportShared& share
       dma_(port),
       inbox_(shared.cycles(shared.config().completer_cycles)) {
   SC_THREAD(run);
+  SC_METHOD(expire_ack_timers);
+  sensitive << shared_.ack_timer().event();
+  dont_initialize();
 }
 
 void Completer::end_of_elaboration() { inbox_.attach(in.get_interface()); }
@@ -55,56 +66,95 @@ void Completer::handle(const packet::ReceivedPacket& packet, const sc_core::sc_t
   if (!is_acknowledge(p.bth.opcode))
     MessageBreakdown::instance().mark(*this, "receive pipeline", popped_at);
   shared_.touch_qp(*qp, dma_);
+  if (qp->state != IBV_QPS_RTS) return;  // moved to ERR while the context was fetched
   const std::uint32_t psn = p.bth.psn;
-  const std::uint8_t opcode = p.bth.opcode;
-  if (opcode == kAcknowledge) {
-    const std::uint8_t syndrome = p.aeth->syndrome;
-    if ((syndrome & 0x60) == 0) {
-      retire_through(*qp, psn);
-    } else {
-      on_nak(*qp, syndrome, psn);
-    }
+  // Every response answers a PSN some request packet covered: one beyond
+  // them all answers nothing this QP sent (a ghost), and is ignored.
+  if (psn_diff(psn, qp->sent_psn_end) >= 0) {
+    ++shared_.stats().ghost_responses;
     return;
   }
-  // A READ or atomic response acknowledges every earlier request.
-  retire_through(*qp, psn_add(psn, kPsnMask));
-  SendWork* work = qp->outstanding.empty() ? nullptr : &qp->outstanding.front();
-  if (work == nullptr || !work->read_or_atomic || qp->work_holding(psn) != work) {
-    return;  // not what the QP waits for: a duplicate (issue 12 handles the rest)
-  }
-  if (opcode == kAtomicAcknowledge) {
-    std::shared_ptr<Bytes> bytes = atomic_results_.take(8);
-    const std::uint64_t original = p.atomic_ack_eth->original_data;
-    for (int i = 0; i < 8; ++i) (*bytes)[i] = static_cast<std::uint8_t>(original >> (8 * i));
-    if (psn_diff(psn_add(psn, 1), qp->acked_psn) > 0) qp->acked_psn = psn_add(psn, 1);
-    requests_for(writes_, DmaOp::kWrite, work->local.segments, 0, 8, bytes->data());
-    for (const DmaRequest& r : writes_) dma_.issue(r, bytes, false);
-    retire_front(*qp, IBV_WC_SUCCESS);
+  if (p.bth.opcode != kAcknowledge) {
+    handle_read_or_atomic_response(*qp, packet);
     return;
   }
-  if (opcode < kReadResponseFirst || opcode > kReadResponseOnly) return;
-  if (psn_diff(psn_add(psn, 1), qp->acked_psn) > 0) qp->acked_psn = psn_add(psn, 1);
-  const std::uint64_t offset =
-      static_cast<std::uint64_t>(psn_diff(psn, work->first_psn)) * qp->pmtu;
-  const std::uint64_t length = p.payload_length;
-  if (length > 0 && offset + length <= work->wqe.length) {
-    std::uint8_t* data = const_cast<std::uint8_t*>(packet.frame->data() + p.payload_offset);
-    requests_for(writes_, DmaOp::kWrite, work->local.segments, offset, length, data,
-                 &work->local_cursor);
-    for (const DmaRequest& r : writes_) dma_.issue(r, packet.frame, false);
-    work->received += length;
+  const std::uint8_t syndrome = p.aeth->syndrome;
+  if ((syndrome & 0x60) != 0) {
+    on_nak(*qp, syndrome, psn);
+    return;
   }
-  if (opcode == kReadResponseLast || opcode == kReadResponseOnly) {
-    retire_front(*qp, IBV_WC_SUCCESS);
+  if (retire_through(*qp, psn)) progress(*qp);
+  // An ACK at or past an unanswered READ's or atomic's PSNs: the responder
+  // has executed it, so its responses were lost (an implied NAK).
+  if (!qp->outstanding.empty()) {
+    const SendWork& front = qp->outstanding.front();
+    if (front.read_or_atomic && front.sent > 0 && psn_diff(psn, psn_add(front.first_psn, front.responses)) >= 0)
+      implied_nak(*qp);
   }
 }
 
-void Completer::retire_through(QpContext& qp, std::uint32_t psn) {
+void Completer::handle_read_or_atomic_response(QpContext& qp,
+                                               const packet::ReceivedPacket& packet) {
+  const packet::RocePacket& p = packet.packet;
+  const std::uint32_t psn = p.bth.psn;
+  const std::uint8_t opcode = p.bth.opcode;
+  // A READ or atomic response acknowledges every earlier request.
+  if (retire_through(qp, psn_add(psn, kPsnMask))) progress(qp);
+  if (qp.outstanding.empty()) return;  // a duplicate of one completed
+  SendWork& work = qp.outstanding.front();
+  if (!work.read_or_atomic || psn_diff(psn, work.first_psn) < 0) return;  // a duplicate
+  if (psn_diff(psn, work.last_psn()) > 0) {
+    // The response of a later READ or atomic: the front's were lost.
+    implied_nak(qp);
+    return;
+  }
+  const std::uint32_t expected = psn_add(work.first_psn, work.responses);
+  if (psn_diff(psn, expected) < 0) return;  // a duplicate (a retry's responses overlap)
+  if (psn != expected) {
+    implied_nak(qp);  // a READ response skipped one: it was lost
+    return;
+  }
+  const bool atomic = opcode == kAtomicAcknowledge;
+  const bool is_read = work.wqe.opcode == IBV_WR_RDMA_READ;
+  if (atomic == is_read || (!atomic && (opcode < kReadResponseFirst || opcode > kReadResponseOnly)))
+    return;  // not a response this WQE can have
+  // The response is taken before its data is written (which may wait), so a
+  // timeout meanwhile sees it.
+  ++work.responses;
+  qp.acked_psn = psn_add(psn, 1);
+  progress(qp);
+  if (atomic) {
+    std::shared_ptr<Bytes> bytes = atomic_results_.take(8);
+    const std::uint64_t original = p.atomic_ack_eth->original_data;
+    for (int i = 0; i < 8; ++i) (*bytes)[i] = static_cast<std::uint8_t>(original >> (8 * i));
+    requests_for(writes_, DmaOp::kWrite, work.local.segments, 0, 8, bytes->data());
+    for (const DmaRequest& r : writes_) dma_.issue(r, bytes, false);
+  } else {
+    const auto offset = static_cast<std::uint64_t>(psn_diff(psn, work.first_psn)) * qp.pmtu;
+    const std::uint64_t length = p.payload_length;
+    if (length > 0 && offset + length <= work.wqe.length) {
+      std::uint8_t* data = const_cast<std::uint8_t*>(packet.frame->data() + p.payload_offset);
+      requests_for(writes_, DmaOp::kWrite, work.local.segments, offset, length, data,
+                   &work.local_cursor);
+      work.received += length;
+      for (const DmaRequest& r : writes_) dma_.issue(r, packet.frame, false);
+    }
+  }
+  // Issuing may have waited: the QP may have failed meanwhile (then the
+  // requester flushes the WQE), and the front is looked up again.
+  if (qp.state != IBV_QPS_RTS || qp.outstanding.empty()) return;
+  const SendWork& front = qp.outstanding.front();
+  if (front.read_or_atomic && front.responses == front.packets) retire_front(qp, IBV_WC_SUCCESS);
+}
+
+bool Completer::retire_through(QpContext& qp, std::uint32_t psn) {
   bool progress = false;
   if (psn_diff(psn_add(psn, 1), qp.acked_psn) > 0) {
     qp.acked_psn = psn_add(psn, 1);
+    progress = true;
     shared_.contexts().send_work.notify(sc_core::SC_ZERO_TIME);
   }
+  bool retired = false;
   while (!qp.outstanding.empty()) {
     const SendWork& front = qp.outstanding.front();
     if (front.read_or_atomic || front.sent < front.request_packets() ||
@@ -112,9 +162,17 @@ void Completer::retire_through(QpContext& qp, std::uint32_t psn) {
       break;
     }
     retire_front(qp, IBV_WC_SUCCESS);
-    progress = true;
+    retired = true;
   }
-  if (progress) qp.rnr_retries_left = qp.rnr_retry;
+  if (retired) qp.rnr_retries_left = qp.rnr_retry;
+  return progress;
+}
+
+void Completer::progress(QpContext& qp) {
+  qp.retries_left = qp.retry_cnt;
+  qp.retry_started = false;
+  qp.timeouts_in_row = 0;
+  shared_.ack_timer().restart(qp);
 }
 
 void Completer::retire_front(QpContext& qp, ibv_wc_status status) {
@@ -132,18 +190,26 @@ void Completer::retire_front(QpContext& qp, ibv_wc_status status) {
   qp.pop_outstanding();
   ++qp.send_completed;
   if (read_or_atomic && qp.rd_atomic_outstanding > 0) --qp.rd_atomic_outstanding;
+  shared_.ack_timer().restart(qp);
   shared_.contexts().send_work.notify(sc_core::SC_ZERO_TIME);
   if (completes) shared_.write_cqe(qp.send_cqn, wc, dma_, ring_end);
 }
 
 void Completer::on_nak(QpContext& qp, std::uint8_t syndrome, std::uint32_t psn) {
   // A NAK acknowledges every request before its PSN.
-  retire_through(qp, psn_add(psn, kPsnMask));
+  if (retire_through(qp, psn_add(psn, kPsnMask))) progress(qp);
   SendWork* work = qp.work_holding(psn);
   if (work == nullptr) return;  // stale: nothing outstanding at that PSN
-  const bool rnr = (syndrome & 0x60) == 0x20;
-  if (syndrome == 0x60 || rnr) {
-    if (rnr && qp.rnr_retry != 7) {
+  if (syndrome == kNakSequence) {
+    // The responder saw a later PSN than it expected: go back to `psn`,
+    // once per loss (the responder NAKs a sequence error once).
+    ++shared_.stats().packet_seq_err;
+    if (!qp.retry_started) retry(qp, psn);
+    return;
+  }
+  if ((syndrome & 0x60) == kRnrNak) {
+    ++shared_.stats().rnr_nak_retry_err;
+    if (qp.rnr_retry != 7) {
       if (qp.rnr_retries_left == 0) {
         // Out of RNR retries: the WQE ends in error (it is the front now).
         retire_front(qp, IBV_WC_RNR_RETRY_EXC_ERR);
@@ -152,27 +218,61 @@ void Completer::on_nak(QpContext& qp, std::uint8_t syndrome, std::uint32_t psn) 
       }
       --qp.rnr_retries_left;
     }
-    // Go back N: resend from `psn`, after the RNR timer for an RNR NAK.
-    qp.sent_prefix = 0;
-    bool after = false;
-    for (SendWork& w : qp.outstanding) {
-      if (&w == work) after = true;
-      if (!after) continue;
-      const bool was_sent = w.sent > 0;
-      w.sent = (&w == work && !w.read_or_atomic)
-                   ? static_cast<std::uint32_t>(psn_diff(psn, w.first_psn))
-                   : 0;
-      if (w.read_or_atomic && was_sent && qp.rd_atomic_outstanding > 0) --qp.rd_atomic_outstanding;
-    }
-    if (rnr) {
-      qp.resume_at = sim_now() + sc_core::sc_time(rnr_timer_us(syndrome), sc_core::SC_US);
-    }
+    // Resend from `psn` once the NAK's timer has passed.
+    qp.rewind_to(psn);
+    qp.resume_at = sim_now() + sc_core::sc_time(rnr_timer_us(syndrome), sc_core::SC_US);
     shared_.contexts().send_work.notify(sc_core::SC_ZERO_TIME);
     return;
   }
   // Invalid request, remote access or remote operational error.
   retire_front(qp, nak_status(syndrome));
   shared_.set_error(qp);
+}
+
+void Completer::implied_nak(QpContext& qp) {
+  ++shared_.stats().implied_nak_seq_err;
+  if (qp.retry_started) return;  // already going back
+  const SendWork& front = qp.outstanding.front();
+  retry(qp, psn_add(front.first_psn, front.responses));
+}
+
+void Completer::retry(QpContext& qp, std::uint32_t psn) {
+  if (qp.retries_left == 0) {
+    // retry_cnt exhausted (IBTA 9.7.6.1.3): the oldest WQE completes with
+    // IBV_WC_RETRY_EXC_ERR and the QP goes to ERR; the requester's flush
+    // writes its CQE (the WQE's error) and flushes the rest.
+    ++shared_.stats().retry_exceeded;
+    qp.outstanding.front().error = IBV_WC_RETRY_EXC_ERR;
+    shared_.set_error(qp);
+    return;
+  }
+  --qp.retries_left;
+  qp.retry_started = true;
+  AckTimer::stop(qp);  // started again by the first packet sent again
+  qp.rewind_to(psn);
+  shared_.contexts().send_work.notify(sc_core::SC_ZERO_TIME);
+}
+
+void Completer::expire_ack_timers() {
+  AckTimer& timer = shared_.ack_timer();
+  timer.fired();
+  const sc_core::sc_time now = sim_now();
+  for (const auto& [qpn, context] : shared_.contexts().qps()) {
+    QpContext& qp = *context;
+    if (qp.ack_deadline == sc_core::SC_ZERO_TIME) continue;
+    if (qp.state != IBV_QPS_RTS || !qp.awaiting_response()) {
+      AckTimer::stop(qp);
+      continue;
+    }
+    if (qp.ack_deadline > now) {
+      timer.schedule(qp.ack_deadline);
+      continue;
+    }
+    // Expired: no response made progress for a whole period.
+    ++shared_.stats().local_ack_timeout_err;
+    ++qp.timeouts_in_row;
+    retry(qp, qp.acked_psn);
+  }
 }
 
 }  // namespace rnicsim

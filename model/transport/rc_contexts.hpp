@@ -56,6 +56,9 @@ struct SendWork {
   std::uint32_t packets = 0;       // PSNs it takes (READ: its response packets)
   std::uint32_t sent = 0;          // request packets sent (READ and atomic: 0 or 1)
   std::uint64_t received = 0;      // READ response bytes placed
+  // READ: response packets placed, in PSN order. A retry asks only for the
+  // rest: its request carries PSN first_psn + responses and the RETH moved on.
+  std::uint32_t responses = 0;
   bool read_or_atomic = false;
   // Success, or the local error it completes with once its QP is flushed
   // (a payload read that failed: IBV_WC_LOC_PROT_ERR).
@@ -142,6 +145,18 @@ struct QpContext {
   std::uint32_t rd_atomic_outstanding = 0;
   std::uint32_t rnr_retries_left = 0;
   sc_core::sc_time resume_at;       // an RNR NAK holds the requester until then
+  // Retransmission (IBTA 9.7.6, and Linux rxe's completer). The transport
+  // timer runs while a packet sent is unacknowledged: `ack_deadline` is its
+  // expiry (zero: stopped), restarted by each response that makes progress.
+  // Timeouts and NAK sequence errors each use one of `retries_left`
+  // (retry_cnt, reset by progress); a go-back-N under way (`retry_started`)
+  // ignores further sequence errors and implied NAKs until progress or a
+  // timeout, so one loss starts one retry.
+  std::uint32_t sent_psn_end = 0;   // one past the last PSN any packet sent asks a response for
+  sc_core::sc_time ack_deadline;
+  std::uint32_t retries_left = 0;
+  std::uint32_t timeouts_in_row = 0;  // for exponential backoff (transport.ack_timeout_backoff)
+  bool retry_started = false;
   std::uint64_t send_completed = 0; // WQEs retired
 
   // Responder.
@@ -157,6 +172,15 @@ struct QpContext {
   std::uint32_t acks_owed = 0;      // messages that asked for an ACK since the last one
   std::vector<std::uint32_t> unacked_writes;  // DMA tickets of payload not yet acknowledged
   std::uint32_t last_acked_psn = 0;
+  // The last max_dest_rd_atomic atomics executed, so that a duplicate (its
+  // ACK was lost and the requester retried) is answered with the value it
+  // first returned and not executed again (IBTA 9.7.5.1.5).
+  struct SavedAtomic {
+    std::uint32_t psn = 0;
+    std::uint64_t original = 0;
+  };
+  std::vector<SavedAtomic> saved_atomics;  // at most max_dest_rd_atomic, the oldest replaced
+  std::size_t next_saved_atomic = 0;
 
   // The first started WQE with request packets still to send, or null.
   SendWork* first_unsent() {
@@ -174,10 +198,34 @@ struct QpContext {
     }
     return nullptr;
   }
+  // Go-back-N: the requester sends again from `psn`, which an outstanding
+  // WQE holds (else nothing changes): that WQE's packets from `psn` on and
+  // every later WQE's. A READ asks again only for the responses it lacks.
+  void rewind_to(std::uint32_t psn) {
+    const SendWork* holder = work_holding(psn);
+    if (holder == nullptr) return;
+    sent_prefix = 0;
+    bool after = false;
+    for (SendWork& work : outstanding) {
+      if (&work == holder) after = true;
+      if (!after) continue;
+      if (work.read_or_atomic) {
+        if (work.sent > 0 && rd_atomic_outstanding > 0) --rd_atomic_outstanding;
+        work.sent = 0;
+      } else {
+        work.sent = &work == holder ? static_cast<std::uint32_t>(psn_diff(psn, work.first_psn)) : 0;
+      }
+    }
+  }
   // Retires (or flushes) the oldest outstanding WQE.
   void pop_outstanding() {
     outstanding.pop_front();
     if (sent_prefix > 0) --sent_prefix;
+  }
+
+  // Whether a packet sent still waits for its acknowledgement or response.
+  bool awaiting_response() const {
+    return !outstanding.empty() && psn_diff(sent_psn_end, acked_psn) > 0;
   }
 
   bool requester_ready() const { return state == IBV_QPS_RTS; }

@@ -238,6 +238,7 @@ bool Requester::start_wqe(QpContext& qp) {
   ++shared_.stats().wqes_started;
   work.sent = 0;
   work.received = 0;
+  work.responses = 0;
   work.error = IBV_WC_SUCCESS;
   work.local.status = TranslationStatus::kOk;
   work.local.segments.clear();
@@ -330,7 +331,10 @@ void Requester::send_packet(QpContext& qp, SendWork& work) {
   packet::RocePacket& h = request.header_template;
   h = shared_.header_template(qp);
   h.bth.opcode = request_opcode(wqe.opcode, index, count);
-  h.bth.psn = psn_add(work.first_psn, index);
+  // A READ sent again asks only for the responses still missing (IBTA
+  // 9.7.5.1.4): its PSN and RETH start at the first of them.
+  const std::uint32_t skipped = wqe.opcode == IBV_WR_RDMA_READ ? work.responses : 0;
+  h.bth.psn = psn_add(work.first_psn, index + skipped);
   h.bth.solicited_event = wqe.solicited && index + 1 == count;
   // The last packet asks for an ACK, and so does every ack_request_packets-th
   // of a long message, so the window moves before the message ends.
@@ -339,10 +343,13 @@ void Requester::send_packet(QpContext& qp, SendWork& work) {
   std::uint64_t offset = std::uint64_t{index} * qp.pmtu;
   std::uint32_t length = 0;
   switch (wqe.opcode) {
-    case IBV_WR_RDMA_READ:
-      h.reth = packet::Reth{wqe.remote_addr, wqe.rkey, wqe.length};
+    case IBV_WR_RDMA_READ: {
+      const std::uint64_t done = std::min<std::uint64_t>(std::uint64_t{skipped} * qp.pmtu, wqe.length);
+      h.reth = packet::Reth{wqe.remote_addr + done, wqe.rkey,
+                            static_cast<std::uint32_t>(wqe.length - done)};
       ++qp.rd_atomic_outstanding;
       break;
+    }
     case IBV_WR_ATOMIC_CMP_AND_SWP:
     case IBV_WR_ATOMIC_FETCH_AND_ADD: {
       packet::AtomicEth a;
@@ -369,6 +376,14 @@ void Requester::send_packet(QpContext& qp, SendWork& work) {
   }
   ++work.sent;
   ++shared_.stats().request_packets;
+  // The PSNs this packet asks a response for end here (a READ's last
+  // response); one sent before is a retransmission. The transport timer runs.
+  const std::uint32_t answered_end = wqe.opcode == IBV_WR_RDMA_READ
+                                         ? psn_add(work.first_psn, work.packets)
+                                         : psn_add(h.bth.psn, 1);
+  if (psn_diff(h.bth.psn, qp.sent_psn_end) < 0) ++shared_.stats().retransmitted_packets;
+  if (psn_diff(answered_end, qp.sent_psn_end) > 0) qp.sent_psn_end = answered_end;
+  shared_.ack_timer().start(qp);
   if (wqe.is_inline) {
     if (length > 0) {
       std::shared_ptr<Bytes> payload = inline_payloads_.take(length);

@@ -96,10 +96,18 @@ void Responder::handle(const packet::ReceivedPacket& packet, const sc_core::sc_t
   shared_.touch_qp(*qp, dma_);
   const std::int32_t ahead = psn_diff(bth.psn, qp->expected_psn);
   if (ahead < 0) {
-    // A duplicate (the requester retried): acknowledge again, execute nothing
-    // again. Issue 12 adds re-reading duplicate READs.
+    // A duplicate (the requester went back after a loss, or the wire
+    // duplicated it), IBTA 9.7.5.1: a SEND or WRITE is acknowledged again and
+    // not executed again; a READ is read again from memory; an atomic is
+    // answered with the value it returned the first time.
     ++shared_.stats().duplicate_requests;
-    send_ack(*qp, kAckUnlimitedCredits, psn_add(qp->expected_psn, kPsnMask));
+    if (bth.opcode == kReadRequest) {
+      handle_read(*qp, packet, /*duplicate=*/true);
+    } else if (bth.opcode == kCompareSwap || bth.opcode == kFetchAdd) {
+      answer_duplicate_atomic(*qp, bth.psn);
+    } else {
+      send_ack(*qp, kAckUnlimitedCredits, psn_add(qp->expected_psn, kPsnMask));
+    }
     return;
   }
   if (ahead > 0) {
@@ -115,7 +123,7 @@ void Responder::handle(const packet::ReceivedPacket& packet, const sc_core::sc_t
   if (opcode <= 0x0B) {
     handle_write_or_send(*qp, packet);
   } else if (opcode == kReadRequest) {
-    handle_read(*qp, packet);
+    handle_read(*qp, packet, /*duplicate=*/false);
   } else if (opcode == kCompareSwap || opcode == kFetchAdd) {
     handle_atomic(*qp, packet);
   } else {
@@ -233,7 +241,7 @@ void Responder::handle_write_or_send(QpContext& qp, const packet::ReceivedPacket
   maybe_ack(qp, p.bth.psn, p.bth.ack_req);
 }
 
-void Responder::handle_read(QpContext& qp, const packet::ReceivedPacket& packet) {
+void Responder::handle_read(QpContext& qp, const packet::ReceivedPacket& packet, bool duplicate) {
   const packet::RocePacket& p = packet.packet;
   const packet::Reth& reth = *p.reth;
   TranslationResult& source = read_source_;
@@ -255,7 +263,10 @@ void Responder::handle_read(QpContext& qp, const packet::ReceivedPacket& packet)
   // Acknowledgements held back go first: responses leave in PSN order.
   if (qp.acks_owed > 0) send_ack(qp, kAckUnlimitedCredits, psn_add(qp.expected_psn, kPsnMask));
   const std::uint32_t count = packet::packet_count(reth.dma_length, qp.pmtu);
-  qp.msn = psn_add(qp.msn, 1);
+  // A duplicate READ (a retry asking for responses that were lost) is read
+  // again from the memory its RETH names; it is not a new message and does
+  // not move the expected PSN.
+  if (!duplicate) qp.msn = psn_add(qp.msn, 1);
   SegmentCursor cursor;
   for (std::uint32_t i = 0; i < count; ++i) {
     sc_core::wait(shared_.cycles(shared_.config().responder_cycles));
@@ -279,8 +290,34 @@ void Responder::handle_read(QpContext& qp, const packet::ReceivedPacket& packet)
     sender.send(std::move(r), &source.segments, offset, reth.dma_length == 0 ? 0 : length, {},
                 &cursor);
   }
+  if (duplicate) return;
   qp.expected_psn = psn_add(qp.expected_psn, count);
   qp.last_acked_psn = psn_add(qp.expected_psn, kPsnMask);
+}
+
+void Responder::answer_duplicate_atomic(QpContext& qp, std::uint32_t psn) {
+  // An atomic is executed at most once: a duplicate gets the original value
+  // saved when it ran. One too old to be saved is dropped (as rxe does).
+  for (const QpContext::SavedAtomic& saved : qp.saved_atomics) {
+    if (saved.psn != psn) continue;
+    if (qp.acks_owed > 0) send_ack(qp, kAckUnlimitedCredits, psn_add(qp.expected_psn, kPsnMask));
+    send_atomic_ack(qp, psn, saved.original, {});
+    return;
+  }
+}
+
+void Responder::send_atomic_ack(QpContext& qp, std::uint32_t psn, std::uint64_t original,
+                                const std::vector<std::uint32_t>& after) {
+  packet::TransmitRequest r;
+  r.single_packet = true;
+  r.source_qpn = qp.qpn;
+  r.header_template = shared_.header_template(qp);
+  r.header_template.bth.opcode = kAtomicAcknowledge;
+  r.header_template.bth.psn = psn;
+  r.header_template.aeth = packet::Aeth{kAckUnlimitedCredits, qp.msn};
+  r.header_template.atomic_ack_eth = packet::AtomicAckEth{original};
+  ++shared_.stats().response_packets;
+  sender.send(std::move(r), nullptr, 0, 0, after);
 }
 
 void Responder::handle_atomic(QpContext& qp, const packet::ReceivedPacket& packet) {
@@ -321,16 +358,14 @@ void Responder::handle_atomic(QpContext& qp, const packet::ReceivedPacket& packe
   atomic_written_.assign(1, dma_.issue(DmaRequest::write(0, address, 8, out->data()), out));
   if (qp.acks_owed > 0) send_ack(qp, kAckUnlimitedCredits, psn_add(qp.expected_psn, kPsnMask));
   qp.msn = psn_add(qp.msn, 1);
-  packet::TransmitRequest r;
-  r.single_packet = true;
-  r.source_qpn = qp.qpn;
-  r.header_template = shared_.header_template(qp);
-  r.header_template.bth.opcode = kAtomicAcknowledge;
-  r.header_template.bth.psn = p.bth.psn;
-  r.header_template.aeth = packet::Aeth{kAckUnlimitedCredits, qp.msn};
-  r.header_template.atomic_ack_eth = packet::AtomicAckEth{original};
-  ++shared_.stats().response_packets;
-  sender.send(std::move(r), nullptr, 0, 0, atomic_written_);
+  const std::size_t keep = qp.max_dest_rd_atomic;
+  if (qp.saved_atomics.size() < keep) {
+    qp.saved_atomics.push_back({p.bth.psn, original});
+  } else {
+    qp.saved_atomics[qp.next_saved_atomic % keep] = {p.bth.psn, original};
+    qp.next_saved_atomic = (qp.next_saved_atomic + 1) % keep;
+  }
+  send_atomic_ack(qp, p.bth.psn, original, atomic_written_);
   qp.expected_psn = psn_add(qp.expected_psn, 1);
   qp.last_acked_psn = p.bth.psn;
 }

@@ -18,6 +18,11 @@ void declare_transport_keys(config::Schema& schema) {
                                 "packet per QP in turn) or strict_priority (the lowest QP number "
                                 "with work always first)")
                  .one_of({"round_robin", "strict_priority"}));
+  schema.add(config::string_key("transport.ack_timeout_backoff", "fixed",
+                                "the requester's ACK timer over timeouts in a row: fixed (4.096 us "
+                                "x 2^timeout, IBTA 9.7.6.1.3) or exponential (doubled at each "
+                                "timeout until progress, as ConnectX-5 is reported to retry)")
+                 .one_of({"fixed", "exponential"}));
   schema.add(integer_key("transport.wqe_cycles", 8, "cycles",
                          "requester: decode one send WQE and start its message (occupancy)")
                  .at_most(1 << 20));
@@ -113,6 +118,9 @@ TransportConfig transport_config(const config::Section& transport) {
   c.qp_scheduler = transport.text("qp_scheduler") == "strict_priority"
                        ? QpScheduler::kStrictPriority
                        : QpScheduler::kRoundRobin;
+  c.ack_timeout_backoff = transport.text("ack_timeout_backoff") == "exponential"
+                              ? AckTimeoutBackoff::kExponential
+                              : AckTimeoutBackoff::kFixed;
   c.wqe_cycles = integer("wqe_cycles");
   c.packet_cycles = integer("packet_cycles");
   c.responder_cycles = integer("responder_cycles");

@@ -15,9 +15,15 @@ namespace rnicsim {
 // after the last picked, or strictly the lowest QP number with work.
 enum class QpScheduler : std::uint8_t { kRoundRobin, kStrictPriority };
 
+// How the requester's transport timer grows over timeouts in a row: fixed
+// at 4.096 us x 2^timeout (IBTA 9.7.6.1.3), or doubling at each timeout
+// until a response makes progress, as ConnectX-5 is reported to retry.
+enum class AckTimeoutBackoff : std::uint8_t { kFixed, kExponential };
+
 struct TransportConfig {
   double clock_mhz = 0;
   QpScheduler qp_scheduler = QpScheduler::kRoundRobin;
+  AckTimeoutBackoff ack_timeout_backoff = AckTimeoutBackoff::kFixed;
   std::uint32_t wqe_cycles = 0;         // requester: decode and start one WQE
   std::uint32_t packet_cycles = 0;      // requester: one request packet
   std::uint32_t responder_cycles = 0;   // responder: one request packet

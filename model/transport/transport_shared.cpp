@@ -51,6 +51,7 @@ TransportShared::TransportShared(const TransportConfig& config, const NicAddress
     : config_(config),
       address_(address),
       clock_(config.clock_mhz),
+      ack_timer_(config.ack_timeout_backoff),
       qp_cache_(config.qp_cache, config.seed),
       cq_cache_(config.cq_cache, config.seed + 1) {}
 
@@ -105,6 +106,7 @@ packet::RocePacket TransportShared::header_template(const QpContext& qp) const {
 
 void TransportShared::set_error(QpContext& qp) {
   qp.state = IBV_QPS_ERR;
+  AckTimer::stop(qp);
   contexts_.send_work.notify(sc_core::SC_ZERO_TIME);
   contexts_.recv_work.notify(sc_core::SC_ZERO_TIME);
 }

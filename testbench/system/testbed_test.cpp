@@ -1,4 +1,4 @@
-// The testbed's structure and its wires: a drop fails the run loudly.
+// The testbed's structure and its wires: a drop is counted, not fatal.
 // (Bytes crossing between two nodes: rc_verbs_test.cpp.)
 #include <gtest/gtest.h>
 
@@ -74,20 +74,17 @@ struct WriteTraffic : sc_core::sc_module {
   std::size_t length_;
 };
 
-TEST(Testbed, AFrameTheReceiveBufferDropsFailsTheRunNamingItsQpAndPsn) {
-  // 1 KiB of payload per frame does not fit a 512 B receive buffer.
+TEST(Testbed, AFrameTheReceiveBufferDropsIsCountedAndTheRunGoesOn) {
+  // 1 KiB of payload per frame does not fit a 512 B receive buffer: each of
+  // the three frames is dropped at b and counted; the loss is RC's to
+  // recover (these raw packets have no QP to retransmit them).
   config::RunConfig run(loaded({{"link", {{"rx_buffer_bytes", 512}}}}));
   Testbed testbed("testbed", testbed_config(run, {"a", "b"}));
   WriteTraffic traffic("traffic", testbed, 1, 3000);
-  try {
-    simulate_workload(1);
-    FAIL() << "the run did not fail";
-  } catch (const RunFailed& e) {
-    const std::string what = e.what();
-    EXPECT_NE(what.find("testbed.a_to_b: the receive buffer (link.rx_buffer_bytes) was full at "),
-              std::string::npos) << what;
-    EXPECT_NE(what.find("dropped a frame to QP 0x11, PSN 0;"), std::string::npos) << what;
-  }
+  sc_core::sc_start();
+  EXPECT_EQ(testbed.wire_to(1).rx.stats().dropped, 3u);
+  EXPECT_EQ(testbed.wire_to(1).rx.stats().frames, 0u);
+  EXPECT_EQ(testbed.node(1).nic.transport.stats().request_packets, 0u);
 }
 
 // Each `impl` key reaches its block in both NICs: the swap tests (label

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdio>
 #include <ostream>
+#include <sstream>
 #include <stdexcept>
 
 #include "common/activity.hpp"
@@ -191,8 +192,10 @@ class PerfWorkload : public sc_core::sc_module {
 
   static void check(const ibv_wc& wc) {
     if (wc.status != IBV_WC_SUCCESS) {
+      std::ostringstream qp;
+      qp << std::hex << wc.qp_num;
       fail_run(std::string("a completion with status ") + ibv_wc_status_str(wc.status) +
-               " (QP 0x" + std::to_string(wc.qp_num) + ")");
+               " (QP 0x" + qp.str() + ")");
     }
   }
 
@@ -514,6 +517,13 @@ PerfResult run_perf(config::RunConfig& run, const PerfOptions& options,
                                  {"rnr_naks_sent", s.rnr_naks_sent},
                                  {"duplicate_request", s.duplicate_requests},
                                  {"out_of_sequence", s.out_of_sequence},
+                                 {"packet_seq_err", s.packet_seq_err},
+                                 {"local_ack_timeout_err", s.local_ack_timeout_err},
+                                 {"rnr_nak_retry_err", s.rnr_nak_retry_err},
+                                 {"implied_nak_seq_err", s.implied_nak_seq_err},
+                                 {"retransmitted_packets", s.retransmitted_packets},
+                                 {"retry_exceeded", s.retry_exceeded},
+                                 {"ghost_responses", s.ghost_responses},
                                  {"cqes", s.cqes},
                                  {"doorbells", s.doorbells},
                                  {"blueflame_writes", s.blueflame_writes},
