@@ -102,6 +102,14 @@ TEST(PerfOptions, SizeTakesPerftestsSuffixesAndHex) {
   EXPECT_EQ(parse({"write_bw", "-s", "2047M"}).sizes, std::vector<std::uint64_t>{2146435072});
 }
 
+TEST(PerfOptions, QpTimeoutIsPerftestsDashUFrom0To31) {
+  EXPECT_EQ(parse({"write_bw"}).qp_timeout, 14u);
+  EXPECT_EQ(parse({"write_bw", "-u", "8"}).qp_timeout, 8u);
+  EXPECT_EQ(parse({"write_lat", "--qp-timeout=0"}).qp_timeout, 0u);
+  EXPECT_EQ(parse({"write_lat", "--qp-timeout=31"}).qp_timeout, 31u);
+  EXPECT_THROW(parse({"write_bw", "-u", "32"}), config::ConfigError);
+}
+
 TEST(PerfOptions, CqModerationFollowsSizeRequestAndTxDepth) {
   EXPECT_EQ(parse({"write_bw", "-s", "8192"}).cq_moderation, 100u);
   EXPECT_EQ(parse({"write_bw", "-s", "8193"}).cq_moderation, 1u);

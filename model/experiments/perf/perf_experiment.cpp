@@ -83,6 +83,7 @@ class PerfWorkload : public sc_core::sc_module {
         1, std::uint64_t{std::max(o.cap.max_send_wr, o.cap.max_recv_wr)} * options_.qps));
     o.mtu = ibv_mtu_from_bytes(mtu_);
     o.max_rd_atomic = 16;
+    o.timeout = options_.qp_timeout;
     a_ = create_rc_side(testbed_, 0, o);
     b_ = create_rc_side(testbed_, 1, o);
     connect_rc(testbed_, a_, b_, o);

@@ -56,6 +56,7 @@ enum class Opt {
   kInline,
   kCqMod,
   kAtomicType,
+  kQpTimeout,
   kReportGbits,
   kHelp,
   kJson,
@@ -73,7 +74,7 @@ struct OptionSpec {
 };
 
 // perftest's spellings (its getopt_long table), then rnicsim's own options.
-constexpr std::array<OptionSpec, 17> kOptions{{
+constexpr std::array<OptionSpec, 18> kOptions{{
     {'s', "size", true, Opt::kSize},
     {'a', "all", false, Opt::kAll},
     {'n', "iters", true, Opt::kIters},
@@ -84,6 +85,7 @@ constexpr std::array<OptionSpec, 17> kOptions{{
     {'I', "inline_size", true, Opt::kInline},
     {'Q', "cq-mod", true, Opt::kCqMod},
     {'A', "atomic_type", true, Opt::kAtomicType},
+    {'u', "qp-timeout", true, Opt::kQpTimeout},
     {0, "report_gbits", false, Opt::kReportGbits},
     {'h', "help", false, Opt::kHelp},
     {0, "json", true, Opt::kJson},
@@ -95,7 +97,7 @@ constexpr std::array<OptionSpec, 17> kOptions{{
 
 // perftest options this front end does not model: named as such rather than
 // as unknown, so a perftest command line pasted in says what is missing.
-constexpr std::string_view kPerftestOnlyShort = "bBcCdDeEfFgHiJjKklLMNoOpRSTuUVwWxXyYz";
+constexpr std::string_view kPerftestOnlyShort = "bBcCdDeEfFgHiJjKklLMNoOpRSTUVwWxXyYz";
 
 // One option as the user wrote it, before its value is checked.
 struct Given {
@@ -382,6 +384,9 @@ PerfOptions parse_perf_options(const std::vector<std::string>& args) {
           throw ConfigError(option.source, "", "more than one QP runs only in the bandwidth tests");
         }
         break;
+      case Opt::kQpTimeout:
+        options.qp_timeout = static_cast<std::uint8_t>(integer_in(option, 0, 31));
+        break;
       case Opt::kTxDepth:
         tx_depth = static_cast<std::uint32_t>(integer_in(option, 1, 15000));
         break;
@@ -546,6 +551,8 @@ std::string perf_usage() {
          "  -Q, --cq-mod=N          one completion every N sends, BW tests (default 100,\n"
          "                          1 for messages above 8192 bytes)\n"
          "  -A, --atomic_type=TYPE  CMP_AND_SWAP or FETCH_AND_ADD (default), atomic tests\n"
+         "  -u, --qp-timeout=T      QP timeout: 4.096 us x 2^T with no response before a\n"
+         "                          retransmission, 0 to 31, 0 never (default 14)\n"
          "      --report_gbits      bandwidth in Gb/s instead of MiB/s\n"
          "  -h, --help              this text\n"
          "\n"

@@ -66,6 +66,7 @@ struct PerfOptions {
   std::uint32_t cq_moderation = 1;
   std::uint32_t cq_moderation_given = 0;  // -Q's value (0: no -Q), for perftest's warning
   AtomicType atomic_type = AtomicType::kFetchAndAdd;
+  std::uint8_t qp_timeout = 14;  // -u: the QP's timeout attribute, perftest's default
   bool report_gbits = false;
   std::optional<std::string> json_path;
   std::optional<std::string> pcap_path;

@@ -276,6 +276,7 @@ nlohmann::json perf_options_json(const PerfOptions& options) {
       {"mtu", options.mtu},
       {"inline_size", options.inline_size},
       {"cq_moderation", options.cq_moderation},
+      {"qp_timeout", options.qp_timeout},
       {"report_gbits", options.report_gbits},
   };
   if (options.is_atomic()) json["atomic_type"] = atomic_type_name(options.atomic_type);
