@@ -148,12 +148,6 @@ void Completer::handle_read_or_atomic_response(QpContext& qp,
 }
 
 bool Completer::retire_through(QpContext& qp, std::uint32_t psn) {
-  bool progress = false;
-  if (psn_diff(psn_add(psn, 1), qp.acked_psn) > 0) {
-    qp.acked_psn = psn_add(psn, 1);
-    progress = true;
-    shared_.contexts().send_work.notify(sc_core::SC_ZERO_TIME);
-  }
   bool retired = false;
   while (!qp.outstanding.empty()) {
     const SendWork& front = qp.outstanding.front();
@@ -165,7 +159,19 @@ bool Completer::retire_through(QpContext& qp, std::uint32_t psn) {
     retired = true;
   }
   if (retired) qp.rnr_retries_left = qp.rnr_retry;
-  return progress;
+  // Acknowledged: through `psn`, but never past a READ's or atomic's first
+  // missing response (an ACK past it implies the responses were lost: the
+  // timer must keep running for them).
+  std::uint32_t acked = psn_add(psn, 1);
+  if (!qp.outstanding.empty() && qp.outstanding.front().read_or_atomic) {
+    const SendWork& front = qp.outstanding.front();
+    const std::uint32_t missing = psn_add(front.first_psn, front.responses);
+    if (psn_diff(acked, missing) > 0) acked = missing;
+  }
+  if (psn_diff(acked, qp.acked_psn) <= 0) return false;
+  qp.acked_psn = acked;
+  shared_.contexts().send_work.notify(sc_core::SC_ZERO_TIME);
+  return true;
 }
 
 void Completer::progress(QpContext& qp) {
