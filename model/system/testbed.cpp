@@ -1,12 +1,9 @@
 #include "system/testbed.hpp"
 
-#include <sstream>
 #include <stdexcept>
 
-#include "common/simulation.hpp"
-#include "common/time_units.hpp"
+#include "link/fault_config.hpp"
 #include "link/link_config.hpp"
-#include "packet/frame.hpp"
 
 namespace rnicsim {
 
@@ -20,6 +17,7 @@ TestbedConfig testbed_config(config::RunConfig& run, const std::vector<std::stri
   for (std::size_t i = 0; i < node_names.size(); ++i) {
     c.nodes.push_back(node_config(run, node_names[i], mtt_cache_entries));
     c.nodes.back().nic.address = node_address(i);
+    c.faults.push_back(fault_config(run.node_section(node_names[i], "faults")));
   }
   c.link = wire_link_config(run.section("link"));
   return c;
@@ -40,23 +38,6 @@ std::array<std::uint8_t, 16> node_gid(std::size_t index) {
   return gid;
 }
 
-std::string dropped_frame_reason(const std::string& wire, const Transfer& frame,
-                                 const sc_core::sc_time& arrived) {
-  std::ostringstream reason;
-  reason << wire << ": the receive buffer (link.rx_buffer_bytes) was full at " << to_ns(arrived)
-         << " ns and dropped a frame";
-  if (frame.bytes()) {
-    const packet::ParseResult parsed =
-        packet::parse_frame(frame.bytes()->data(), frame.bytes()->size(), packet::IcrcHandling::kSkip);
-    if (parsed.ok()) {
-      reason << " to QP 0x" << std::hex << parsed.packet.bth.dest_qp << std::dec << ", PSN "
-             << parsed.packet.bth.psn;
-    }
-  }
-  reason << "; nothing retransmits it yet (issue 12): give the receiver more buffer";
-  return reason.str();
-}
-
 Testbed::Testbed(const sc_core::sc_module_name& name, const TestbedConfig& config)
     : sc_core::sc_module(name) {
   const std::size_t count = config.nodes.size();
@@ -70,17 +51,13 @@ Testbed::Testbed(const sc_core::sc_module_name& name, const TestbedConfig& confi
         count == 1 ? "loopback" : config.node_names[from] + "_to_" + config.node_names[i];
     wires_.push_back(std::make_unique<WireLink>(
         wire_name.c_str(), config.link,
-        WireFraming(WireFraming::Kind::kFrame, roce_v2_write_only_ipv4())));
+        WireFraming(WireFraming::Kind::kFrame, roce_v2_write_only_ipv4()), config.faults.at(from)));
   }
   for (std::size_t i = 0; i < count; ++i) {
     const std::size_t from = count == 1 ? i : 1 - i;
     WireLink& wire = *wires_[i];
     wire.in(nodes_[from]->nic.mac_tx);
     nodes_[i]->nic.icrc_rx.in(wire.rx);
-    const std::string wire_name = wire.name();
-    wire.set_drop_handler([wire_name](const Transfer& frame, const sc_core::sc_time& arrived) {
-      fail_run(dropped_frame_reason(wire_name, frame, arrived));
-    });
   }
 }
 

@@ -8,9 +8,9 @@
 //
 // The wires carry the NIC's real RoCEv2 frames ("roce" framing: FCS, padding,
 // preamble and gap added) and never wait for the receiver: a frame that finds
-// the receive buffer (link.rx_buffer_bytes) full is dropped. Until RC
-// retransmission exists (issue 12) a drop would lose data silently, so it
-// fails the run (RunFailed) naming the destination QP and the PSN.
+// the receive buffer (link.rx_buffer_bytes) full is dropped and counted, a
+// loss like any other that RC retransmission recovers. Each wire has the
+// faults of its sending node's "faults" section (link/fault_injector.hpp).
 #include <array>
 #include <memory>
 #include <optional>
@@ -28,9 +28,11 @@ struct TestbedConfig {
   std::vector<std::string> node_names;  // one or two
   std::vector<NodeConfig> nodes;
   WireLinkConfig link;
+  std::vector<FaultConfig> faults;  // faults[i]: on the frames node i sends
 };
 
-// The nodes' sections (nodes.<name>.<section>, else <section>) and the link section.
+// The nodes' sections (nodes.<name>.<section>, else <section>, faults
+// included) and the link section.
 TestbedConfig testbed_config(config::RunConfig& run, const std::vector<std::string>& node_names,
                              std::optional<std::uint32_t> mtt_cache_entries = std::nullopt);
 
@@ -52,9 +54,5 @@ class Testbed : public sc_core::sc_module {
 // and its GID (the IPv4-mapped address).
 NicAddress node_address(std::size_t index);
 std::array<std::uint8_t, 16> node_gid(std::size_t index);
-
-// What fail_run reports for a frame the receive buffer dropped.
-std::string dropped_frame_reason(const std::string& wire, const Transfer& frame,
-                                 const sc_core::sc_time& arrived);
 
 }  // namespace rnicsim
