@@ -120,7 +120,10 @@ FaultDecision FaultInjector::inject(const Transfer& frame, std::uint64_t arrival
   frame_ = &frame;
   arrival_ps_ = arrival_ps;
   key_.reset();
-  const Scripted scripted = config_.script.empty() ? Scripted{} : run_script(frame_key());
+  // Frames are parsed for the script only while one of its entries may still fire.
+  const bool script_pending =
+      std::find(script_fired_.begin(), script_fired_.end(), false) != script_fired_.end();
+  const Scripted scripted = script_pending ? run_script(frame_key()) : Scripted{};
   FaultDecision decision;
 
   bool in_burst = false;
