@@ -14,6 +14,10 @@ MODE duplicate: the 5th RDMA WRITE node a sends arrives twice; the run
 completes (the responder takes the copy for a duplicate request), faults.csv
 holds exactly that fault, and perf.json's counters.link counts it.
 
+MODE delay: the 3rd RDMA WRITE frame node a sends arrives 2 us late, after
+the frames sent behind it: node b sees them out of sequence (and NAKs), and
+the run completes with the fault in faults.csv and counters.link.
+
 Exits 1 listing every problem, 0 with a summary line.
 """
 import json
@@ -80,6 +84,22 @@ def main():
             if link["b_to_a"]["duplicated"] != 0:
                 problems.append("node b's frames were duplicated too")
         summary = "a scripted duplicate: the run completes and counts it"
+    elif mode == "delay":
+        r, out, _ = run(rnicsim, work, "faults_delay",
+                        [*args, "--set", "nodes.a.faults.script=delay:opcode=write,nth=3,ns=2000"])
+        if r.returncode != 0:
+            problems.append(f"run exited {r.returncode}: {r.stderr.strip()}")
+        else:
+            rows = (out / "faults.csv").read_text().splitlines()[1:]
+            fields = [row.split(",") for row in rows]
+            if [f[1:5] for f in fields] != [["a_to_b", "delayed", "1", "2000.000"]]:
+                problems.append(f"faults.csv: expected one scripted 2 us delay on a_to_b, got {rows}")
+            counters = json.loads((out / "perf.json").read_text())["counters"]
+            if counters["link"]["a_to_b"]["reordered"] != 1:
+                problems.append(f"counters.link.a_to_b: {counters['link']['a_to_b']}")
+            if counters["b"]["out_of_sequence"] == 0:
+                problems.append("node b saw no frame out of sequence: nothing overtook the delayed one")
+        summary = "a scripted delay: later frames overtake it, the run completes and counts it"
     else:
         problems.append(f"unknown mode {mode}")
         summary = ""

@@ -296,8 +296,8 @@ TEST(FaultInjector, BurstLossesComeInBurstsAtTheChainsRate) {
   EXPECT_EQ(s.burst_lost, s.lost);  // the good state loses nothing
   // The bad state's share is enter / (enter + exit) = 3.85 %; runs of losses
   // are geometric with mean 1 / exit = 4 frames. Losses are correlated, so
-  // the binomial bound does not apply: about 1,540 bursts give a relative
-  // sd near 3 % for the loss count (sd of a sum of geometric runs) and 2.5 %
+  // the binomial bound does not apply: about 1,900 bursts give a relative
+  // sd near 3 % for the loss count (sd of a sum of geometric runs) and 2 %
   // for the mean run; 15 % is beyond 5 sd of either.
   EXPECT_NEAR(static_cast<double>(s.lost) / kFrames, 0.01 / 0.26, 0.15 * 0.01 / 0.26);
   EXPECT_NEAR(static_cast<double>(s.lost) / bursts, 4.0, 0.6);
