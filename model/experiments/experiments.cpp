@@ -22,6 +22,7 @@
 #include "experiments/translation/translation_outputs.hpp"
 #include "host_cpu/host_cpu_config.hpp"
 #include "host_memory/host_memory_config.hpp"
+#include "link/fault_config.hpp"
 #include "link/link_config.hpp"
 #include "mtt/mtt_config.hpp"
 #include "nic/nic.hpp"
@@ -52,9 +53,8 @@ config::Schema build_schema() {
                  .at_most(10000000));
   // The blocks inside a node (a host and its NIC) read these sections, each
   // node its own copy: nodes.<node>.<section>.<key> overrides one node's.
-  for (const char* section :
-       {"host", "pcie", "dma", "request_split", "mtt", "packet", "icrc", "nic", "transport",
-        "verbs"}) {
+  for (const char* section : {"host", "pcie", "dma", "request_split", "mtt", "packet", "icrc",
+                              "nic", "transport", "verbs", "faults"}) {
     schema.add_node_section(section);
   }
   declare_nic_keys(schema);
@@ -63,6 +63,7 @@ config::Schema build_schema() {
   declare_host_cpu_keys(schema);
   declare_dma_keys(schema);
   declare_link_keys(schema);
+  declare_fault_keys(schema);
   pcie::declare_pcie_keys(schema);
   declare_dma_test_keys(schema);
   declare_mtt_keys(schema);

@@ -22,6 +22,11 @@
 // ICRC stage) at once, if the buffer will have room for it when it arrives.
 // Its bytes then count as held from its arrival until the reader would have
 // popped it, so later arrivals find the buffer as full as they would have.
+//
+// A faulty cable (wire_faults.hpp) delivers frames out of push order: it
+// pushes through push_in_arrival_order, which keeps the frames on the cable
+// sorted by arrival and never offers the early reader a frame that a later
+// push may overtake.
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -66,6 +71,21 @@ class ReceiveBuffer : public sc_core::sc_prim_channel,
       data_event_.notify(latency);
     }
     in_flight_.push_back(Entry{arrives_at, std::move(frame)});
+  }
+  // A faulty cable's side. A frame arriving with another goes after it; a
+  // new first arrival is notified. A frame that later pushes may overtake
+  // (`may_be_overtaken`: a delayed frame, a duplicate) is never taken early,
+  // as the early reader would book it ahead of a frame arriving before it.
+  void push_in_arrival_order(Transfer frame, const sc_core::sc_time& latency,
+                             bool may_be_overtaken) {
+    settle();
+    const sc_core::sc_time arrives_at = sim_now() + latency;
+    if (!may_be_overtaken && buffer_.empty() && in_flight_.empty() && early_reader_ != nullptr &&
+        take_early(frame, arrives_at)) {
+      return;
+    }
+    const bool first = insert_in_arrival_order(Entry{arrives_at, std::move(frame)});
+    if (first && buffer_.empty()) data_event_.notify(latency);
   }
   void wait_for_space() override {}
   bool can_push() const override { return true; }
@@ -141,6 +161,31 @@ class ReceiveBuffer : public sc_core::sc_prim_channel,
     ++stats_.frames;
     ++stats_.taken_early;
     return true;
+  }
+
+  // Puts `entry` after every frame on the cable arriving no later than it;
+  // true if it is the first to arrive. The queue turns once around when the
+  // entry belongs before its back: only frames a fault delayed are overtaken,
+  // so the common case is an append.
+  bool insert_in_arrival_order(Entry entry) {
+    if (in_flight_.empty() || in_flight_.back().arrives_at <= entry.arrives_at) {
+      in_flight_.push_back(std::move(entry));
+      return in_flight_.size() == 1;
+    }
+    const std::size_t count = in_flight_.size();
+    bool placed = false;
+    bool first = false;
+    for (std::size_t i = 0; i < count; ++i) {
+      Entry head = std::move(in_flight_.front());
+      in_flight_.pop_front();
+      if (!placed && head.arrives_at > entry.arrives_at) {
+        first = i == 0;
+        placed = true;
+        in_flight_.push_back(std::move(entry));
+      }
+      in_flight_.push_back(std::move(head));
+    }
+    return first;
   }
 
   // Keeps or drops, in order, every frame that has arrived by now.

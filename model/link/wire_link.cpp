@@ -8,12 +8,23 @@
 namespace rnicsim {
 
 WireLink::WireLink(const sc_core::sc_module_name& name, const WireLinkConfig& config,
-                   WireFraming framing)
+                   WireFraming framing, const FaultConfig& faults)
     : PipelineStage<Transfer>(name, StageTiming::rate(config.propagation, config.gbps),
                               StageProcess::kMethod),
       rx("rx", config.rx_buffer_bytes),
       framing_(std::move(framing)) {
-  out(rx);
+  if (!faults.any()) {
+    out(rx);
+    return;
+  }
+  faults_ = std::make_unique<WireFaults>(
+      "faults", FaultInjector(basename(), faults), rx,
+      [this](const Transfer& frame) { return timing().service_time(occupancy_bits(frame)); });
+  out(*faults_);
+}
+
+void WireLink::set_fault_trace(FaultInjector::Trace trace) {
+  if (faults_) faults_->injector().set_trace(std::move(trace));
 }
 
 sc_core::sc_time WireLink::serve(Transfer& item) {

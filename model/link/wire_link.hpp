@@ -9,13 +9,20 @@
 // which drops (and counts) a frame that arrives when it is full rather than
 // hold the wire back; lossless behaviour is for flow control to model, not
 // for backpressure to give by accident.
+//
+// With a fault configured (fault_injector.hpp), frames cross a WireFaults on
+// their way from the serialization to the receive buffer, which may lose,
+// corrupt, duplicate or delay them; the tap still sees each as it was sent.
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <systemc>
 
 #include "common/stage.hpp"
 #include "common/transfer.hpp"
+#include "link/fault_injector.hpp"
 #include "link/receive_buffer.hpp"
+#include "link/wire_faults.hpp"
 #include "link/wire_framing.hpp"
 
 namespace rnicsim {
@@ -36,13 +43,19 @@ class WireLink : public PipelineStage<Transfer> {
   // `out` port is bound to it; bind the receiver to `rx`.
   ReceiveBuffer rx;
 
-  WireLink(const sc_core::sc_module_name& name, const WireLinkConfig& config,
-           WireFraming framing);
+  // `faults`: what the cable does to the frames; none by default. The
+  // injector names the wire by its basename in traces.
+  WireLink(const sc_core::sc_module_name& name, const WireLinkConfig& config, WireFraming framing,
+           const FaultConfig& faults = FaultConfig());
 
   const WireFraming& framing() const { return framing_; }
   void set_tap(Tap tap) { tap_ = std::move(tap); }
   // Called with each frame the receive buffer drops, and when it arrived.
   void set_drop_handler(DropHandler handler) { rx.set_drop_handler(std::move(handler)); }
+  // The cable's faults; null when none is configured.
+  const FaultInjector* faults() const { return faults_ ? &faults_->injector() : nullptr; }
+  // Called with each fault done to a frame; only on a faulty wire.
+  void set_fault_trace(FaultInjector::Trace trace);
 
  protected:
   sc_core::sc_time serve(Transfer& item) override;
@@ -52,6 +65,7 @@ class WireLink : public PipelineStage<Transfer> {
  private:
   WireFraming framing_;
   Tap tap_;
+  std::unique_ptr<WireFaults> faults_;
 };
 
 }  // namespace rnicsim

@@ -28,7 +28,7 @@ std::uint32_t lrh_prefix_crc() {
   return crc;
 }
 
-using VariantFieldMask = std::array<std::uint8_t, kCrc32MaskBytes>;
+using VariantFieldMask = IcrcVariantFieldMask;
 
 // Ones over the variant fields of a packet whose IP header is `ip_size`
 // bytes; the ICRC ORs it over the packet's start.
@@ -61,23 +61,32 @@ const VariantFieldMask& variant_field_mask(unsigned version, std::size_t ip_size
   return version == 6 ? masks[kIpv4Layouts] : masks[ip_size / 4 - 5];
 }
 
+// The IP header's size, from its first byte.
+std::size_t ip_header_size(unsigned version, std::uint8_t first_byte) {
+  switch (version) {
+    case 4: {
+      const std::size_t size = std::size_t{first_byte & 0xFu} * 4;
+      if (size < Ipv4Header::kSize) throw std::invalid_argument("ICRC: IPv4 IHL < 5");
+      return size;
+    }
+    case 6:
+      return Ipv6Header::kSize;
+    default:
+      throw std::invalid_argument("ICRC: not an IPv4 or IPv6 packet");
+  }
+}
+
 }  // namespace
+
+const IcrcVariantFieldMask& icrc_variant_field_mask(const std::uint8_t* ip_packet) {
+  const unsigned version = ip_packet[0] >> 4u;
+  return variant_field_mask(version, ip_header_size(version, ip_packet[0]));
+}
 
 std::uint32_t compute_icrc(const std::uint8_t* ip_packet, std::size_t length) {
   if (length == 0) throw std::invalid_argument("ICRC: empty packet");
   const unsigned version = ip_packet[0] >> 4u;
-  std::size_t ip_size = 0;
-  switch (version) {
-    case 4:
-      ip_size = std::size_t{ip_packet[0] & 0xFu} * 4;
-      if (ip_size < Ipv4Header::kSize) throw std::invalid_argument("ICRC: IPv4 IHL < 5");
-      break;
-    case 6:
-      ip_size = Ipv6Header::kSize;
-      break;
-    default:
-      throw std::invalid_argument("ICRC: not an IPv4 or IPv6 packet");
-  }
+  const std::size_t ip_size = ip_header_size(version, ip_packet[0]);
   const std::size_t masked_size = ip_size + UdpHeader::kSize + Bth::kSize;
   if (length < masked_size) throw std::invalid_argument("ICRC: packet shorter than its headers");
 

@@ -11,6 +11,7 @@
 // bytes), so the cost is one pass over the packet. Only packets shorter than
 // the pattern, and all packets on a processor without the CRC fold, are
 // masked in a copy (of at most 128 bytes).
+#include <array>
 #include <cstddef>
 #include <cstdint>
 
@@ -24,6 +25,13 @@ namespace rnicsim::packet {
 // when that is not IPv4 (IHL >= 5) or IPv6, or when `length` does not hold
 // the IP, UDP and BTH headers.
 std::uint32_t compute_icrc(const std::uint8_t* ip_packet, std::size_t length);
+
+// The mask compute_icrc ORs over the first kCrc32MaskBytes bytes of the packet
+// at `ip_packet`: ones over its variant fields, zero over what the ICRC
+// covers as it is. Throws std::invalid_argument as compute_icrc does for a
+// packet that is not IPv4 or IPv6.
+using IcrcVariantFieldMask = std::array<std::uint8_t, kCrc32MaskBytes>;
+const IcrcVariantFieldMask& icrc_variant_field_mask(const std::uint8_t* ip_packet);
 
 // The ICRC travels least significant byte first, like an Ethernet FCS.
 std::uint32_t load_icrc(const std::uint8_t* wire);

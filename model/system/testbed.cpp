@@ -3,6 +3,7 @@
 #include <stdexcept>
 
 #include "common/time_units.hpp"
+#include "link/fault_config.hpp"
 #include "link/link_config.hpp"
 
 namespace rnicsim {
@@ -17,6 +18,7 @@ TestbedConfig testbed_config(config::RunConfig& run, const std::vector<std::stri
   for (std::size_t i = 0; i < node_names.size(); ++i) {
     c.nodes.push_back(node_config(run, node_names[i], mtt_cache_entries));
     c.nodes.back().nic.address = node_address(i);
+    c.faults.push_back(fault_config(run.node_section(node_names[i], "faults")));
   }
   c.link = wire_link_config(run.section("link"));
   return c;
@@ -50,7 +52,7 @@ Testbed::Testbed(const sc_core::sc_module_name& name, const TestbedConfig& confi
         count == 1 ? "loopback" : config.node_names[from] + "_to_" + config.node_names[i];
     wires_.push_back(std::make_unique<WireLink>(
         wire_name.c_str(), config.link,
-        WireFraming(WireFraming::Kind::kFrame, roce_v2_write_only_ipv4())));
+        WireFraming(WireFraming::Kind::kFrame, roce_v2_write_only_ipv4()), config.faults.at(from)));
   }
   for (std::size_t i = 0; i < count; ++i) {
     const std::size_t from = count == 1 ? i : 1 - i;

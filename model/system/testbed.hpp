@@ -8,8 +8,9 @@
 //
 // The wires carry the NIC's real RoCEv2 frames ("roce" framing: FCS, padding,
 // preamble and gap added) and never wait for the receiver: a frame that finds
-// the receive buffer (link.rx_buffer_bytes) full is dropped and counted
-// (rx.stats()), a loss the RC transport recovers by retransmission.
+// the receive buffer (link.rx_buffer_bytes) full is dropped and counted, a
+// loss like any other that RC retransmission recovers. Each wire has the
+// faults of its sending node's "faults" section (link/fault_injector.hpp).
 #include <array>
 #include <memory>
 #include <optional>
@@ -27,9 +28,11 @@ struct TestbedConfig {
   std::vector<std::string> node_names;  // one or two
   std::vector<NodeConfig> nodes;
   WireLinkConfig link;
+  std::vector<FaultConfig> faults;  // faults[i]: on the frames node i sends
 };
 
-// The nodes' sections (nodes.<name>.<section>, else <section>) and the link section.
+// The nodes' sections (nodes.<name>.<section>, else <section>, faults
+// included) and the link section.
 TestbedConfig testbed_config(config::RunConfig& run, const std::vector<std::string>& node_names,
                              std::optional<std::uint32_t> mtt_cache_entries = std::nullopt);
 

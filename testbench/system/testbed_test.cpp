@@ -1,4 +1,5 @@
-// The testbed's structure and its wires: a drop is counted, not fatal.
+// The testbed's structure and its wires: a drop is a counted loss, and each
+// wire has the faults of the node that sends on it.
 // (Bytes crossing between two nodes: rc_verbs_test.cpp.)
 #include <gtest/gtest.h>
 
@@ -75,16 +76,46 @@ struct WriteTraffic : sc_core::sc_module {
 };
 
 TEST(Testbed, AFrameTheReceiveBufferDropsIsCountedAndTheRunGoesOn) {
-  // 1 KiB of payload per frame does not fit a 512 B receive buffer: each of
-  // the three frames is dropped at b and counted; the loss is RC's to
-  // recover (these raw packets have no QP to retransmit them).
+  // 1 KiB of payload per frame does not fit a 512 B receive buffer.
   config::RunConfig run(loaded({{"link", {{"rx_buffer_bytes", 512}}}}));
   Testbed testbed("testbed", testbed_config(run, {"a", "b"}));
   WriteTraffic traffic("traffic", testbed, 1, 3000);
-  sc_core::sc_start();
+  simulate();
   EXPECT_EQ(testbed.wire_to(1).rx.stats().dropped, 3u);
   EXPECT_EQ(testbed.wire_to(1).rx.stats().frames, 0u);
-  EXPECT_EQ(testbed.node(1).nic.transport.stats().request_packets, 0u);
+}
+
+TEST(Testbed, EachWireHasTheFaultsOfTheNodeThatSendsOnIt) {
+  config::RunConfig run(
+      loaded({{"faults", {{"loss_rate", 0.5}}},
+              {"nodes", {{"b", {{"faults", {{"loss_rate", 0}, {"script", "drop:psn=1"}}}}}}}}));
+  const TestbedConfig c = testbed_config(run, {"a", "b"});
+  ASSERT_EQ(c.faults.size(), 2u);
+  EXPECT_EQ(c.faults[0].loss_rate, 0.5);
+  EXPECT_EQ(c.faults[1].loss_rate, 0);
+  EXPECT_EQ(c.faults[1].script.size(), 1u);
+  EXPECT_NE(c.faults[0].seed, c.faults[1].seed);  // two streams from one run seed
+  Testbed testbed("testbed", c);
+  ASSERT_NE(testbed.wire_to(1).faults(), nullptr);  // a_to_b: node a's faults
+  EXPECT_EQ(testbed.wire_to(1).faults()->config().loss_rate, 0.5);
+  EXPECT_EQ(testbed.wire_to(1).faults()->wire(), "a_to_b");
+  EXPECT_EQ(testbed.wire_to(0).faults()->config().script.size(), 1u);
+}
+
+TEST(Testbed, AWireWithoutFaultsDeliversStraightIntoItsReceiveBuffer) {
+  config::RunConfig run(loaded(config::Json::object()));
+  Testbed testbed("testbed", testbed_config(run, {"a", "b"}));
+  EXPECT_EQ(testbed.wire_to(0).faults(), nullptr);
+  EXPECT_EQ(testbed.wire_to(1).faults(), nullptr);
+}
+
+TEST(Testbed, AScriptedLossLosesExactlyTheFrameItNames) {
+  config::RunConfig run(loaded({{"faults", {{"script", "drop:psn=0"}}}}));
+  Testbed testbed("testbed", testbed_config(run, {"a", "b"}));
+  WriteTraffic traffic("traffic", testbed, 1, 3000);
+  simulate();
+  EXPECT_EQ(testbed.wire_to(1).faults()->stats().lost, 1u);
+  EXPECT_EQ(testbed.wire_to(1).rx.stats().frames, 2u);
 }
 
 // Each `impl` key reaches its block in both NICs: the swap tests (label

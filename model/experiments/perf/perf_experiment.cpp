@@ -20,6 +20,25 @@
 namespace rnicsim {
 namespace {
 
+// A wire's faults and receive buffer, for perf.json's counters.link. The
+// fault counts are 0 on a wire without faults.
+nlohmann::json link_counters(const WireLink& wire) {
+  const FaultStats faults = wire.faults() ? wire.faults()->stats() : FaultStats{};
+  const ReceiveBufferStats& rx = wire.rx.stats();
+  return {{"frames", wire.stats().items},
+          {"lost", faults.lost},
+          {"burst_lost", faults.burst_lost},
+          {"corrupted", faults.corrupted},
+          {"fcs_errors", faults.fcs_errors},
+          {"duplicated", faults.duplicated},
+          {"reordered", faults.reordered},
+          {"scripted", faults.scripted},
+          {"rx_frames", rx.frames},
+          {"rx_dropped", rx.dropped},
+          {"rx_dropped_bytes", rx.dropped_bytes},
+          {"rx_peak_bytes", rx.peak_bytes}};
+}
+
 using perf::PerfOptions;
 using perf::PerfTest;
 
@@ -495,6 +514,14 @@ PerfResult run_perf(config::RunConfig& run, const PerfOptions& options,
   if (capture) {
     for (std::size_t i = 0; i < testbed.node_count(); ++i) capture->tap(testbed.wire_to(i));
   }
+  std::optional<std::string> fault_trace;
+  for (std::size_t i = 0; i < testbed.node_count(); ++i) {
+    WireLink& wire = testbed.wire_to(i);
+    if (wire.faults() == nullptr) continue;
+    if (!fault_trace) fault_trace = fault_trace_csv_header();
+    wire.set_fault_trace(
+        [&fault_trace](const FaultEvent& e) { *fault_trace += fault_trace_csv_row(e); });
+  }
   RunProgress progress(terminal);
   PerfWorkload workload("perf", testbed, options, mtu, active_mtu, report, progress);
   if (options.breakdown) MessageBreakdown::instance().enable();
@@ -532,7 +559,14 @@ PerfResult run_perf(config::RunConfig& run, const PerfOptions& options,
                                  {"qp_cache_misses", s.qp_cache_misses},
                                  {"cq_cache_misses", s.cq_cache_misses}};
   }
+  nlohmann::json links = nlohmann::json::object();
+  for (std::size_t i = 0; i < testbed.node_count(); ++i) {
+    const WireLink& wire = testbed.wire_to(i);
+    links[wire.basename()] = link_counters(wire);
+  }
+  counters["link"] = links;
   result.counters = counters;
+  result.fault_trace = std::move(fault_trace);
   // Activations: our channels' and stages' own counts, plus the processes
   // that count themselves (transport units, DMA engines, root complexes).
   std::uint64_t activations = activity().total();
@@ -575,6 +609,7 @@ void write_perf_outputs(const perf::PerfOptions& options, const nlohmann::json& 
   const std::string text = document.dump(2) + "\n";
   write_text(folder / "perf.json", text);
   write_text(folder / "speed.json", result.speed.dump(2) + "\n");
+  if (result.fault_trace) write_text(folder / "faults.csv", *result.fault_trace);
   if (!result.breakdowns.empty()) {
     nlohmann::json sizes = nlohmann::json::array();
     nlohmann::json events = nlohmann::json::array();

@@ -8,6 +8,8 @@
 #include <functional>
 #include <iosfwd>
 #include <memory>
+#include <optional>
+#include <string>
 
 #include "common/message_breakdown.hpp"
 #include "config/run_config.hpp"
@@ -21,6 +23,8 @@ struct PerfResult {
   std::vector<perf::LatencyRow> latency;
   std::vector<perf::BwRow> bandwidth;
   nlohmann::json counters;  // the NICs' transport and link statistics
+  // faults.csv, every fault done to a frame, when a wire has faults configured.
+  std::optional<std::string> fault_trace;
   // The simulator's own speed (not the model's figures: they vary from run
   // to run, so they go to speed.json, apart from the results).
   nlohmann::json speed;
@@ -43,7 +47,8 @@ PerfResult run_perf(config::RunConfig& run, const perf::PerfOptions& options,
 // perf.json in `folder` (perftest's --json document plus the NICs'
 // counters), at options.json_path when --json asked for it, and the capture
 // moved to options.pcap_path when --pcap did (an OutputError if it cannot be);
-// speed.json (wall time, packets and process activations per wall second).
+// speed.json (wall time, packets and process activations per wall second);
+// faults.csv when a wire has faults configured.
 void write_perf_outputs(const perf::PerfOptions& options, const nlohmann::json& config,
                         const PerfResult& result, const std::filesystem::path& folder);
 
