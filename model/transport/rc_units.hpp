@@ -309,6 +309,10 @@ class Responder : public sc_core::sc_module {
   void handle_read(QpContext& qp, const packet::ReceivedPacket& packet, bool duplicate);
   void handle_atomic(QpContext& qp, const packet::ReceivedPacket& packet);
   void answer_duplicate_atomic(QpContext& qp, std::uint32_t psn);
+  // Whether the next request waiting is a retry of the READ being answered
+  // (from `first_psn`, `sent` responses so far): a READ request for the same
+  // QP at one of the PSNs already answered (that response was lost).
+  bool retry_waiting(const QpContext& qp, std::uint32_t first_psn, std::uint32_t sent) const;
   void send_atomic_ack(QpContext& qp, std::uint32_t psn, std::uint64_t original,
                        const std::vector<std::uint32_t>& after);
   bool fetch_recv(QpContext& qp);

@@ -273,6 +273,11 @@ void Responder::handle_read(QpContext& qp, const packet::ReceivedPacket& packet,
     // A response whose source could not be read has moved the QP to ERR
     // meanwhile (response_read_failed): no further response is made.
     if (qp.state == IBV_QPS_ERR) return;
+    // The requester already asks again from a PSN of this stream (a response
+    // was lost): the rest of it would be dropped as out of sequence, so the
+    // stream restarts there instead, as rxe's responder does (a duplicate
+    // READ re-points its response resource).
+    if (i > 0 && retry_waiting(qp, p.bth.psn, i)) break;
     packet::TransmitRequest r;
     r.single_packet = true;
     r.source_qpn = qp.qpn;
@@ -293,6 +298,15 @@ void Responder::handle_read(QpContext& qp, const packet::ReceivedPacket& packet,
   if (duplicate) return;
   qp.expected_psn = psn_add(qp.expected_psn, count);
   qp.last_acked_psn = psn_add(qp.expected_psn, kPsnMask);
+}
+
+bool Responder::retry_waiting(const QpContext& qp, std::uint32_t first_psn,
+                              std::uint32_t sent) const {
+  const packet::ReceivedPacket* next = queue_.peek();
+  if (next == nullptr) return false;
+  const packet::Bth& bth = next->packet.bth;
+  return bth.dest_qp == qp.qpn && bth.opcode == kReadRequest &&
+         psn_diff(bth.psn, first_psn) >= 0 && psn_diff(bth.psn, psn_add(first_psn, sent)) < 0;
 }
 
 void Responder::answer_duplicate_atomic(QpContext& qp, std::uint32_t psn) {
