@@ -332,6 +332,7 @@ TEST(PerfJson, LatencyDocument) {
                                             {"mtu", 0},
                                             {"inline_size", 220},
                                             {"cq_moderation", 1},
+                                            {"qp_timeout", 14},
                                             {"report_gbits", false}}));
   EXPECT_EQ(doc["results"], nlohmann::json::parse(R"([{"bytes": 2, "iterations": 5,
       "t_min_usec": 1.0, "t_max_usec": 2.5, "t_typical_usec": 1.1, "t_avg_usec": 1.2,
