@@ -102,7 +102,8 @@ SimulatedTimeExceeded::SimulatedTimeExceeded()
 WorkloadStalled::WorkloadStalled(std::size_t finished, std::size_t parts)
     : std::runtime_error("the model ran out of events with its workload unfinished (" +
                          std::to_string(finished) + " of " + std::to_string(parts) +
-                         " parts done): a deadlock or a lost message, a model bug") {}
+                         " parts done): it waits for what will not come (a peer whose QP failed, a loss on "
+                         "a QP with timeout 0) or the model deadlocked") {}
 
 Interrupted::Interrupted(int signal_number)
     : std::runtime_error("interrupted by " + signal_name(signal_number)),

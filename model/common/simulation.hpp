@@ -50,8 +50,9 @@ int stop_requested();
 // Throws Interrupted if a stop was requested; for the steps around the simulation.
 void throw_if_stop_requested();
 
-// The model ran out of events before its workload finished: a deadlock, or a
-// message lost and never retried. A run never ends by starvation unnoticed.
+// The model ran out of events before its workload finished: the workload
+// waits for what will not come (a peer whose QP failed, a loss on a QP with
+// timeout 0), or a deadlock. A run never ends by starvation unnoticed.
 class WorkloadStalled : public std::runtime_error {
  public:
   WorkloadStalled(std::size_t finished, std::size_t parts);

@@ -90,7 +90,8 @@ TEST(SimulateWorkload, AModelThatRunsOutOfEventsFirstIsAnError) {
   } catch (const WorkloadStalled& e) {
     EXPECT_STREQ(e.what(),
                  "the model ran out of events with its workload unfinished (1 of 2 parts done): "
-                 "a deadlock or a lost message, a model bug");
+                 "it waits for what will not come (a peer whose QP failed, a loss on a QP with "
+                 "timeout 0) or the model deadlocked");
   }
   EXPECT_EQ(to_ps(sc_core::sc_time_stamp()), 700u);
 }

@@ -449,6 +449,38 @@ TEST(RcFaults, RnrWithNoReceiveEverEndsInRnrRetryExceeded) {
   EXPECT_EQ(qp_state(f.bench, 0, f.bench.a.qps[0]), IBV_QPS_ERR);
 }
 
+// transport.ack_timeout_backoff exponential: each timeout in a row doubles
+// the period (4.2, 8.4, 16.8 ms at timeout 10), as ConnectX-5 is reported to
+// back off; the last expiry ends the WQE as before.
+TEST(RcFaults, ExponentialBackoffDoublesThePeriodAtEachTimeoutInARow) {
+  config::Json given;
+  given["nodes"]["a"]["faults"]["loss_rate"] = 1.0;
+  given["transport"]["ack_timeout_backoff"] = "exponential";
+  FaultBench f(given);
+  f.bench.run([&] {
+    RcBench& bench = f.bench;
+    RcOptions options;
+    options.timeout = 10;
+    options.retry_cnt = 3;
+    bench.connect(options);
+    const Buffer src = bench.buffer(0, 64, kAllAccess);
+    const Buffer dst = bench.buffer(1, 64, kAllAccess);
+    const ibv_sge sge = sge_of(src, 64);
+    ibv_send_wr wr = request(IBV_WR_RDMA_WRITE, &sge, 1, &dst);
+    ASSERT_EQ(bench.driver(0).ibv_post_send(bench.a.qps[0], &wr, nullptr), 0);
+    EXPECT_EQ(bench.next_completion(0, bench.a.send_cq).status, IBV_WC_RETRY_EXC_ERR);
+  });
+  const std::vector<WirePacket> packets = f.packets();
+  ASSERT_EQ(sent_by(packets, "a>b"), joined(repeated("a>b WRITE_ONLY 0", 4)));
+  for (std::size_t t = 1; t < 4; ++t) {
+    const double period_ns = 4096.0 * (1 << 10) * (1 << (t - 1));
+    const auto gap = static_cast<double>(packets[t].time_ns - packets[t - 1].time_ns);
+    EXPECT_GE(gap, period_ns) << "transmission " << t;
+    EXPECT_LT(gap, period_ns + 1000) << "transmission " << t;
+  }
+  EXPECT_EQ(f.stats(0).local_ack_timeout_err, 4u);
+}
+
 // An ACK for a PSN the requester never sent acknowledges nothing: it is
 // counted and ignored, and the QP goes on.
 TEST(RcFaults, GhostAckForAPsnNeverSentIsIgnored) {
