@@ -125,6 +125,30 @@ inline ibv_send_wr signaled_write(const ibv_sge& sge, std::uint64_t remote_va, s
   return signaled_rdma(IBV_WR_RDMA_WRITE, sge, remote_va, rkey, wr_id);
 }
 
+// A signaled work request of `opcode` on `sge` (may be null: no SGE),
+// aimed at `remote` (may be null) for RDMA and atomics.
+inline ibv_send_wr work_request(ibv_wr_opcode opcode, const ibv_sge* sge, std::uint64_t wr_id,
+                                const Buffer* remote) {
+  ibv_send_wr wr;
+  wr.wr_id = wr_id;
+  wr.opcode = opcode;
+  wr.sg_list = sge;
+  wr.num_sge = sge ? 1 : 0;
+  wr.send_flags = IBV_SEND_SIGNALED;
+  if (remote) {
+    wr.rdma.remote_addr = remote->va;
+    wr.rdma.rkey = remote->mr->rkey;
+    wr.atomic.remote_addr = remote->va;
+    wr.atomic.rkey = remote->mr->rkey;
+  }
+  return wr;
+}
+
+// `length` bytes of `b` from `offset`, under its lkey.
+inline ibv_sge sge_of(const Buffer& b, std::uint32_t length, std::uint64_t offset = 0) {
+  return ibv_sge{b.va + offset, length, b.mr->lkey};
+}
+
 // Every access right a region can grant.
 inline constexpr std::uint32_t kAllAccess = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
                                             IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC;

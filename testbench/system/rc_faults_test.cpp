@@ -25,6 +25,8 @@ using testing::Buffer;
 using testing::kAllAccess;
 using testing::pattern;
 using testing::RcBench;
+using testing::sge_of;
+using testing::work_request;
 
 const char* rc_opcode_name(std::uint8_t opcode) {
   static const char* const kNames[] = {
@@ -136,27 +138,6 @@ config::Json faults_script(const std::string& node, const std::string& script) {
   return given;
 }
 
-ibv_send_wr request(ibv_wr_opcode opcode, const ibv_sge* sge, std::uint64_t wr_id,
-                    const Buffer* remote) {
-  ibv_send_wr wr;
-  wr.wr_id = wr_id;
-  wr.opcode = opcode;
-  wr.sg_list = sge;
-  wr.num_sge = sge ? 1 : 0;
-  wr.send_flags = IBV_SEND_SIGNALED;
-  if (remote) {
-    wr.rdma.remote_addr = remote->va;
-    wr.rdma.rkey = remote->mr->rkey;
-    wr.atomic.remote_addr = remote->va;
-    wr.atomic.rkey = remote->mr->rkey;
-  }
-  return wr;
-}
-
-ibv_sge sge_of(const Buffer& b, std::uint32_t length) {
-  return ibv_sge{b.va, length, b.mr->lkey};
-}
-
 // An 8-packet RDMA WRITE (8 KiB at PMTU 1024, PSNs 0 to 7) from a to b,
 // whose completion and bytes it checks.
 void write_8k(FaultBench& f) {
@@ -166,7 +147,7 @@ void write_8k(FaultBench& f) {
   const Buffer dst = bench.buffer(1, 8192, kAllAccess);
   bench.fill(src, pattern(8192, 5));
   const ibv_sge sge = sge_of(src, 8192);
-  ibv_send_wr wr = request(IBV_WR_RDMA_WRITE, &sge, 7, &dst);
+  ibv_send_wr wr = work_request(IBV_WR_RDMA_WRITE, &sge, 7, &dst);
   ASSERT_EQ(bench.driver(0).ibv_post_send(bench.a.qps[0], &wr, nullptr), 0);
   const ibv_wc wc = bench.next_completion(0, bench.a.send_cq);
   EXPECT_EQ(wc.status, IBV_WC_SUCCESS) << ibv_wc_status_str(wc.status);
@@ -265,7 +246,7 @@ TEST(RcFaults, LostReadResponseInTheMiddleIsAskedForAgainFromItsPsn) {
     const Buffer remote = bench.buffer(1, 4096, kAllAccess);
     bench.fill(remote, pattern(4096, 9));
     const ibv_sge sge = sge_of(local, 4096);
-    ibv_send_wr wr = request(IBV_WR_RDMA_READ, &sge, 3, &remote);
+    ibv_send_wr wr = work_request(IBV_WR_RDMA_READ, &sge, 3, &remote);
     ASSERT_EQ(bench.driver(0).ibv_post_send(bench.a.qps[0], &wr, nullptr), 0);
     const ibv_wc wc = bench.next_completion(0, bench.a.send_cq);
     EXPECT_EQ(wc.status, IBV_WC_SUCCESS) << ibv_wc_status_str(wc.status);
@@ -303,7 +284,7 @@ TEST(RcFaults, DuplicatedSendIsExecutedOnceAndAcknowledgedTwice) {
     recv.wr_id = 51;
     ASSERT_EQ(bench.driver(1).ibv_post_recv(bench.b.qps[0], &recv, nullptr), 0);
     const ibv_sge sge = sge_of(src, 512);
-    ibv_send_wr wr = request(IBV_WR_SEND, &sge, 4, nullptr);
+    ibv_send_wr wr = work_request(IBV_WR_SEND, &sge, 4, nullptr);
     ASSERT_EQ(bench.driver(0).ibv_post_send(bench.a.qps[0], &wr, nullptr), 0);
     EXPECT_EQ(bench.next_completion(0, bench.a.send_cq).status, IBV_WC_SUCCESS);
     const ibv_wc received = bench.next_completion(1, bench.b.recv_cq);
@@ -332,7 +313,7 @@ TEST(RcFaults, DuplicateAtomicIsAnsweredFromTheSavedResultNotExecutedAgain) {
     const Buffer remote = bench.buffer(1, 8, kAllAccess);
     bench.fill(remote, {100, 0, 0, 0, 0, 0, 0, 0});
     const ibv_sge sge = sge_of(local, 8);
-    ibv_send_wr wr = request(IBV_WR_ATOMIC_FETCH_AND_ADD, &sge, 8, &remote);
+    ibv_send_wr wr = work_request(IBV_WR_ATOMIC_FETCH_AND_ADD, &sge, 8, &remote);
     wr.atomic.compare_add = 5;
     ASSERT_EQ(bench.driver(0).ibv_post_send(bench.a.qps[0], &wr, nullptr), 0);
     EXPECT_EQ(bench.next_completion(0, bench.a.send_cq).status, IBV_WC_SUCCESS);
@@ -346,36 +327,49 @@ TEST(RcFaults, DuplicateAtomicIsAnsweredFromTheSavedResultNotExecutedAgain) {
   EXPECT_EQ(f.stats(1).duplicate_requests, 1u);
 }
 
-// Every packet a sends is lost: the requester sends the WRITE retry_cnt + 1
-// times, one timeout period apart, then completes it with
-// IBV_WC_RETRY_EXC_ERR and moves its QP to ERR, flushing the WQE behind it.
-// The responder never heard of it and stays in RTS (it has no timer).
-TEST(RcFaults, DeadLinkEndsInRetryExceededAfterRetryCntPlusOneTransmissions) {
-  config::Json given;
-  given["nodes"]["a"]["faults"]["loss_rate"] = 1.0;
-  FaultBench f(given);
+// Node a's frames all lost; `wqes` 64 B WRITEs posted at once on a QP with
+// timeout 10 (4.194304 ms) and retry_cnt 3. Returns their completions.
+std::vector<ibv_wc> write_over_a_dead_link(FaultBench& f, int wqes) {
+  std::vector<ibv_wc> completions;
   f.bench.run([&] {
     RcBench& bench = f.bench;
     RcOptions options;
-    options.timeout = 10;  // 4.194304 ms
+    options.timeout = 10;
     options.retry_cnt = 3;
     bench.connect(options);
     const Buffer src = bench.buffer(0, 64, kAllAccess);
     const Buffer dst = bench.buffer(1, 64, kAllAccess);
     const ibv_sge sge = sge_of(src, 64);
-    ibv_send_wr first = request(IBV_WR_RDMA_WRITE, &sge, 1, &dst);
-    ibv_send_wr second = request(IBV_WR_RDMA_WRITE, &sge, 2, &dst);
-    first.next = &second;
-    ASSERT_EQ(bench.driver(0).ibv_post_send(bench.a.qps[0], &first, nullptr), 0);
-    const ibv_wc failed = bench.next_completion(0, bench.a.send_cq);
-    EXPECT_EQ(failed.wr_id, 1u);
-    EXPECT_EQ(failed.status, IBV_WC_RETRY_EXC_ERR) << ibv_wc_status_str(failed.status);
-    const ibv_wc flushed = bench.next_completion(0, bench.a.send_cq);
-    EXPECT_EQ(flushed.wr_id, 2u);
-    EXPECT_EQ(flushed.status, IBV_WC_WR_FLUSH_ERR) << ibv_wc_status_str(flushed.status);
+    std::vector<ibv_send_wr> wrs;
+    for (int i = 0; i < wqes; ++i) wrs.push_back(work_request(IBV_WR_RDMA_WRITE, &sge, i + 1, &dst));
+    for (int i = 0; i + 1 < wqes; ++i) wrs[i].next = &wrs[i + 1];
+    ASSERT_EQ(bench.driver(0).ibv_post_send(bench.a.qps[0], &wrs[0], nullptr), 0);
+    for (int i = 0; i < wqes; ++i) completions.push_back(bench.next_completion(0, bench.a.send_cq));
     EXPECT_EQ(qp_state(bench, 0, bench.a.qps[0]), IBV_QPS_ERR);
     EXPECT_EQ(qp_state(bench, 1, bench.b.qps[0]), IBV_QPS_RTS);
   });
+  return completions;
+}
+
+config::Json dead_link(const char* backoff) {
+  config::Json given;
+  given["nodes"]["a"]["faults"]["loss_rate"] = 1.0;
+  given["transport"]["ack_timeout_backoff"] = backoff;
+  return given;
+}
+
+// Every packet a sends is lost: the requester sends the WRITE retry_cnt + 1
+// times, one timeout period apart, then completes it with
+// IBV_WC_RETRY_EXC_ERR and moves its QP to ERR, flushing the WQE behind it.
+// The responder never heard of it and stays in RTS (it has no timer).
+TEST(RcFaults, DeadLinkEndsInRetryExceededAfterRetryCntPlusOneTransmissions) {
+  FaultBench f(dead_link("fixed"));
+  const std::vector<ibv_wc> completions = write_over_a_dead_link(f, 2);
+  ASSERT_EQ(completions.size(), 2u);
+  EXPECT_EQ(completions[0].wr_id, 1u);
+  EXPECT_EQ(completions[0].status, IBV_WC_RETRY_EXC_ERR) << ibv_wc_status_str(completions[0].status);
+  EXPECT_EQ(completions[1].wr_id, 2u);
+  EXPECT_EQ(completions[1].status, IBV_WC_WR_FLUSH_ERR) << ibv_wc_status_str(completions[1].status);
   const std::vector<WirePacket> packets = f.packets();
   // Both WQEs' packets leave at once (PSN 0 and 1); each timeout sends both again.
   std::vector<std::string> expected;
@@ -395,81 +389,14 @@ TEST(RcFaults, DeadLinkEndsInRetryExceededAfterRetryCntPlusOneTransmissions) {
   EXPECT_EQ(f.stats(0).retry_exceeded, 1u);
 }
 
-// A SEND that finds no receive WQE is answered with an RNR NAK carrying the
-// responder's min_rnr_timer (1: 10 us); the requester sends it again that
-// much later, rnr_retry times (IBTA 9.7.5.2.8).
-void rnr_send(FaultBench& f, bool post_late, ibv_wc_status expected) {
-  RcBench& bench = f.bench;
-  RcOptions options;
-  options.min_rnr_timer = 1;  // 10 us
-  options.rnr_retry = 2;
-  bench.connect(options);
-  const Buffer src = bench.buffer(0, 64, kAllAccess);
-  const Buffer dst = bench.buffer(1, 64, kAllAccess);
-  bench.fill(src, pattern(64, 8));
-  const ibv_sge sge = sge_of(src, 64);
-  ibv_send_wr send = request(IBV_WR_SEND, &sge, 1, nullptr);
-  ASSERT_EQ(bench.driver(0).ibv_post_send(bench.a.qps[0], &send, nullptr), 0);
-  if (post_late) {
-    sc_core::wait(15, sc_core::SC_US);  // one RNR NAK and one retry go by
-    const ibv_sge recv_sge = sge_of(dst, 64);
-    ibv_recv_wr recv;
-    recv.sg_list = &recv_sge;
-    recv.num_sge = 1;
-    ASSERT_EQ(bench.driver(1).ibv_post_recv(bench.b.qps[0], &recv, nullptr), 0);
-  }
-  const ibv_wc wc = bench.next_completion(0, bench.a.send_cq);
-  EXPECT_EQ(wc.status, expected) << ibv_wc_status_str(wc.status);
-  if (post_late) {
-    EXPECT_EQ(bench.contents(dst, 0, 64), pattern(64, 8));
-  }
-  // The responder has no retry timer: its QP stays in RTS either way.
-  EXPECT_EQ(qp_state(bench, 1, bench.b.qps[0]), IBV_QPS_RTS);
-}
-
-TEST(RcFaults, RnrWithAReceivePostedLateSucceedsOnARetry) {
-  FaultBench f(config::Json::object());
-  f.bench.run([&] { rnr_send(f, true, IBV_WC_SUCCESS); });
-  const std::vector<WirePacket> packets = f.packets();
-  EXPECT_EQ(sent_by(packets, "a>b"), joined(repeated("a>b SEND_ONLY 0", 3)));
-  EXPECT_EQ(sent_by(packets, "b>a"), joined({"b>a RNR_NAK 0", "b>a RNR_NAK 0", "b>a ACK 0"}));
-  // Each retry waits the NAK's 10 us after it arrived.
-  ASSERT_EQ(packets.size(), 6u);
-  EXPECT_GE(packets[2].time_ns - packets[1].time_ns, 10000u);
-  EXPECT_EQ(f.stats(0).rnr_nak_retry_err, 2u);
-}
-
-TEST(RcFaults, RnrWithNoReceiveEverEndsInRnrRetryExceeded) {
-  FaultBench f(config::Json::object());
-  f.bench.run([&] { rnr_send(f, false, IBV_WC_RNR_RETRY_EXC_ERR); });
-  const std::vector<WirePacket> packets = f.packets();
-  // The first try and rnr_retry (2) retries, each NAKed.
-  EXPECT_EQ(sent_by(packets, "a>b"), joined(repeated("a>b SEND_ONLY 0", 3)));
-  EXPECT_EQ(sent_by(packets, "b>a"), joined(repeated("b>a RNR_NAK 0", 3)));
-  EXPECT_EQ(qp_state(f.bench, 0, f.bench.a.qps[0]), IBV_QPS_ERR);
-}
-
 // transport.ack_timeout_backoff exponential: each timeout in a row doubles
 // the period (4.2, 8.4, 16.8 ms at timeout 10), as ConnectX-5 is reported to
 // back off; the last expiry ends the WQE as before.
 TEST(RcFaults, ExponentialBackoffDoublesThePeriodAtEachTimeoutInARow) {
-  config::Json given;
-  given["nodes"]["a"]["faults"]["loss_rate"] = 1.0;
-  given["transport"]["ack_timeout_backoff"] = "exponential";
-  FaultBench f(given);
-  f.bench.run([&] {
-    RcBench& bench = f.bench;
-    RcOptions options;
-    options.timeout = 10;
-    options.retry_cnt = 3;
-    bench.connect(options);
-    const Buffer src = bench.buffer(0, 64, kAllAccess);
-    const Buffer dst = bench.buffer(1, 64, kAllAccess);
-    const ibv_sge sge = sge_of(src, 64);
-    ibv_send_wr wr = request(IBV_WR_RDMA_WRITE, &sge, 1, &dst);
-    ASSERT_EQ(bench.driver(0).ibv_post_send(bench.a.qps[0], &wr, nullptr), 0);
-    EXPECT_EQ(bench.next_completion(0, bench.a.send_cq).status, IBV_WC_RETRY_EXC_ERR);
-  });
+  FaultBench f(dead_link("exponential"));
+  const std::vector<ibv_wc> completions = write_over_a_dead_link(f, 1);
+  ASSERT_EQ(completions.size(), 1u);
+  EXPECT_EQ(completions[0].status, IBV_WC_RETRY_EXC_ERR) << ibv_wc_status_str(completions[0].status);
   const std::vector<WirePacket> packets = f.packets();
   ASSERT_EQ(sent_by(packets, "a>b"), joined(repeated("a>b WRITE_ONLY 0", 4)));
   for (std::size_t t = 1; t < 4; ++t) {

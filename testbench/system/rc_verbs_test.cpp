@@ -11,27 +11,8 @@ using testing::pattern;
 using testing::RcBench;
 
 using testing::kAllAccess;
-
-ibv_send_wr work_request(ibv_wr_opcode opcode, const ibv_sge* sge, std::uint64_t wr_id,
-                         const Buffer* remote) {
-  ibv_send_wr wr;
-  wr.wr_id = wr_id;
-  wr.opcode = opcode;
-  wr.sg_list = sge;
-  wr.num_sge = sge ? 1 : 0;
-  wr.send_flags = IBV_SEND_SIGNALED;
-  if (remote) {
-    wr.rdma.remote_addr = remote->va;
-    wr.rdma.rkey = remote->mr->rkey;
-    wr.atomic.remote_addr = remote->va;
-    wr.atomic.rkey = remote->mr->rkey;
-  }
-  return wr;
-}
-
-ibv_sge sge_of(const Buffer& b, std::uint32_t length, std::uint64_t offset = 0) {
-  return ibv_sge{b.va + offset, length, b.mr->lkey};
-}
+using testing::sge_of;
+using testing::work_request;
 
 TEST(RcVerbs, RdmaWriteMovesEveryByteAndCompletesOnce) {
   RcBench bench;
