@@ -5,8 +5,8 @@
 // The wire pushes each frame with the time it still needs to arrive (its
 // propagation); the push never blocks, because a wire cannot be held back by
 // its receiver. A frame that arrives when the buffer lacks room for its bytes
-// is dropped and counted, and handed to the drop handler (a composed NIC
-// fails the run naming the QP and PSN until retransmission exists). Room is
+// is dropped and counted, and handed to the drop handler if one is set (a
+// loss the RC transport recovers by retransmission). Room is
 // counted in the items' bytes (frames without preamble, FCS and gap), only
 // for frames that have arrived: frames still on the cable take none.
 //

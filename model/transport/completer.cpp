@@ -149,12 +149,11 @@ void Completer::handle_read_or_atomic_response(QpContext& qp,
 
 bool Completer::retire_through(QpContext& qp, std::uint32_t psn) {
   bool retired = false;
+  // A WQE whose last PSN is acknowledged is done even if a go-back-N had
+  // rewound it (it need not be sent again): the responder has it all.
   while (!qp.outstanding.empty()) {
     const SendWork& front = qp.outstanding.front();
-    if (front.read_or_atomic || front.sent < front.request_packets() ||
-        psn_diff(front.last_psn(), psn) > 0) {
-      break;
-    }
+    if (front.read_or_atomic || psn_diff(front.last_psn(), psn) > 0) break;
     retire_front(qp, IBV_WC_SUCCESS);
     retired = true;
   }
@@ -215,6 +214,9 @@ void Completer::on_nak(QpContext& qp, std::uint8_t syndrome, std::uint32_t psn) 
   }
   if ((syndrome & 0x60) == kRnrNak) {
     ++shared_.stats().rnr_nak_retry_err;
+    // An RNR NAK is an answer: the transport timer stops (the resend starts
+    // it again), so RNR waits use rnr_retry, never retry_cnt.
+    AckTimer::stop(qp);
     if (qp.rnr_retry != 7) {
       if (qp.rnr_retries_left == 0) {
         // Out of RNR retries: the WQE ends in error (it is the front now).
@@ -274,8 +276,9 @@ void Completer::expire_ack_timers() {
       timer.schedule(qp.ack_deadline);
       continue;
     }
-    // Expired: no response made progress for a whole period.
-    ++shared_.stats().local_ack_timeout_err;
+    // Expired: no response made progress for a whole period. Counted as
+    // mlx5 counts local_ack_timeout_err: the expiries that retry.
+    if (qp.retries_left > 0) ++shared_.stats().local_ack_timeout_err;
     ++qp.timeouts_in_row;
     retry(qp, qp.acked_psn);
   }

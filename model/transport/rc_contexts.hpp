@@ -56,8 +56,9 @@ struct SendWork {
   std::uint32_t packets = 0;       // PSNs it takes (READ: its response packets)
   std::uint32_t sent = 0;          // request packets sent (READ and atomic: 0 or 1)
   std::uint64_t received = 0;      // READ response bytes placed
-  // READ: response packets placed, in PSN order. A retry asks only for the
-  // rest: its request carries PSN first_psn + responses and the RETH moved on.
+  // READ and atomic: response packets taken, in PSN order (an atomic has
+  // one). A READ's retry asks only for the rest: its request carries PSN
+  // first_psn + responses and the RETH moved on.
   std::uint32_t responses = 0;
   bool read_or_atomic = false;
   // Success, or the local error it completes with once its QP is flushed
@@ -67,6 +68,11 @@ struct SendWork {
   SegmentCursor local_cursor;      // where the last packet's bytes began in it
   std::uint32_t last_psn() const { return psn_add(first_psn, packets - 1); }
   std::uint32_t request_packets() const { return read_or_atomic ? 1 : packets; }
+  // Nothing left to send: every request packet, or (a READ or atomic
+  // rewound while its last responses were on their way) every response taken.
+  bool all_sent() const {
+    return sent >= request_packets() || (read_or_atomic && responses >= packets);
+  }
 };
 
 // A WQE the driver wrote with its doorbell (BlueFlame): the requester takes
@@ -186,7 +192,7 @@ struct QpContext {
   SendWork* first_unsent() {
     while (sent_prefix < outstanding.size()) {
       SendWork& work = outstanding[sent_prefix];
-      if (work.sent < work.request_packets()) return &work;
+      if (!work.all_sent()) return &work;
       ++sent_prefix;
     }
     return nullptr;

@@ -315,14 +315,15 @@ void Requester::send_packet(QpContext& qp, SendWork& work) {
   if (reads_payload && !dma_.has_room()) {
     dma_.wait_for_room();
     if (sim_now() < ready) sc_core::wait(ready - sim_now());
-    // Meanwhile a NAK may have rewound the QP (go-back-N) or an RNR NAK held
-    // it: then the loop picks again (and this packet, if still next, pays its
-    // cycles again: a rare race). ERR is checked below.
-    if (!still_next(qp, work)) return;
   } else {
     sc_core::wait(ready - sim_now());  // a delta cycle when nothing is owed
   }
   if (qp.state != IBV_QPS_RTS) return;  // moved to ERR meanwhile: flushed next turn
+  // Meanwhile a response may have completed the WQE, a NAK or timeout rewound
+  // the QP (go-back-N: an earlier packet goes first) or an RNR NAK held it:
+  // then the loop picks again (and this packet, if still next, pays its
+  // cycles again: a rare race).
+  if (!still_next(qp, work)) return;
   const std::uint32_t index = work.sent;
   const std::uint32_t count = work.request_packets();
   packet::TransmitRequest request;

@@ -260,8 +260,10 @@ void Responder::handle_read(QpContext& qp, const packet::ReceivedPacket& packet,
     }
   }
   MessageBreakdown::instance().mark(*this, "remote key translated");
-  // Acknowledgements held back go first: responses leave in PSN order.
-  if (qp.acks_owed > 0) send_ack(qp, kAckUnlimitedCredits, psn_add(qp.expected_psn, kPsnMask));
+  // Acknowledgements held back go first: responses leave in PSN order. (Not
+  // before a duplicate's: they acknowledge PSNs after it.)
+  if (!duplicate && qp.acks_owed > 0)
+    send_ack(qp, kAckUnlimitedCredits, psn_add(qp.expected_psn, kPsnMask));
   const std::uint32_t count = packet::packet_count(reth.dma_length, qp.pmtu);
   // A duplicate READ (a retry asking for responses that were lost) is read
   // again from the memory its RETH names; it is not a new message and does
@@ -276,7 +278,9 @@ void Responder::handle_read(QpContext& qp, const packet::ReceivedPacket& packet,
     // The requester already asks again from a PSN of this stream (a response
     // was lost): the rest of it would be dropped as out of sequence, so the
     // stream restarts there instead, as rxe's responder does (a duplicate
-    // READ re-points its response resource).
+    // READ re-points its response resource). A copy of the request the wire
+    // duplicated looks the same and restarts it too: bandwidth lost, nothing
+    // wrong.
     if (i > 0 && retry_waiting(qp, p.bth.psn, i)) break;
     packet::TransmitRequest r;
     r.single_packet = true;
@@ -314,7 +318,6 @@ void Responder::answer_duplicate_atomic(QpContext& qp, std::uint32_t psn) {
   // saved when it ran. One too old to be saved is dropped (as rxe does).
   for (const QpContext::SavedAtomic& saved : qp.saved_atomics) {
     if (saved.psn != psn) continue;
-    if (qp.acks_owed > 0) send_ack(qp, kAckUnlimitedCredits, psn_add(qp.expected_psn, kPsnMask));
     send_atomic_ack(qp, psn, saved.original, {});
     return;
   }
