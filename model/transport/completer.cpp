@@ -136,7 +136,6 @@ void Completer::handle_read_or_atomic_response(QpContext& qp,
       std::uint8_t* data = const_cast<std::uint8_t*>(packet.frame->data() + p.payload_offset);
       requests_for(writes_, DmaOp::kWrite, work.local.segments, offset, length, data,
                    &work.local_cursor);
-      work.received += length;
       for (const DmaRequest& r : writes_) dma_.issue(r, packet.frame, false);
     }
   }

@@ -55,7 +55,6 @@ struct SendWork {
   std::uint32_t first_psn = 0;
   std::uint32_t packets = 0;       // PSNs it takes (READ: its response packets)
   std::uint32_t sent = 0;          // request packets sent (READ and atomic: 0 or 1)
-  std::uint64_t received = 0;      // READ response bytes placed
   // READ and atomic: response packets taken, in PSN order (an atomic has
   // one). A READ's retry asks only for the rest: its request carries PSN
   // first_psn + responses and the RETH moved on.

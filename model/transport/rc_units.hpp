@@ -316,6 +316,10 @@ class Responder : public sc_core::sc_module {
   void send_atomic_ack(QpContext& qp, std::uint32_t psn, std::uint64_t original,
                        const std::vector<std::uint32_t>& after);
   bool fetch_recv(QpContext& qp);
+  // A response packet carrying an AETH (`syndrome`, the QP's MSN): an ACK or
+  // NAK, or an atomic ACK once its AtomicAckETH is added.
+  packet::TransmitRequest aeth_response(const QpContext& qp, std::uint8_t opcode,
+                                        std::uint32_t psn, std::uint8_t syndrome) const;
   void send_ack(QpContext& qp, std::uint8_t syndrome, std::uint32_t psn);
   void maybe_ack(QpContext& qp, std::uint32_t psn, bool requested);
   void fail_message(QpContext& qp, std::uint8_t nak, ibv_wc_status recv_status, std::uint32_t psn);

@@ -237,7 +237,6 @@ bool Requester::start_wqe(QpContext& qp) {
   owed_ += shared_.cycles(shared_.config().wqe_cycles);
   ++shared_.stats().wqes_started;
   work.sent = 0;
-  work.received = 0;
   work.responses = 0;
   work.error = IBV_WC_SUCCESS;
   work.local.status = TranslationStatus::kOk;

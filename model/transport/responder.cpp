@@ -325,13 +325,7 @@ void Responder::answer_duplicate_atomic(QpContext& qp, std::uint32_t psn) {
 
 void Responder::send_atomic_ack(QpContext& qp, std::uint32_t psn, std::uint64_t original,
                                 const std::vector<std::uint32_t>& after) {
-  packet::TransmitRequest r;
-  r.single_packet = true;
-  r.source_qpn = qp.qpn;
-  r.header_template = shared_.header_template(qp);
-  r.header_template.bth.opcode = kAtomicAcknowledge;
-  r.header_template.bth.psn = psn;
-  r.header_template.aeth = packet::Aeth{kAckUnlimitedCredits, qp.msn};
+  packet::TransmitRequest r = aeth_response(qp, kAtomicAcknowledge, psn, kAckUnlimitedCredits);
   r.header_template.atomic_ack_eth = packet::AtomicAckEth{original};
   ++shared_.stats().response_packets;
   sender.send(std::move(r), nullptr, 0, 0, after);
@@ -397,14 +391,20 @@ void Responder::maybe_ack(QpContext& qp, std::uint32_t psn, bool requested) {
   }
 }
 
-void Responder::send_ack(QpContext& qp, std::uint8_t syndrome, std::uint32_t psn) {
+packet::TransmitRequest Responder::aeth_response(const QpContext& qp, std::uint8_t opcode,
+                                                std::uint32_t psn, std::uint8_t syndrome) const {
   packet::TransmitRequest r;
   r.single_packet = true;
   r.source_qpn = qp.qpn;
   r.header_template = shared_.header_template(qp);
-  r.header_template.bth.opcode = kAcknowledge;
+  r.header_template.bth.opcode = opcode;
   r.header_template.bth.psn = psn;
   r.header_template.aeth = packet::Aeth{syndrome, qp.msn};
+  return r;
+}
+
+void Responder::send_ack(QpContext& qp, std::uint8_t syndrome, std::uint32_t psn) {
+  packet::TransmitRequest r = aeth_response(qp, kAcknowledge, psn, syndrome);
   if ((syndrome & 0x60) == 0) {
     ++shared_.stats().acks_sent;
     qp.acks_owed = 0;
