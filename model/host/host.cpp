@@ -48,9 +48,11 @@ Host::Host(const sc_core::sc_module_name& name, const HostConfig& config)
     : sc_core::sc_module(name),
       memory("memory", config.memory),
       pcie("pcie", config.pcie),
+      interrupts("interrupts"),
       cpu2pcie("cpu2pcie"),
       config_(config) {
-  pcie.pcie2mem.bind(memory.socket);
+  pcie.pcie2mem.bind(interrupts.from_pcie);
+  interrupts.to_memory.bind(memory.socket);
   cpu2pcie.bind(pcie.host2pcie);
 }
 

@@ -1,7 +1,7 @@
 #pragma once
 // Host: one host's hardware and software, composed (structure only).
 //
-//   memory <--pcie2mem-- pcie (root complex, IOMMU, link) <--nic2pcie-- the NIC's request splitter
+//   memory <-- interrupts (MSI-X) <--pcie2mem-- pcie (root complex, IOMMU, link) <--nic2pcie-- the NIC's request splitter
 //                        pcie --pcie2nic--> the NIC's registers (MMIO)
 //   software(): the page allocator, one application's address space and the
 //               verbs driver, which writes the NIC's tables into `memory`.
@@ -19,6 +19,7 @@
 #include "driver/address_space.hpp"
 #include "driver/verbs.hpp"
 #include "driver/verbs_config.hpp"
+#include "host/interrupt_controller.hpp"
 #include "host_memory/host_memory.hpp"
 #include "host_memory/page_allocator.hpp"
 #include "mtt/mpt_format.hpp"
@@ -70,6 +71,8 @@ class Host : public sc_core::sc_module {
 
   HostMemory memory;
   pcie::PcieLink pcie;
+  // Between the root complex and memory: MSI-X writes become interrupts.
+  InterruptController interrupts;
   // The CPU's MMIO writes to the NIC's registers.
   tlm_utils::simple_initiator_socket<Host> cpu2pcie;
 

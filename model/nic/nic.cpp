@@ -43,6 +43,7 @@ NicConfig nic_config(config::RunConfig& run, const std::string& node, const pcie
 
 Nic::Nic(const sc_core::sc_module_name& name, const NicConfig& config)
     : sc_core::sc_module(name),
+      registers("registers"),
       dma_engine("dma_engine", config.dma),
       request_split("request_split", config.request_split,
                     rtl_bridge::make_split_engine(config.request_split.impl,
@@ -75,12 +76,12 @@ Nic::Nic(const sc_core::sc_module_name& name, const NicConfig& config)
                 demux.requests),
       completer("completer", transport,
                 dma_engine.attach("completer", config.transport.completer_dma)) {
+  registers.to_commands.bind(commands.pcie2nic);
   dma_engine.dma2split.bind(request_split.dma2split);
   translation.walker2dma.socket.bind(dma_engine.nic2dma);
   builder.in(transmit);
   builder.out(builder2icrc);
   icrc_tx.in(builder2icrc);
-  icrc_tx.out(mac_tx);
   icrc_rx.out(icrc2parser);
   parser.in(icrc2parser);
   parser.out(received);
@@ -89,6 +90,37 @@ Nic::Nic(const sc_core::sc_module_name& name, const NicConfig& config)
   demux.in(received);
   responder.in(demux.requests);
   completer.in(demux.responses);
+  if (!config.ethernet) {
+    icrc_tx.out(mac_tx);
+    return;
+  }
+  const EthernetPortConfig& port = *config.ethernet;
+  ethernet_ = std::make_unique<EthernetPort>(
+      "ethernet", port, dma_engine.attach("ethernet", port.reads_in_flight + 64));
+  registers.attach_ethernet_port(ethernet_.get());
+  roce_to_mac_ = std::make_unique<Channel<Transfer>>("roce_to_mac", config.queue_items);
+  port_to_mac_ = std::make_unique<Channel<Transfer>>("port_to_mac", config.queue_items);
+  steer_to_roce_ = std::make_unique<Channel<Transfer>>("steer_to_roce", config.queue_items);
+  steer_to_port_ = std::make_unique<Channel<Transfer>>("steer_to_port", port.queue_items);
+  tx_merge_ = std::make_unique<TxMerge>("tx_merge");
+  rx_steer_ = std::make_unique<RxSteer>("rx_steer");
+  icrc_tx.out(*roce_to_mac_);
+  ethernet_->tx_out(*port_to_mac_);
+  tx_merge_->in(*roce_to_mac_);
+  tx_merge_->in(*port_to_mac_);
+  tx_merge_->out(mac_tx);
+  rx_steer_->out(*steer_to_roce_);  // RxSteer::kRocePort
+  rx_steer_->out(*steer_to_port_);  // RxSteer::kEthernetPort
+  icrc_rx.in(*steer_to_roce_);
+  ethernet_->rx_in(*steer_to_port_);
+}
+
+void Nic::connect_wire(ReceiveBuffer& wire_rx) {
+  if (rx_steer_) {
+    rx_steer_->in(wire_rx);
+  } else {
+    icrc_rx.in(wire_rx);
+  }
 }
 
 }  // namespace rnicsim

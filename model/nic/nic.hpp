@@ -8,7 +8,8 @@
 //   transmit --> builder --> icrc_tx --> mac_tx ......... the wire (bound by Testbed)
 //   the wire's receive buffer ..> icrc_rx --> parser --> received
 //
-//   host MMIO --> commands (doorbells, BlueFlame, driver commands)
+//   host MMIO --> registers --> commands (doorbells, BlueFlame, driver commands)
+//                           --> the Ethernet port (when there is one; below)
 //   commands --> translation   (a deregistration command drops cached entries)
 //   requester ------------------------------------------> transmit
 //   received --> demux --> responder (requests) ---------> transmit
@@ -20,6 +21,7 @@
 // `received` holds the packets that passed the ICRC and header checks.
 // Blocks keep their own timing, config keys and statistics; see their READMEs.
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <systemc>
@@ -30,7 +32,12 @@
 #include "config/run_config.hpp"
 #include "dma/dma_engine.hpp"
 #include "dma/request_splitter.hpp"
+#include "ethernet/ethernet_config.hpp"
+#include "ethernet/ethernet_port.hpp"
+#include "ethernet/port_switch.hpp"
+#include "link/receive_buffer.hpp"
 #include "mtt/memory_translation.hpp"
+#include "nic/bar_decoder.hpp"
 #include "packet/icrc_blocks.hpp"
 #include "packet/packet_blocks.hpp"
 #include "pcie/pcie_config.hpp"
@@ -53,6 +60,9 @@ struct NicConfig {
   NicAddress address;           // set by the testbed, per node
   std::size_t queue_items = 0;  // capacity of each channel between two blocks
   std::uint64_t ethernet_mtu = 0;  // the port's; its RoCE active MTU follows from it
+  // The plain Ethernet port, for experiments that run a kernel network stack;
+  // without it the MAC carries RoCE alone and the wire feeds the ICRC checker.
+  std::optional<EthernetPortConfig> ethernet;
 };
 
 void declare_nic_keys(config::Schema& schema);
@@ -67,6 +77,13 @@ NicConfig nic_config(config::RunConfig& run, const std::string& node,
 class Nic : public sc_core::sc_module {
  public:
   Nic(const sc_core::sc_module_name& name, const NicConfig& config);
+
+  // Binds the NIC's receive side to the wire's receive buffer (Testbed does).
+  void connect_wire(ReceiveBuffer& wire_rx);
+  // The Ethernet port; null when the NIC has none (NicConfig::ethernet).
+  EthernetPort* ethernet_port() { return ethernet_.get(); }
+
+  BarDecoder registers;  // host MMIO in: to `commands`, or to the Ethernet port
 
   DmaEngine dma_engine;
   RequestSplitter request_split;
@@ -89,6 +106,17 @@ class Nic : public sc_core::sc_module {
   ReceiveDemux demux;
   Responder responder;
   Completer completer;
+
+ private:
+  // With the Ethernet port: the MAC is shared (ethernet/port_switch.hpp).
+  //   icrc_tx --> roce_to_mac --> tx_merge --> mac_tx
+  //   port    --> port_to_mac -->
+  //   wire rx --> rx_steer --> steer_to_roce --> icrc_rx
+  //                        --> steer_to_port --> port
+  std::unique_ptr<EthernetPort> ethernet_;
+  std::unique_ptr<Channel<Transfer>> roce_to_mac_, port_to_mac_, steer_to_roce_, steer_to_port_;
+  std::unique_ptr<TxMerge> tx_merge_;
+  std::unique_ptr<RxSteer> rx_steer_;
 };
 
 }  // namespace rnicsim

@@ -99,6 +99,12 @@ struct Ipv4Header {
   bool operator==(const Ipv4Header& other) const;
 };
 
+// RFC 1071 one's-complement sum of 16-bit words added to `sum`, folded to 16
+// bits; an odd trailing byte is the high byte of a word padded with zero.
+// The IPv4 header checksum and the TCP checksum are its complement.
+std::uint32_t ones_complement_sum(const std::uint8_t* data, std::size_t length,
+                                  std::uint32_t sum = 0);
+
 // The RFC 1071 checksum an IPv4 header of `length` bytes should carry: its
 // own checksum field (bytes 10-11) counts as zero.
 std::uint16_t ipv4_header_checksum(const std::uint8_t* header, std::size_t length);

@@ -20,15 +20,6 @@ std::uint8_t bit(bool value, int position) {
   return static_cast<std::uint8_t>(value ? 1u << position : 0u);
 }
 
-// RFC 1071 one's-complement sum of 16-bit words, folded to 16 bits. An odd
-// trailing byte is the high byte of a word padded with zero.
-std::uint32_t ones_complement_sum(const std::uint8_t* data, std::size_t length, std::uint32_t sum) {
-  for (std::size_t i = 0; i + 1 < length; i += 2) sum += load_be16(data + i);
-  if (length % 2 != 0) sum += std::uint32_t{data[length - 1]} << 8;
-  while (sum > 0xFFFF) sum = (sum & 0xFFFF) + (sum >> 16);
-  return sum;
-}
-
 std::uint32_t pseudo_header_sum(std::uint32_t source, std::uint32_t destination,
                                 std::size_t length) {
   std::uint32_t sum = (source >> 16) + (source & 0xFFFF) + (destination >> 16) +

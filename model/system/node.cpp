@@ -16,7 +16,7 @@ NodeConfig node_config(config::RunConfig& run, const std::string& node,
 Node::Node(const sc_core::sc_module_name& name, const NodeConfig& config)
     : sc_core::sc_module(name), host("host", config.host), nic("nic", config.nic) {
   nic.request_split.split2pcie.bind(host.pcie.nic2pcie);
-  host.pcie.pcie2nic.bind(nic.commands.pcie2nic);
+  host.pcie.pcie2nic.bind(nic.registers.pcie2nic);
 }
 
 }  // namespace rnicsim

@@ -2,7 +2,7 @@
 // Node: a host and its NIC, joined by the host's PCIe link (structure only).
 //
 //   nic.request_split.split2pcie --> host.pcie.nic2pcie
-//   host.pcie.pcie2nic --> nic.commands.pcie2nic (MMIO: doorbells, driver commands)
+//   host.pcie.pcie2nic --> nic.registers.pcie2nic (MMIO: doorbells, driver commands, Ethernet port)
 //
 // The driver reaches the NIC over PCIe only: a deregistration is a command
 // (driver/README.md). A node whose host has no verbs config (the translation

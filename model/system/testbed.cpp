@@ -1,5 +1,7 @@
 #include "system/testbed.hpp"
 
+#include "ethernet/ethernet_config.hpp"
+
 #include <stdexcept>
 
 #include "common/time_units.hpp"
@@ -22,6 +24,14 @@ TestbedConfig testbed_config(config::RunConfig& run, const std::vector<std::stri
   }
   c.link = wire_link_config(run.section("link"));
   return c;
+}
+
+void add_ethernet_ports(config::RunConfig& run, TestbedConfig& config) {
+  for (std::size_t i = 0; i < config.nodes.size(); ++i) {
+    NicConfig& nic = config.nodes[i].nic;
+    nic.ethernet = ethernet_port_config(run.node_section(config.node_names[i], "ethernet"),
+                                        nic.queue_items);
+  }
 }
 
 NicAddress node_address(std::size_t index) {
@@ -58,7 +68,7 @@ Testbed::Testbed(const sc_core::sc_module_name& name, const TestbedConfig& confi
     const std::size_t from = count == 1 ? i : 1 - i;
     WireLink& wire = *wires_[i];
     wire.in(nodes_[from]->nic.mac_tx);
-    nodes_[i]->nic.icrc_rx.in(wire.rx);
+    nodes_[i]->nic.connect_wire(wire.rx);
   }
 }
 

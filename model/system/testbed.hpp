@@ -36,6 +36,10 @@ struct TestbedConfig {
 TestbedConfig testbed_config(config::RunConfig& run, const std::vector<std::string>& node_names,
                              std::optional<std::uint32_t> mtt_cache_entries = std::nullopt);
 
+// Gives every node's NIC its plain Ethernet port (each node's "ethernet"
+// section), for experiments that run the kernel network stack.
+void add_ethernet_ports(config::RunConfig& run, TestbedConfig& config);
+
 class Testbed : public sc_core::sc_module {
  public:
   Testbed(const sc_core::sc_module_name& name, const TestbedConfig& config);

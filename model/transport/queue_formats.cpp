@@ -3,72 +3,14 @@
 #include <algorithm>
 #include <cstring>
 
+#include "common/little_endian.hpp"
+
 namespace rnicsim {
 namespace {
 
-// Little-endian writes and reads at a cursor. A Writer appends to a byte
-// vector: a growing std::vector (commands) or an InlineVector (WQEs, CQEs).
+using Reader = LittleEndianReader;
 template <class Out>
-class Writer {
- public:
-  explicit Writer(Out& out) : out_(out) {}
-  void u8(std::uint8_t v) { out_.push_back(v); }
-  void u16(std::uint16_t v) { put(v, 2); }
-  void u32(std::uint32_t v) { put(v, 4); }
-  void u64(std::uint64_t v) { put(v, 8); }
-  void bytes(const std::uint8_t* data, std::size_t n) {
-    if (n > 0) std::memcpy(grow(n), data, n);  // `data` may be null when n is 0
-  }
-
- private:
-  // Grows the output by `n` bytes and points at them: a field is then n
-  // plain stores (merged by the compiler), not n checked push_backs.
-  std::uint8_t* grow(std::size_t n) {
-    const std::size_t at = out_.size();
-    out_.resize(at + n);
-    return out_.data() + at;
-  }
-  void put(std::uint64_t v, int n) {
-    std::uint8_t* at = grow(static_cast<std::size_t>(n));
-    for (int i = 0; i < n; ++i) at[i] = static_cast<std::uint8_t>(v >> (8 * i));
-  }
-  Out& out_;
-};
-
-class Reader {
- public:
-  Reader(const std::uint8_t* data, std::size_t length) : data_(data), length_(length) {}
-  bool ok() const { return ok_; }
-  std::uint8_t u8() { return static_cast<std::uint8_t>(get(1)); }
-  std::uint16_t u16() { return static_cast<std::uint16_t>(get(2)); }
-  std::uint32_t u32() { return static_cast<std::uint32_t>(get(4)); }
-  std::uint64_t u64() { return get(8); }
-  void bytes(std::uint8_t* out, std::size_t n) {
-    if (at_ + n > length_) {
-      ok_ = false;
-      return;
-    }
-    if (n == 0) return;  // `out` may be null then (an empty vector's data()), which memcpy forbids
-    std::memcpy(out, data_ + at_, n);
-    at_ += n;
-  }
-
- private:
-  std::uint64_t get(int n) {
-    if (at_ + static_cast<std::size_t>(n) > length_) {
-      ok_ = false;
-      return 0;
-    }
-    std::uint64_t v = 0;
-    for (int i = 0; i < n; ++i) v |= static_cast<std::uint64_t>(data_[at_ + i]) << (8 * i);
-    at_ += static_cast<std::size_t>(n);
-    return v;
-  }
-  const std::uint8_t* data_;
-  std::size_t length_;
-  std::size_t at_ = 0;
-  bool ok_ = true;
-};
+using Writer = LittleEndianWriter<Out>;
 
 // Control segment flag bits.
 constexpr std::uint8_t kFlagSignaled = 1;
@@ -119,7 +61,7 @@ SendWqeBytes encode_send_wqe(const SendWqe& wqe) {
                                                static_cast<std::uint32_t>(wqe.inline_data.size()),
                                                wqe.is_inline);
   SendWqeBytes out;
-  Writer w(out);
+  auto w = little_endian_writer(out);
   w.u8(wqe.opcode);
   w.u8(static_cast<std::uint8_t>((wqe.signaled ? kFlagSignaled : 0) |
                                  (wqe.solicited ? kFlagSolicited : 0) |
@@ -190,7 +132,7 @@ bool decode_send_wqe(const std::uint8_t* bytes, std::size_t available, SendWqe& 
 // Receive WQE (64 bytes): 0 wr_id, 8 SGE count, 12 reserved, 16.. SGEs.
 std::array<std::uint8_t, kRecvWqeBytes> encode_recv_wqe(const RecvWqe& wqe) {
   InlineVector<std::uint8_t, kRecvWqeBytes> out;
-  Writer w(out);
+  auto w = little_endian_writer(out);
   w.u64(wqe.wr_id);
   w.u32(static_cast<std::uint32_t>(wqe.sges.size()));
   w.u32(0);
@@ -219,7 +161,7 @@ std::optional<RecvWqe> decode_recv_wqe(const std::uint8_t* bytes, std::string* e
 // 21 opcode, 22 wc_flags, 23 owner, 24 vendor_err, 28 wqe_counter.
 std::array<std::uint8_t, kCqeBytes> encode_cqe(const Cqe& cqe) {
   InlineVector<std::uint8_t, kCqeBytes> out;
-  Writer w(out);
+  auto w = little_endian_writer(out);
   w.u64(cqe.wc.wr_id);
   w.u32(cqe.wc.byte_len);
   w.u32(cqe.wc.imm_data);
@@ -272,7 +214,7 @@ std::optional<BarWrite> decode_bar_offset(std::uint64_t offset) {
 
 std::vector<std::uint8_t> encode_command(const Command& command) {
   std::vector<std::uint8_t> body;
-  Writer w(body);
+  auto w = little_endian_writer(body);
   switch (command.op) {
     case CommandOp::kCreateCq:
       w.u32(command.create_cq.cqn);
@@ -335,7 +277,7 @@ std::vector<std::uint8_t> encode_command(const Command& command) {
       break;
   }
   std::vector<std::uint8_t> out;
-  Writer h(out);
+  auto h = little_endian_writer(out);
   h.u32(static_cast<std::uint32_t>(command.op));
   h.u32(static_cast<std::uint32_t>(CommandStatus::kPending));
   h.u32(static_cast<std::uint32_t>(body.size()));

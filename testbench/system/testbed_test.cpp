@@ -109,6 +109,22 @@ TEST(Testbed, AWireWithoutFaultsDeliversStraightIntoItsReceiveBuffer) {
   EXPECT_EQ(testbed.wire_to(1).faults(), nullptr);
 }
 
+// With Ethernet ports, the MAC is shared: RoCE frames still reach the
+// parser, and none reaches the Ethernet port.
+TEST(Testbed, WithEthernetPortsRoceFramesKeepToTheRdmaSide) {
+  config::RunConfig run(loaded(config::Json::object()));
+  TestbedConfig c = testbed_config(run, {"a", "b"});
+  add_ethernet_ports(run, c);
+  Testbed testbed("testbed", c);
+  WriteTraffic traffic("traffic", testbed, 2, 3000);
+  simulate();
+  EXPECT_EQ(testbed.node(1).nic.parser.stats().items, 6u);
+  ASSERT_NE(testbed.node(1).nic.ethernet_port(), nullptr);
+  EXPECT_EQ(testbed.node(1).nic.ethernet_port()->stats().rx_frames, 0u);
+  EXPECT_EQ(testbed.node(1).nic.ethernet_port()->stats().rx_no_buffer, 0u);
+  EXPECT_EQ(testbed.node(0).nic.ethernet_port()->stats().tx_frames, 0u);
+}
+
 TEST(Testbed, AScriptedLossLosesExactlyTheFrameItNames) {
   config::RunConfig run(loaded({{"faults", {{"script", "drop:psn=0"}}}}));
   Testbed testbed("testbed", testbed_config(run, {"a", "b"}));

@@ -1,0 +1,217 @@
+#include "ethernet/ethernet_port.hpp"
+
+#include <algorithm>
+
+#include "common/simulation.hpp"
+#include "packet/tcp_header.hpp"
+#include "packet/tso.hpp"
+
+namespace rnicsim {
+
+using ethernet::EthernetRegister;
+using ethernet::kDescriptorBytes;
+
+EthernetPort::EthernetPort(const sc_core::sc_module_name& name, const EthernetPortConfig& config,
+                           DmaPort& dma)
+    : sc_core::sc_module(name),
+      tx_out("tx_out"),
+      rx_in("rx_in"),
+      config_(config),
+      dma_(dma),
+      moderation_(config.interrupt_delay, config.interrupt_events) {
+  SC_THREAD(transmit);
+  SC_THREAD(prefetch_rx_descriptors);
+  SC_THREAD(receive);
+  SC_THREAD(interrupts);
+}
+
+void EthernetPort::write_register(EthernetRegister reg, std::uint64_t value) {
+  const auto low = static_cast<std::uint32_t>(value);
+  switch (reg) {
+    case EthernetRegister::kTxRingBase: tx_.base = value; break;
+    case EthernetRegister::kTxRingEntries: tx_.entries = low; break;
+    case EthernetRegister::kTxHeadWriteback: tx_head_writeback_ = value; break;
+    case EthernetRegister::kRxRingBase: rx_.base = value; break;
+    case EthernetRegister::kRxRingEntries: rx_.entries = low; break;
+    case EthernetRegister::kInterruptAddress: interrupt_address_ = value; break;
+    case EthernetRegister::kInterruptData: interrupt_data_ = low; break;
+    case EthernetRegister::kTxTail:
+      tx_.tail = low;
+      tx_doorbell_.notify(sc_core::SC_ZERO_TIME);
+      break;
+    case EthernetRegister::kRxTail:
+      rx_.tail = low;
+      rx_doorbell_.notify(sc_core::SC_ZERO_TIME);
+      break;
+    case EthernetRegister::kInterruptArm:
+      if (moderation_.arm(rx_completed_ - low, sim_now())) ++interrupts_to_send_;
+      interrupt_due_.notify(sc_core::SC_ZERO_TIME);
+      break;
+  }
+}
+
+std::vector<std::uint8_t> EthernetPort::fetch_descriptors(Ring& ring) {
+  const std::uint32_t to_ring_end = ring.entries - ring.fetched % ring.entries;
+  const std::uint32_t count =
+      std::min({ring.tail - ring.fetched, config_.descriptor_batch, to_ring_end});
+  std::vector<std::uint8_t> bytes(static_cast<std::size_t>(count) * kDescriptorBytes);
+  const std::uint64_t address = ring.address(ring.fetched);
+  ring.fetched += count;  // claimed now: nobody fetches them twice
+  ++stats_.descriptor_fetches;
+  dma_.read(address, bytes.data(), static_cast<std::uint32_t>(bytes.size()));
+  return bytes;
+}
+
+// Descriptors are fetched a batch at a time; each buffer read is issued as
+// soon as a slot is free, and frames leave in descriptor order.
+void EthernetPort::transmit() {
+  std::deque<TxRead> reads;
+  for (;;) {
+    if (tx_descriptors_.empty() && tx_.fetched != tx_.tail) {
+      const std::vector<std::uint8_t> bytes = fetch_descriptors(tx_);
+      for (std::size_t at = 0; at < bytes.size(); at += kDescriptorBytes) {
+        tx_descriptors_.push_back(ethernet::decode_tx_descriptor(bytes.data() + at));
+      }
+    }
+    while (!tx_descriptors_.empty() && reads.size() < config_.reads_in_flight) {
+      TxRead read;
+      read.descriptor = tx_descriptors_.front();
+      tx_descriptors_.pop_front();
+      read.buffer = std::make_shared<Bytes>(read.descriptor.length);
+      read.ticket = dma_.issue(DmaRequest::read(0, read.descriptor.buffer_address,
+                                                read.descriptor.length, read.buffer->data()),
+                               read.buffer);
+      reads.push_back(std::move(read));
+    }
+    if (reads.empty()) {
+      if (tx_.fetched == tx_.tail) wait(tx_doorbell_);
+      continue;
+    }
+    const TxRead read = std::move(reads.front());
+    reads.pop_front();
+    dma_.wait(read.ticket);
+    send_frames(read);
+    ++tx_sent_;
+    ++stats_.tx_descriptors;
+    // One head write-back per burst: when nothing more is being read.
+    if (reads.empty() && tx_descriptors_.empty()) write_back_tx_head();
+    count_event();
+  }
+}
+
+void EthernetPort::send_frames(const TxRead& read) {
+  const std::uint8_t flags = read.descriptor.flags;
+  if ((flags & ethernet::kTxTso) != 0 && read.descriptor.mss > 0) {
+    for (Bytes& segment : packet::segment_tcp(read.buffer->data(), read.buffer->size(),
+                                              read.descriptor.mss)) {
+      ++stats_.tso_segments;
+      send_frame(std::make_shared<const Bytes>(std::move(segment)));
+    }
+    return;
+  }
+  if ((flags & ethernet::kTxChecksumOffload) != 0) packet::insert_tcp_checksum(*read.buffer);
+  send_frame(read.buffer);
+}
+
+void EthernetPort::send_frame(SharedBytes frame) {
+  ++stats_.tx_frames;
+  stats_.tx_bytes += frame->size();
+  const std::uint64_t bits = frame->size() * 8;
+  tx_out->push(Transfer(frame_index_++, bits, sim_now(), std::move(frame)),
+               config_.frame_latency);
+}
+
+void EthernetPort::write_back_tx_head() {
+  if (tx_head_writeback_ == 0) return;  // the driver reads no head
+  auto bytes = std::make_shared<Bytes>(4);
+  for (int i = 0; i < 4; ++i) (*bytes)[i] = static_cast<std::uint8_t>(tx_sent_ >> (8 * i));
+  dma_.write(tx_head_writeback_, std::move(bytes));
+}
+
+// Keeps up to two batches of posted receive descriptors inside the port, so
+// a frame seldom waits for a descriptor fetch.
+void EthernetPort::prefetch_rx_descriptors() {
+  for (;;) {
+    if (rx_.fetched == rx_.tail) {
+      wait(rx_doorbell_);
+      continue;
+    }
+    if (rx_descriptors_.size() >= 2 * static_cast<std::size_t>(config_.descriptor_batch)) {
+      wait(rx_descriptors_used_);
+      continue;
+    }
+    const std::vector<std::uint8_t> bytes = fetch_descriptors(rx_);
+    for (std::size_t at = 0; at < bytes.size(); at += kDescriptorBytes) {
+      rx_descriptors_.push_back(ethernet::decode_rx_descriptor(bytes.data() + at));
+    }
+    rx_descriptors_ready_.notify(sc_core::SC_ZERO_TIME);
+  }
+}
+
+void EthernetPort::receive() {
+  for (;;) {
+    const Transfer frame = rx_in->pop();
+    wait(config_.frame_latency);
+    // A descriptor the driver has posted but the port has not fetched yet
+    // is worth waiting for; with none posted the frame is lost.
+    while (rx_descriptors_.empty() && rx_.tail != rx_completed_) wait(rx_descriptors_ready_);
+    const Bytes& bytes = *frame.bytes();
+    if (rx_descriptors_.empty()) {
+      ++stats_.rx_no_buffer;
+      continue;
+    }
+    const ethernet::RxDescriptor descriptor = rx_descriptors_.front();
+    if (bytes.size() > descriptor.buffer_bytes || bytes.size() > 0xFFFF) {
+      ++stats_.rx_too_long;
+      continue;
+    }
+    rx_descriptors_.pop_front();
+    rx_descriptors_used_.notify(sc_core::SC_ZERO_TIME);
+    std::uint8_t flags = 0;
+    if (packet::parse_tcp_frame(bytes.data(), bytes.size())) {
+      const bool good = packet::tcp_frame_checksum_ok(bytes.data(), bytes.size());
+      flags = good ? ethernet::kRxChecksumGood : ethernet::kRxChecksumBad;
+      if (!good) ++stats_.rx_checksum_bad;
+    }
+    dma_.write(descriptor.buffer_address, frame.bytes());
+    const auto writeback = ethernet::encode_rx_writeback(static_cast<std::uint16_t>(bytes.size()),
+                                                         flags);
+    const std::uint64_t slot = rx_.address(rx_completed_);
+    dma_.write(slot + ethernet::kRxWritebackOffset,
+               std::make_shared<const Bytes>(writeback.begin(), writeback.end()));
+    ++rx_completed_;
+    ++stats_.rx_frames;
+    stats_.rx_bytes += bytes.size();
+    count_event();
+  }
+}
+
+void EthernetPort::count_event() {
+  if (moderation_.on_event(sim_now())) ++interrupts_to_send_;
+  interrupt_due_.notify(sc_core::SC_ZERO_TIME);
+}
+
+// Sends the MSI-X writes the moderation asks for, and wakes at its deadline.
+// The writes go through the same DMA port as the frames and write-backs, so
+// an interrupt never overtakes what it announces.
+void EthernetPort::interrupts() {
+  for (;;) {
+    if (moderation_.on_timer(sim_now())) ++interrupts_to_send_;
+    while (interrupts_to_send_ > 0) {
+      --interrupts_to_send_;
+      ++stats_.interrupts;
+      auto message = std::make_shared<Bytes>(4);
+      for (int i = 0; i < 4; ++i) {
+        (*message)[i] = static_cast<std::uint8_t>(interrupt_data_ >> (8 * i));
+      }
+      dma_.write(interrupt_address_, std::move(message));
+    }
+    if (moderation_.deadline()) {
+      wait(*moderation_.deadline() - sim_now(), interrupt_due_);
+    } else {
+      wait(interrupt_due_);
+    }
+  }
+}
+
+}  // namespace rnicsim

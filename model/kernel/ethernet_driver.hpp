@@ -1,0 +1,77 @@
+#pragma once
+// EthernetDriver: the kernel's driver of the NIC's Ethernet port
+// (ethernet/ethernet_port.hpp), as a NAPI driver works it: rings and
+// buffers in kernel memory, doorbells by MMIO, an interrupt that the driver
+// re-arms when a poll finds no more work.
+//
+// Call from an SC_THREAD. The driver's reads and writes of host memory take
+// no simulated time here: the kernel stack that calls it charges the CPU's
+// time for its work (kernel/README.md).
+#include <cstdint>
+#include <functional>
+#include <systemc>
+#include <vector>
+
+#include "ethernet/ethernet_formats.hpp"
+#include "host/host.hpp"
+#include "kernel/kernel_memory.hpp"
+
+namespace rnicsim {
+
+struct EthernetDriverConfig {
+  std::uint32_t tx_entries = 256;        // a power of two
+  std::uint32_t rx_entries = 256;        // a power of two
+  std::uint32_t rx_buffer_bytes = 2048;  // one frame each
+  std::uint32_t tx_copy_bytes = 2048;    // per-slot buffer for transmit_copy()
+  std::uint32_t vector = 0;              // the MSI-X vector
+};
+
+// A received frame as the driver hands it up.
+struct ReceivedFrame {
+  std::vector<std::uint8_t> bytes;
+  std::uint8_t flags = 0;  // ethernet::kRxChecksumGood / kRxChecksumBad
+};
+
+class EthernetDriver {
+ public:
+  EthernetDriver(Host& host, KernelMemory& kernel_memory, const EthernetDriverConfig& config);
+
+  // Programs the port, posts every receive buffer and arms the interrupt.
+  void open();
+
+  // Free transmit slots (after reclaiming what the NIC reports sent).
+  std::uint32_t transmit_room();
+  // Queues a frame already in host memory (a socket buffer, say) and rings
+  // the doorbell. Needs transmit_room() > 0.
+  void transmit(std::uint64_t address, std::uint32_t length, std::uint8_t flags = 0,
+                std::uint16_t mss = 0);
+  // Copies `frame` into the slot's own buffer first (at most tx_copy_bytes).
+  void transmit_copy(const std::vector<std::uint8_t>& frame, std::uint8_t flags = 0,
+                     std::uint16_t mss = 0);
+
+  // Takes up to `budget` received frames, re-posts their buffers and rings
+  // the receive doorbell once; returns how many it took.
+  std::size_t poll(std::size_t budget, const std::function<void(ReceivedFrame&&)>& deliver);
+  // Re-arms the interrupt (NAPI's completion).
+  void arm_interrupt();
+  const sc_core::sc_event& interrupt() { return host_.interrupts.interrupt(config_.vector); }
+  std::uint64_t rx_ring() const { return rx_ring_; }
+
+ private:
+  void write_register(ethernet::EthernetRegister reg, std::uint64_t value, std::uint32_t bytes);
+  void post_rx(std::uint32_t index);
+
+  Host& host_;
+  EthernetDriverConfig config_;
+  std::uint64_t tx_ring_ = 0;
+  std::uint64_t rx_ring_ = 0;
+  std::uint64_t tx_head_ = 0;        // where the NIC writes its transmit consumer index
+  std::uint64_t tx_copy_area_ = 0;
+  std::uint64_t rx_buffers_ = 0;
+  std::uint32_t tx_tail_ = 0;        // descriptors queued
+  std::uint32_t tx_clean_ = 0;       // descriptors the NIC has reported sent
+  std::uint32_t rx_tail_ = 0;        // buffers posted
+  std::uint32_t rx_next_ = 0;        // the next descriptor to look at
+};
+
+}  // namespace rnicsim
