@@ -28,6 +28,7 @@
 #include "nic/nic.hpp"
 #include "packet/packet_blocks.hpp"
 #include "ethernet/ethernet_config.hpp"
+#include "kernel/kernel_config.hpp"
 #include "pcie/pcie_config.hpp"
 #include "driver/verbs_config.hpp"
 #include "transport/transport_config.hpp"
@@ -55,11 +56,12 @@ config::Schema build_schema() {
   // The blocks inside a node (a host and its NIC) read these sections, each
   // node its own copy: nodes.<node>.<section>.<key> overrides one node's.
   for (const char* section : {"host", "pcie", "dma", "request_split", "mtt", "packet", "icrc",
-                              "nic", "transport", "verbs", "faults", "ethernet"}) {
+                              "nic", "transport", "verbs", "faults", "ethernet", "kernel"}) {
     schema.add_node_section(section);
   }
   declare_nic_keys(schema);
   declare_ethernet_keys(schema);
+  declare_kernel_keys(schema);
   declare_pipeline_keys(schema);
   declare_host_memory_keys(schema);
   declare_host_cpu_keys(schema);

@@ -70,7 +70,7 @@ class EthernetBench : public sc_core::sc_module {
  private:
   static EthernetDriverConfig sender_config() {
     EthernetDriverConfig c;
-    c.tx_copy_bytes = 16384;  // room for a TSO frame
+    c.tx_copy_area_bytes = 1 << 20;  // room for TSO frames
     return c;
   }
 
@@ -83,7 +83,7 @@ class EthernetBench : public sc_core::sc_module {
   void send() {
     sender_.open();
     for (std::size_t i = 0; i < frames.size(); ++i) {
-      while (sender_.transmit_room() == 0) wait(sc_core::sc_time(100, sc_core::SC_NS));
+      while (!sender_.can_transmit_copy(frames[i].size())) wait(sender_.transmit_done());
       sender_.transmit_copy(frames[i], i < frame_flags.size() ? frame_flags[i] : 0,
                             i < frame_mss.size() ? frame_mss[i] : 0);
     }

@@ -1,0 +1,74 @@
+#pragma once
+// CpuCore: one host CPU core's time, as the kernel path spends it. Work is
+// done one piece at a time in the order it is asked for: a piece asked for
+// while the core is busy starts when the core is free. Each piece is charged
+// to a kind of work; time spent spinning (busy polling an empty ring) is kept
+// apart, as it is not work a faster stack would save.
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <systemc>
+
+#include "common/time_units.hpp"
+
+namespace rnicsim {
+
+enum class CpuWork : std::uint8_t {
+  kSyscall,    // send()/recv() entry and exit
+  kCopy,       // user <-> kernel copies
+  kTcpTx,      // TCP/IP output and the driver's transmit
+  kTcpRx,      // the driver's receive, IP and TCP input
+  kAck,        // pure ACKs
+  kInterrupt,  // hard interrupt, softirq entry
+  kWakeup,     // waking and switching to a blocked thread
+  kVerbs,      // RDMA: posting work, ringing doorbells, handling completions
+};
+inline constexpr std::size_t kCpuWorkKinds = 8;
+inline const char* cpu_work_name(CpuWork work) {
+  static const char* const names[kCpuWorkKinds] = {"syscall", "copy",      "tcp_tx", "tcp_rx",
+                                                   "ack",     "interrupt", "wakeup", "verbs"};
+  return names[static_cast<std::size_t>(work)];
+}
+
+class CpuCore {
+ public:
+  explicit CpuCore(std::string name) : name_(std::move(name)) {}
+
+  // Does `time` of `work` on this core, after whatever it is doing; call
+  // from a thread, which returns when the work is done.
+  void run(const sc_core::sc_time& time, CpuWork work) {
+    const sc_core::sc_time now = sim_now();
+    const sc_core::sc_time start = free_at_ > now ? free_at_ : now;
+    free_at_ = start + time;
+    busy_[static_cast<std::size_t>(work)] += time;
+    sc_core::wait(free_at_ - now);
+  }
+  // Spins until `event`: the core is occupied meanwhile, and the time is
+  // counted as spinning.
+  void spin_until(const sc_core::sc_event& event) {
+    const sc_core::sc_time from = sim_now();
+    sc_core::wait(event);
+    spinning_ += sim_now() - from;
+    if (free_at_ < sim_now()) free_at_ = sim_now();
+  }
+
+  const std::string& name() const { return name_; }
+  const sc_core::sc_time& busy(CpuWork work) const {
+    return busy_[static_cast<std::size_t>(work)];
+  }
+  sc_core::sc_time total_busy() const {
+    sc_core::sc_time sum;
+    for (const sc_core::sc_time& t : busy_) sum += t;
+    return sum;
+  }
+  const sc_core::sc_time& spinning() const { return spinning_; }
+
+ private:
+  std::string name_;
+  sc_core::sc_time free_at_;
+  std::array<sc_core::sc_time, kCpuWorkKinds> busy_{};
+  sc_core::sc_time spinning_;
+};
+
+}  // namespace rnicsim
