@@ -1,6 +1,7 @@
 #include "ethernet/ethernet_port.hpp"
 
 #include <algorithm>
+#include <stdexcept>
 
 #include "common/simulation.hpp"
 #include "packet/tcp_header.hpp"
@@ -44,7 +45,11 @@ void EthernetPort::write_register(EthernetRegister reg, std::uint64_t value) {
       rx_doorbell_.notify(sc_core::SC_ZERO_TIME);
       break;
     case EthernetRegister::kInterruptArm:
-      if (moderation_.arm(rx_completed_ - low, sim_now())) ++interrupts_to_send_;
+      // Pending: frames the driver has not taken, and descriptors sent since
+      // the last interrupt announced them.
+      if (moderation_.arm((rx_completed_ - low) + (tx_sent_ - tx_announced_), sim_now())) {
+        ++interrupts_to_send_;
+      }
       interrupt_due_.notify(sc_core::SC_ZERO_TIME);
       break;
   }
@@ -93,23 +98,33 @@ void EthernetPort::transmit() {
     send_frames(read);
     ++tx_sent_;
     ++stats_.tx_descriptors;
-    // One head write-back per burst: when nothing more is being read.
-    if (reads.empty() && tx_descriptors_.empty()) write_back_tx_head();
+    // A head write-back when a burst ends, and every batch within one, so a
+    // driver topping the ring up sees room before the ring drains.
+    if ((reads.empty() && tx_descriptors_.empty()) ||
+        tx_sent_ - tx_written_back_ >= config_.descriptor_batch) {
+      write_back_tx_head();
+    }
     count_event();
   }
 }
 
+// An offload asked of a frame that is not TCP/IPv4 (or a TSO mss of 0) is
+// not done: the frame goes as it is, and is counted.
 void EthernetPort::send_frames(const TxRead& read) {
   const std::uint8_t flags = read.descriptor.flags;
-  if ((flags & ethernet::kTxTso) != 0 && read.descriptor.mss > 0) {
-    for (Bytes& segment : packet::segment_tcp(read.buffer->data(), read.buffer->size(),
-                                              read.descriptor.mss)) {
-      ++stats_.tso_segments;
-      send_frame(std::make_shared<const Bytes>(std::move(segment)));
+  try {
+    if ((flags & ethernet::kTxTso) != 0) {
+      for (Bytes& segment : packet::segment_tcp(read.buffer->data(), read.buffer->size(),
+                                                read.descriptor.mss)) {
+        ++stats_.tso_segments;
+        send_frame(std::make_shared<const Bytes>(std::move(segment)));
+      }
+      return;
     }
-    return;
+    if ((flags & ethernet::kTxChecksumOffload) != 0) packet::insert_tcp_checksum(*read.buffer);
+  } catch (const std::invalid_argument&) {
+    ++stats_.tx_offload_errors;
   }
-  if ((flags & ethernet::kTxChecksumOffload) != 0) packet::insert_tcp_checksum(*read.buffer);
   send_frame(read.buffer);
 }
 
@@ -122,7 +137,8 @@ void EthernetPort::send_frame(SharedBytes frame) {
 }
 
 void EthernetPort::write_back_tx_head() {
-  if (tx_head_writeback_ == 0) return;  // the driver reads no head
+  if (tx_head_writeback_ == 0 || tx_written_back_ == tx_sent_) return;
+  tx_written_back_ = tx_sent_;
   auto bytes = std::make_shared<Bytes>(4);
   for (int i = 0; i < 4; ++i) (*bytes)[i] = static_cast<std::uint8_t>(tx_sent_ >> (8 * i));
   dma_.write(tx_head_writeback_, std::move(bytes));
@@ -150,8 +166,7 @@ void EthernetPort::prefetch_rx_descriptors() {
 
 void EthernetPort::receive() {
   for (;;) {
-    const Transfer frame = rx_in->pop();
-    wait(config_.frame_latency);
+    const Transfer frame = rx_in->pop();  // after the receive latency (FrameDelay, nic/)
     // A descriptor the driver has posted but the port has not fetched yet
     // is worth waiting for; with none posted the frame is lost.
     while (rx_descriptors_.empty() && rx_.tail != rx_completed_) wait(rx_descriptors_ready_);
@@ -194,22 +209,30 @@ void EthernetPort::count_event() {
 // Sends the MSI-X writes the moderation asks for, and wakes at its deadline.
 // The writes go through the same DMA port as the frames and write-backs, so
 // an interrupt never overtakes what it announces.
+// Before each interrupt the transmit head is written back, so the driver
+// finds every descriptor the interrupt announces.
 void EthernetPort::interrupts() {
   for (;;) {
     if (moderation_.on_timer(sim_now())) ++interrupts_to_send_;
-    while (interrupts_to_send_ > 0) {
+    if (interrupts_to_send_ > 0) {
       --interrupts_to_send_;
       ++stats_.interrupts;
+      write_back_tx_head();
+      tx_announced_ = tx_sent_;
       auto message = std::make_shared<Bytes>(4);
       for (int i = 0; i < 4; ++i) {
         (*message)[i] = static_cast<std::uint8_t>(interrupt_data_ >> (8 * i));
       }
-      dma_.write(interrupt_address_, std::move(message));
+      dma_.write(interrupt_address_, std::move(message));  // may wait for room: look again
+      continue;
     }
-    if (moderation_.deadline()) {
-      wait(*moderation_.deadline() - sim_now(), interrupt_due_);
-    } else {
+    const std::optional<sc_core::sc_time>& deadline = moderation_.deadline();
+    if (!deadline) {
       wait(interrupt_due_);
+    } else if (*deadline > sim_now()) {
+      wait(*deadline - sim_now(), interrupt_due_);
+    } else {
+      wait(interrupt_due_);  // not reached: a passed deadline fired above
     }
   }
 }

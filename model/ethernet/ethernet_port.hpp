@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <deque>
 #include <memory>
+#include <optional>
 #include <systemc>
 #include <vector>
 
@@ -37,6 +38,7 @@ struct EthernetPortStats {
   std::uint64_t tx_frames = 0;       // on the wire, TSO segments counted one by one
   std::uint64_t tx_bytes = 0;        // frame bytes without FCS
   std::uint64_t tso_segments = 0;    // frames cut from TSO descriptors
+  std::uint64_t tx_offload_errors = 0;  // offload asked of a non-TCP frame: sent as it was
   std::uint64_t rx_frames = 0;       // written into posted buffers
   std::uint64_t rx_bytes = 0;
   std::uint64_t rx_no_buffer = 0;    // dropped: no buffer posted
@@ -98,6 +100,8 @@ class EthernetPort : public sc_core::sc_module {
   std::uint64_t interrupt_address_ = 0;
   std::uint32_t interrupt_data_ = 0;
   std::uint32_t tx_sent_ = 0;        // descriptors sent (the consumer index)
+  std::uint32_t tx_written_back_ = 0;  // the consumer index last written back
+  std::uint32_t tx_announced_ = 0;     // the consumer index at the last interrupt
   std::uint32_t rx_completed_ = 0;   // frames written back (the receive consumer index the NIC has reached)
   std::uint64_t frame_index_ = 0;
   std::deque<ethernet::TxDescriptor> tx_descriptors_;  // fetched, buffer not yet read

@@ -6,7 +6,8 @@
 //   Ethernet port frames         -->
 //
 //   the wire's receive buffer --> RxSteer --> port 0: RoCEv2 (ICRC checker)
-//                                         --> port 1: everything else (Ethernet port)
+//                                         --> port 1: everything else (FrameDelay, the
+//                                             port's receive latency, then the port)
 //
 // TxMerge takes frames round robin from its inputs. RxSteer sends a frame to
 // RoCE when its headers say UDP to port 4791 (after at most one 802.1Q tag),
@@ -31,6 +32,16 @@ class TxMerge : public Stage<Transfer, Transfer> {
 
  protected:
   void serve(Transfer& frame, Emitter& emitter) override { emitter.emit(std::move(frame)); }
+};
+
+// The port's receive datapath latency, pipelined: frames overlap in it.
+class FrameDelay : public PipelineStage<Transfer> {
+ public:
+  FrameDelay(const sc_core::sc_module_name& name, const sc_core::sc_time& latency)
+      : PipelineStage<Transfer>(name, StageTiming::rate(latency, 0), StageProcess::kMethod) {}
+
+ protected:
+  sc_core::sc_time serve(Transfer&) override { return sc_core::SC_ZERO_TIME; }
 };
 
 class RxSteer : public Stage<Transfer, Transfer> {

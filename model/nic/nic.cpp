@@ -102,6 +102,8 @@ Nic::Nic(const sc_core::sc_module_name& name, const NicConfig& config)
   port_to_mac_ = std::make_unique<Channel<Transfer>>("port_to_mac", config.queue_items);
   steer_to_roce_ = std::make_unique<Channel<Transfer>>("steer_to_roce", config.queue_items);
   steer_to_port_ = std::make_unique<Channel<Transfer>>("steer_to_port", port.queue_items);
+  delay_to_port_ = std::make_unique<Channel<Transfer>>("delay_to_port", port.queue_items);
+  port_rx_delay_ = std::make_unique<FrameDelay>("port_rx_delay", port.frame_latency);
   tx_merge_ = std::make_unique<TxMerge>("tx_merge");
   rx_steer_ = std::make_unique<RxSteer>("rx_steer");
   icrc_tx.out(*roce_to_mac_);
@@ -112,7 +114,9 @@ Nic::Nic(const sc_core::sc_module_name& name, const NicConfig& config)
   rx_steer_->out(*steer_to_roce_);  // RxSteer::kRocePort
   rx_steer_->out(*steer_to_port_);  // RxSteer::kEthernetPort
   icrc_rx.in(*steer_to_roce_);
-  ethernet_->rx_in(*steer_to_port_);
+  port_rx_delay_->in(*steer_to_port_);
+  port_rx_delay_->out(*delay_to_port_);
+  ethernet_->rx_in(*delay_to_port_);
 }
 
 void Nic::connect_wire(ReceiveBuffer& wire_rx) {

@@ -112,9 +112,11 @@ class Nic : public sc_core::sc_module {
   //   icrc_tx --> roce_to_mac --> tx_merge --> mac_tx
   //   port    --> port_to_mac -->
   //   wire rx --> rx_steer --> steer_to_roce --> icrc_rx
-  //                        --> steer_to_port --> port
+  //                        --> steer_to_port --> port_rx_delay --> delay_to_port --> port
   std::unique_ptr<EthernetPort> ethernet_;
-  std::unique_ptr<Channel<Transfer>> roce_to_mac_, port_to_mac_, steer_to_roce_, steer_to_port_;
+  std::unique_ptr<Channel<Transfer>> roce_to_mac_, port_to_mac_, steer_to_roce_, steer_to_port_,
+      delay_to_port_;
+  std::unique_ptr<FrameDelay> port_rx_delay_;
   std::unique_ptr<TxMerge> tx_merge_;
   std::unique_ptr<RxSteer> rx_steer_;
 };
