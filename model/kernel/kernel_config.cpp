@@ -52,9 +52,10 @@ void declare_kernel_keys(config::Schema& schema) {
                                  "autotuned size in steady state, which is not modelled)")
                  .at_least(4096)
                  .at_most(8 << 20));
-  schema.add(config::integer_key("kernel.tcp_receive_buffer_bytes", 1 << 20, "bytes",
+  schema.add(config::integer_key("kernel.tcp_receive_buffer_bytes", 262144, "bytes",
                                  "socket receive buffer (payload bytes), the most the window "
-                                 "offers")
+                                 "offers; at most ring_entries full segments, as the kernel "
+                                 "path has no loss recovery yet")
                  .at_least(4096)
                  .at_most(4 << 20));
   schema.add(cost_key("kernel.tcp_delayed_ack_ns", 40e6,

@@ -266,10 +266,16 @@ TEST(PerfOptions, CommandLineMistakes) {
             "--iters=20: given twice (first as -n 10)");
   EXPECT_EQ(error_of({}),
             "perf: needs a TEST (one of write_lat, write_bw, read_lat, read_bw, send_lat, "
-            "send_bw, atomic_lat, atomic_bw)");
+            "send_bw, atomic_lat, atomic_bw, tcp_lat, tcp_bw)");
   EXPECT_EQ(error_of({"frob"}),
             "frob: unknown test (one of write_lat, write_bw, read_lat, read_bw, send_lat, "
-            "send_bw, atomic_lat, atomic_bw; ib_ prefix accepted)");
+            "send_bw, atomic_lat, atomic_bw, tcp_lat, tcp_bw; ib_ prefix accepted)");
+  // The TCP tests refuse the verbs' options.
+  for (const char* option : {"-q", "-t", "-r", "-m", "-I", "-Q", "-u"}) {
+    EXPECT_EQ(error_of({"tcp_bw", option, "2"}),
+              std::string(option) + " 2: an RDMA option: the tcp tests run one kernel TCP "
+                                    "connection (its settings are the config's kernel.* keys)");
+  }
   EXPECT_EQ(error_of({"write_lat", "a.json", "b.json"}),
             "b.json: more than one CONFIG given (a.json before it)");
 }

@@ -20,24 +20,6 @@
 namespace rnicsim {
 namespace {
 
-// A wire's faults and receive buffer, for perf.json's counters.link. The
-// fault counts are 0 on a wire without faults.
-nlohmann::json link_counters(const WireLink& wire) {
-  const FaultStats faults = wire.faults() ? wire.faults()->stats() : FaultStats{};
-  const ReceiveBufferStats& rx = wire.rx.stats();
-  return {{"frames", wire.stats().items},
-          {"lost", faults.lost},
-          {"burst_lost", faults.burst_lost},
-          {"corrupted", faults.corrupted},
-          {"fcs_errors", faults.fcs_errors},
-          {"duplicated", faults.duplicated},
-          {"reordered", faults.reordered},
-          {"scripted", faults.scripted},
-          {"rx_frames", rx.frames},
-          {"rx_dropped", rx.dropped},
-          {"rx_dropped_bytes", rx.dropped_bytes},
-          {"rx_peak_bytes", rx.peak_bytes}};
-}
 
 using perf::PerfOptions;
 using perf::PerfTest;
@@ -490,9 +472,27 @@ class PerfWorkload : public sc_core::sc_module {
 
 }  // namespace
 
+nlohmann::json link_counters(const WireLink& wire) {
+  const FaultStats faults = wire.faults() ? wire.faults()->stats() : FaultStats{};
+  const ReceiveBufferStats& rx = wire.rx.stats();
+  return {{"frames", wire.stats().items},
+          {"lost", faults.lost},
+          {"burst_lost", faults.burst_lost},
+          {"corrupted", faults.corrupted},
+          {"fcs_errors", faults.fcs_errors},
+          {"duplicated", faults.duplicated},
+          {"reordered", faults.reordered},
+          {"scripted", faults.scripted},
+          {"rx_frames", rx.frames},
+          {"rx_dropped", rx.dropped},
+          {"rx_dropped_bytes", rx.dropped_bytes},
+          {"rx_peak_bytes", rx.peak_bytes}};
+}
+
 PerfResult run_perf(config::RunConfig& run, const PerfOptions& options,
                     const std::function<void()>& configured, std::ostream& report,
                     std::ostream* terminal) {
+  if (options.is_tcp()) return run_tcp_perf(run, options, configured, report, terminal);
   TestbedConfig c = testbed_config(run, {"a", "b"});
   for (std::size_t i = 0; i < 2; ++i) {
     read_host_software_config(run, c.node_names[i], c.nodes[i].host);

@@ -44,6 +44,15 @@ PerfResult run_perf(config::RunConfig& run, const perf::PerfOptions& options,
                     const std::function<void()>& configured, std::ostream& report,
                     std::ostream* terminal);
 
+// The kernel TCP tests (tcp_lat, tcp_bw; tcp_perf.cpp), which run_perf hands over to.
+PerfResult run_tcp_perf(config::RunConfig& run, const perf::PerfOptions& options,
+                        const std::function<void()>& configured, std::ostream& report,
+                        std::ostream* terminal);
+
+// A wire's faults and receive buffer, for perf.json's counters.link. The
+// fault counts are 0 on a wire without faults.
+nlohmann::json link_counters(const WireLink& wire);
+
 // perf.json in `folder` (perftest's --json document plus the NICs'
 // counters), at options.json_path when --json asked for it, and the capture
 // moved to options.pcap_path when --pcap did (an OutputError if it cannot be);

@@ -17,7 +17,7 @@ struct TestName {
   PerfTest test;
 };
 
-constexpr std::array<TestName, 8> kTests{{
+constexpr std::array<TestName, 10> kTests{{
     {"write_lat", PerfTest::kWriteLat},
     {"write_bw", PerfTest::kWriteBw},
     {"read_lat", PerfTest::kReadLat},
@@ -26,10 +26,13 @@ constexpr std::array<TestName, 8> kTests{{
     {"send_bw", PerfTest::kSendBw},
     {"atomic_lat", PerfTest::kAtomicLat},
     {"atomic_bw", PerfTest::kAtomicBw},
+    {"tcp_lat", PerfTest::kTcpLat},
+    {"tcp_bw", PerfTest::kTcpBw},
 }};
 
 constexpr const char* kTestList =
-    "write_lat, write_bw, read_lat, read_bw, send_lat, send_bw, atomic_lat, atomic_bw";
+    "write_lat, write_bw, read_lat, read_bw, send_lat, send_bw, atomic_lat, atomic_bw, "
+    "tcp_lat, tcp_bw";
 
 // perftest's defaults (perftest_parameters.h).
 constexpr std::uint64_t kDefaultSizeBw = 65536;
@@ -268,6 +271,7 @@ bool PerfOptions::is_latency() const {
     case PerfTest::kReadLat:
     case PerfTest::kSendLat:
     case PerfTest::kAtomicLat:
+    case PerfTest::kTcpLat:
       return true;
     default:
       return false;
@@ -298,7 +302,7 @@ std::uint32_t PerfOptions::cqe_poll_batch() const {
 std::uint32_t rtt_factor(PerfTest test) {
   PerfOptions options;
   options.test = test;
-  return options.is_write() || options.is_send() ? 2 : 1;
+  return options.is_write() || options.is_send() || test == PerfTest::kTcpLat ? 2 : 1;
 }
 
 std::string test_name(PerfTest test) {
@@ -322,6 +326,10 @@ std::string verb_title(PerfTest test) {
     case PerfTest::kAtomicLat:
     case PerfTest::kAtomicBw:
       return "Atomic";
+    case PerfTest::kTcpLat:
+      return "TCP_RR";
+    case PerfTest::kTcpBw:
+      return "TCP_STREAM";
   }
   throw std::logic_error("verb_title: unknown PerfTest");
 }
@@ -354,6 +362,28 @@ PerfOptions parse_perf_options(const std::vector<std::string>& args) {
     for (std::size_t j = 0; j < i; ++j) {
       if (given[j].spec == given[i].spec) {
         throw ConfigError(given[i].source, "", "given twice (first as " + given[j].source + ")");
+      }
+    }
+  }
+
+  // The TCP tests run one kernel connection: the verbs' options mean nothing there.
+  if (options.is_tcp()) {
+    for (const Given& option : given) {
+      switch (option.spec->id) {
+        case Opt::kQps:
+        case Opt::kQpTimeout:
+        case Opt::kTxDepth:
+        case Opt::kRxDepth:
+        case Opt::kMtu:
+        case Opt::kInline:
+        case Opt::kCqMod:
+        case Opt::kAtomicType:
+        case Opt::kBreakdown:
+          throw ConfigError(option.source, "",
+                            "an RDMA option: the tcp tests run one kernel TCP connection (its "
+                            "settings are the config's kernel.* keys)");
+        default:
+          break;
       }
     }
   }
@@ -507,8 +537,8 @@ PerfOptions parse_perf_options(const std::vector<std::string>& args) {
     options.cq_moderation = 1;
   }
   if (options.cq_moderation > options.tx_depth) options.cq_moderation = options.tx_depth;
-  // The latency tests signal every send.
-  if (options.is_latency()) options.cq_moderation = 1;
+  // The latency tests signal every send; the TCP tests time every message.
+  if (options.is_latency() || options.is_tcp()) options.cq_moderation = 1;
 
   // ctx_set_max_inline for a device that takes perftest's defaults (mlx5):
   // inline only in the write and send latency tests unless -I.
@@ -532,7 +562,9 @@ std::string perf_usage() {
          "Runs a perftest benchmark between the two simulated nodes and prints what\n"
          "perftest prints: its banner, then one row per message size.\n"
          "  TEST    write_lat write_bw read_lat read_bw send_lat send_bw atomic_lat atomic_bw\n"
-         "          (ib_write_lat and the like are accepted too)\n"
+         "          (ib_write_lat and the like are accepted too), or the kernel TCP\n"
+         "          baseline: tcp_lat (netperf TCP_RR: one-way time, RTT/2) and tcp_bw\n"
+         "          (TCP_STREAM: each message timed from send() to the peer's recv())\n"
          "  CONFIG  the hardware preset (default: the default preset)\n"
          "\n"
          "perftest's options, with its defaults and rules:\n"

@@ -24,7 +24,11 @@ enum class PerfTest {
   kSendLat,
   kSendBw,
   kAtomicLat,
-  kAtomicBw
+  kAtomicBw,
+  // The kernel TCP baseline (netperf TCP_RR and TCP_STREAM semantics): one
+  // connection over the NICs' Ethernet ports and the hosts' kernel stacks.
+  kTcpLat,
+  kTcpBw
 };
 enum class AtomicType { kFetchAndAdd, kCmpAndSwap };
 
@@ -80,6 +84,7 @@ struct PerfOptions {
   bool is_read() const;
   bool is_send() const;
   bool is_atomic() const;
+  bool is_tcp() const { return test == PerfTest::kTcpLat || test == PerfTest::kTcpBw; }
   // perftest keeps every post and completion time and reports a peak only in
   // BW tests of at most 20000 iterations; otherwise it keeps the first post
   // and the last completion and prints a peak of 0.
@@ -93,7 +98,7 @@ struct PerfOptions {
   std::uint64_t total_messages() const { return iterations * qps; }
 };
 
-// Write and send latency is one way (RTT/2); read and atomic report the RTT.
+// Write, send and TCP latency is one way (RTT/2); read and atomic report the RTT.
 std::uint32_t rtt_factor(PerfTest test);
 // "write_lat", "atomic_bw", ...
 std::string test_name(PerfTest test);
