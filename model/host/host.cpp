@@ -58,6 +58,15 @@ Host::Host(const sc_core::sc_module_name& name, const HostConfig& config)
 
 void Host::mmio_write(std::uint64_t offset, const std::uint8_t* data, std::uint32_t length,
                       const sc_core::sc_time& after) {
+  // A payload per write in progress: several threads of one host (an
+  // application, the kernel's softirq and timers) may each be inside one at
+  // once. Payloads are kept for reuse, so steady state allocates nothing.
+  if (free_mmio_.empty()) {
+    mmio_pool_.push_back(std::make_unique<tlm::tlm_generic_payload>());
+    free_mmio_.push_back(mmio_pool_.back().get());
+  }
+  tlm::tlm_generic_payload& mmio_ = *free_mmio_.back();
+  free_mmio_.pop_back();
   mmio_.set_command(tlm::TLM_WRITE_COMMAND);
   mmio_.set_address(offset);
   mmio_.set_data_ptr(const_cast<std::uint8_t*>(data));
@@ -67,6 +76,7 @@ void Host::mmio_write(std::uint64_t offset, const std::uint8_t* data, std::uint3
   mmio_.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
   sc_core::sc_time delay = after;  // the link waits it out, once
   cpu2pcie->b_transport(mmio_, delay);
+  free_mmio_.push_back(&mmio_);
   if (!mmio_.is_response_ok()) SC_REPORT_ERROR(name(), "an MMIO write was refused");
 }
 

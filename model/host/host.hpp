@@ -13,6 +13,7 @@
 #include <string>
 #include <optional>
 #include <systemc>
+#include <vector>
 #include <tlm_utils/simple_initiator_socket.h>
 
 #include "config/run_config.hpp"
@@ -90,7 +91,8 @@ class Host : public sc_core::sc_module {
  private:
   HostConfig config_;
   std::unique_ptr<HostSoftware> software_;
-  tlm::tlm_generic_payload mmio_;
+  std::vector<std::unique_ptr<tlm::tlm_generic_payload>> mmio_pool_;
+  std::vector<tlm::tlm_generic_payload*> free_mmio_;
 };
 
 }  // namespace rnicsim

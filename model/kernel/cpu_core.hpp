@@ -44,11 +44,11 @@ class CpuCore {
     busy_[static_cast<std::size_t>(work)] += time;
     sc_core::wait(free_at_ - now);
   }
-  // Spins until `event`: the core is occupied meanwhile, and the time is
+  // Spins until one of `events`: the core is occupied meanwhile, and the time is
   // counted as spinning.
-  void spin_until(const sc_core::sc_event& event) {
+  void spin_until(const sc_core::sc_event_or_list& events) {
     const sc_core::sc_time from = sim_now();
-    sc_core::wait(event);
+    sc_core::wait(events);
     spinning_ += sim_now() - from;
     if (free_at_ < sim_now()) free_at_ = sim_now();
   }

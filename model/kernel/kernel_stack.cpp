@@ -106,7 +106,8 @@ void KernelStack::recv(std::uint64_t va, std::uint64_t length) {
       if (config_.busy_poll) {
         ++stats_.busy_polls;
         if (napi_poll(app_core_) == 0 && receive_queue_.empty()) {
-          app_core_.spin_until(driver_.receive_written());
+          // A frame the NIC writes, or one the softirq queued meanwhile.
+          app_core_.spin_until(driver_.receive_written() | data_arrived_);
         }
       } else {
         sc_core::wait(data_arrived_);
@@ -149,10 +150,14 @@ void KernelStack::softirq() {
 }
 
 std::size_t KernelStack::napi_poll(CpuCore& core) {
+  while (napi_owned_) sc_core::wait(napi_released_);
+  napi_owned_ = true;
   std::vector<ReceivedFrame> frames;
   driver_.poll(config_.napi_budget, [&frames](ReceivedFrame&& f) { frames.push_back(std::move(f)); },
                /*hold_buffers=*/true);
   for (const ReceivedFrame& frame : frames) handle_frame(core, frame);
+  napi_owned_ = false;
+  napi_released_.notify(sc_core::SC_ZERO_TIME);
   return frames.size();
 }
 
@@ -182,10 +187,12 @@ void KernelStack::handle_frame(CpuCore& core, const ReceivedFrame& frame) {
       }
     }
     const auto length = static_cast<std::uint32_t>(tcp->payload_length);
+    bool ack_now = false;
     if (length == 0) {
       driver_.release_rx_buffer(frame.buffer_address);
     } else {
       const kernel::ReceiveAction action = connection_.on_segment(tcp->tcp.sequence, length);
+      ack_now = action == kernel::ReceiveAction::kAckNow;
       receive_queue_.push_back(
           QueuedData{frame.buffer_address + tcp->payload_offset, length, frame.buffer_address});
       data_arrived_.notify(sc_core::SC_ZERO_TIME);
@@ -196,9 +203,7 @@ void KernelStack::handle_frame(CpuCore& core, const ReceivedFrame& frame) {
     }
     // Data the ACK let out carries the ACK owed; else a pure ACK if due now.
     transmit_pending(core);
-    if (connection_.ack_pending() && !connection_.delayed_ack_timer_running()) {
-      send_pure_ack(core, kernel::AckReason::kImmediate);
-    }
+    if (ack_now && connection_.ack_pending()) send_pure_ack(core, kernel::AckReason::kImmediate);
   } catch (const std::runtime_error& error) {
     fail_run(error.what());
   }
@@ -215,7 +220,8 @@ void KernelStack::delayed_ack_timer() {
     if (!ack_deadline_ || sim_now() < *ack_deadline_) continue;
     ack_deadline_.reset();
     lock_socket();
-    if (connection_.on_delayed_ack_timer()) {
+    // While the lock was awaited an ACK may have gone and a new timer started.
+    if (!ack_deadline_ && connection_.on_delayed_ack_timer()) {
       send_pure_ack(softirq_core_, kernel::AckReason::kDelayedAckTimer);
     }
     unlock_socket();

@@ -117,6 +117,10 @@ class KernelStack : public sc_core::sc_module {
   bool socket_locked_ = false;
   sc_core::sc_event socket_unlocked_;
   sc_core::sc_event data_arrived_;
+  // One NAPI poller at a time (the softirq, or recv() busy polling), as
+  // Linux's NAPI ownership: frames are taken and handled in ring order.
+  bool napi_owned_ = false;
+  sc_core::sc_event napi_released_;
   sc_core::sc_event send_space_;
   std::optional<sc_core::sc_time> ack_deadline_;
   sc_core::sc_event ack_timer_changed_;

@@ -186,9 +186,17 @@ bool TcpConnection::app_read(std::uint32_t bytes) {
                              " bytes, " + std::to_string(readable_bytes()) + " readable");
   }
   read_ += bytes;
-  const std::uint64_t right_edge = rcv_nxt_ + advertised_window();
-  const std::uint64_t threshold = std::min(config_.mss, config_.receive_buffer_bytes / 2);
-  return right_edge >= advertised_right_edge_ + threshold;
+  // Linux's tcp_cleanup_rbuf: an update goes when the window the peer still
+  // has is at most half the buffer and the window now offered is at least
+  // twice that. The window offered follows receiver SWS avoidance
+  // (__tcp_select_window): none while the free space is below both half the
+  // buffer and one mss.
+  const std::uint64_t free_bytes = advertised_window();
+  const std::uint64_t offered =
+      free_bytes < config_.receive_buffer_bytes / 2 && free_bytes < config_.mss ? 0 : free_bytes;
+  const std::uint64_t peer_has =
+      advertised_right_edge_ > rcv_nxt_ ? advertised_right_edge_ - rcv_nxt_ : 0;
+  return 2 * peer_has <= config_.receive_buffer_bytes && offered != 0 && offered >= 2 * peer_has;
 }
 
 std::uint32_t TcpConnection::rcv_nxt() const {

@@ -162,9 +162,11 @@ class TcpConnection {
   TcpAckFields ack_sent(AckReason reason);
   // The application read `bytes` from the receive buffer. True when a window
   // update must go now (receiver silly-window avoidance, RFC 1122 4.2.3.3):
-  // the right edge the peer may send up to would move by at least
-  // min(mss, receive_buffer_bytes / 2). Throws std::runtime_error naming the
-  // connection when fewer bytes are readable.
+  // Linux's rule (tcp_cleanup_rbuf): the window the peer still has is at most
+  // half the buffer, and the window now offered (none while the free space is
+  // below both half the buffer and one mss: receiver SWS avoidance) is at
+  // least twice it. Throws std::runtime_error naming the connection when
+  // fewer bytes are readable.
   bool app_read(std::uint32_t bytes);
 
   std::uint32_t rcv_nxt() const;

@@ -101,6 +101,36 @@ TEST(KernelTcp, AStreamArrivesByteForByteThroughASmallWindow) {
   // TSO: the sender handed the NIC fewer frames than went on the wire.
   EXPECT_LT(bench.stack(0).stats().frames_sent, bench.port(0).stats().tx_frames);
   EXPECT_EQ(bench.port(0).stats().tx_frames, bench.port(1).stats().rx_frames);
+  // With no data going back, the receiver ACKs on its own: every second full
+  // segment at once (a window update or the timer may take a turn).
+  const kernel::TcpCounters& b = bench.stack(1).connection().counters();
+  EXPECT_GE(2 * b.pure_acks_sent + 2, b.segments_received);
+  EXPECT_GT(b.immediate_acks, b.segments_received / 4);
+}
+
+// The same stream to a receiver that busy polls: recv() and the softirq
+// share the receive ring, one poller at a time, and every byte arrives.
+TEST(KernelTcp, ABusyPollingReceiverGetsTheStreamByteForByte) {
+  TcpBench bench("bench", {{"kernel", {{"busy_poll", true}}}});
+  const std::size_t total = 1 << 20;
+  const std::size_t chunk = 65536;
+  const Bytes sent = pattern(total, 5);
+  std::uint64_t b_buffer = 0;
+  bench.a_body = [&](KernelStack& stack, Host& host) {
+    const std::uint64_t va = host.software().process.allocate(total);
+    host.software().process.write(host.memory, va, sent.data(), total);
+    for (std::size_t at = 0; at < total; at += chunk) stack.send(va + at, chunk);
+  };
+  bench.b_body = [&](KernelStack& stack, Host& host) {
+    b_buffer = host.software().process.allocate(total);
+    for (std::size_t at = 0; at < total; at += chunk) stack.recv(b_buffer + at, chunk);
+  };
+  simulate();
+  Bytes received(total);
+  bench.host(1).software().process.read(bench.host(1).memory, b_buffer, received.data(), total);
+  EXPECT_EQ(received, sent);
+  EXPECT_GT(bench.stack(1).stats().busy_polls, 0u);
+  EXPECT_GT(to_ns(bench.stack(1).app_core().spinning()), 0.0);
 }
 
 // The same stream without TSO or checksum offload: the kernel cuts every

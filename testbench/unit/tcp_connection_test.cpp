@@ -297,7 +297,7 @@ TEST(TcpConnection, SegmentBeyondTheAdvertisedWindowIsAnError) {
             "4096)");
 }
 
-TEST(TcpConnection, WindowUpdateWhenTheRightEdgeMovesByAnMss) {
+TEST(TcpConnection, WindowUpdateWhenTheOfferedWindowDoublesWhatThePeerHas) {
   TcpConfig config;
   config.receive_buffer_bytes = 16384;
   config.window_scale = 0;
@@ -310,17 +310,19 @@ TEST(TcpConnection, WindowUpdateWhenTheRightEdgeMovesByAnMss) {
     }
   }
   EXPECT_EQ(receiver.advertised_window(), 16384 - 10 * kMss);  // 1904
-  // min(mss, buffer / 2) = 1448: one byte short, then enough.
-  EXPECT_FALSE(receiver.app_read(kMss - 1));
+  // The peer has 1904 bytes of window: an update is due once 3808 are free,
+  // one byte short, then enough.
+  EXPECT_FALSE(receiver.app_read(1903));
   EXPECT_TRUE(receiver.app_read(1));
   const TcpAckFields update = receiver.ack_sent(AckReason::kWindowUpdate);
   EXPECT_EQ(update.ack, 10 * kMss);
-  EXPECT_EQ(update.window_bytes, 16384 - 9 * kMss);  // 3352: right edge 17832
+  EXPECT_EQ(update.window_bytes, 3808u);  // right edge 18288
+  // Now the peer has 3808: 1000 more free bytes (4808) are not twice that.
   EXPECT_FALSE(receiver.app_read(1000));
   EXPECT_EQ(receiver.counters().window_updates, 1u);
-  EXPECT_EQ(receiver.readable_bytes(), 9 * kMss - 1000);
+  EXPECT_EQ(receiver.readable_bytes(), 10 * kMss - 1904 - 1000);
   EXPECT_EQ(error_of([&] { receiver.app_read(9 * kMss); }),
-            "connection r: application reads 13032 bytes, 12032 readable");
+            "connection r: application reads 13032 bytes, 11576 readable");
 }
 
 TEST(TcpConnection, SmallBufferUpdatesAtHalfTheBuffer) {
@@ -331,7 +333,7 @@ TEST(TcpConnection, SmallBufferUpdatesAtHalfTheBuffer) {
   receiver.on_segment(0, 1000);
   receiver.on_segment(1000, 1000);
   receiver.ack_sent(AckReason::kImmediate);
-  EXPECT_FALSE(receiver.app_read(999));  // min(1448, 1000) = 1000
+  EXPECT_FALSE(receiver.app_read(999));  // 999 free: below half the buffer and one mss
   EXPECT_TRUE(receiver.app_read(1));
 }
 
