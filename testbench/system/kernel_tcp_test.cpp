@@ -4,6 +4,7 @@
 // transfer leaves the expected frames on the wire.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -73,28 +74,37 @@ Bytes pattern(std::size_t n, std::uint8_t salt) {
   return b;
 }
 
+// Sends `total` bytes from a to b in `chunk`-byte send() and recv() calls;
+// returns what b's application received, for comparison with pattern(total, salt).
+Bytes stream(TcpBench& bench, std::size_t total, std::size_t chunk, std::uint8_t salt) {
+  const Bytes sent = pattern(total, salt);
+  std::uint64_t b_buffer = 0;
+  bench.a_body = [&](KernelStack& stack, Host& host) {
+    const std::uint64_t va = host.software().process.allocate(total);
+    host.software().process.write(host.memory, va, sent.data(), total);
+    for (std::size_t at = 0; at < total; at += chunk) {
+      stack.send(va + at, std::min(chunk, total - at));
+    }
+  };
+  bench.b_body = [&](KernelStack& stack, Host& host) {
+    b_buffer = host.software().process.allocate(total);
+    for (std::size_t at = 0; at < total; at += chunk) {
+      stack.recv(b_buffer + at, std::min(chunk, total - at));
+    }
+  };
+  simulate();
+  Bytes received(total);
+  bench.host(1).software().process.read(bench.host(1).memory, b_buffer, received.data(), total);
+  return received;
+}
+
 // 1 MiB in 64 KiB send() calls against a 64 KiB receive buffer: the window
 // bounds what is in flight, so nothing is dropped, and the bytes arrive
 // exactly.
 TEST(KernelTcp, AStreamArrivesByteForByteThroughASmallWindow) {
   TcpBench bench("bench", {{"kernel", {{"tcp_receive_buffer_bytes", 65536}}}});
   const std::size_t total = 1 << 20;
-  const std::size_t chunk = 65536;
-  const Bytes sent = pattern(total, 3);
-  std::uint64_t b_buffer = 0;
-  bench.a_body = [&](KernelStack& stack, Host& host) {
-    const std::uint64_t va = host.software().process.allocate(total);
-    host.software().process.write(host.memory, va, sent.data(), total);
-    for (std::size_t at = 0; at < total; at += chunk) stack.send(va + at, chunk);
-  };
-  bench.b_body = [&](KernelStack& stack, Host& host) {
-    b_buffer = host.software().process.allocate(total);
-    for (std::size_t at = 0; at < total; at += chunk) stack.recv(b_buffer + at, chunk);
-  };
-  simulate();
-  Bytes received(total);
-  bench.host(1).software().process.read(bench.host(1).memory, b_buffer, received.data(), total);
-  EXPECT_EQ(received, sent);
+  EXPECT_EQ(stream(bench, total, 65536, 3), pattern(total, 3));
   EXPECT_EQ(bench.stack(1).connection().counters().bytes_received, total);
   EXPECT_EQ(bench.stack(0).connection().snd_una(), 1000u + total);  // all acknowledged
   EXPECT_EQ(bench.port(1).stats().rx_no_buffer, 0u);
@@ -113,22 +123,7 @@ TEST(KernelTcp, AStreamArrivesByteForByteThroughASmallWindow) {
 TEST(KernelTcp, ABusyPollingReceiverGetsTheStreamByteForByte) {
   TcpBench bench("bench", {{"kernel", {{"busy_poll", true}}}});
   const std::size_t total = 1 << 20;
-  const std::size_t chunk = 65536;
-  const Bytes sent = pattern(total, 5);
-  std::uint64_t b_buffer = 0;
-  bench.a_body = [&](KernelStack& stack, Host& host) {
-    const std::uint64_t va = host.software().process.allocate(total);
-    host.software().process.write(host.memory, va, sent.data(), total);
-    for (std::size_t at = 0; at < total; at += chunk) stack.send(va + at, chunk);
-  };
-  bench.b_body = [&](KernelStack& stack, Host& host) {
-    b_buffer = host.software().process.allocate(total);
-    for (std::size_t at = 0; at < total; at += chunk) stack.recv(b_buffer + at, chunk);
-  };
-  simulate();
-  Bytes received(total);
-  bench.host(1).software().process.read(bench.host(1).memory, b_buffer, received.data(), total);
-  EXPECT_EQ(received, sent);
+  EXPECT_EQ(stream(bench, total, 65536, 5), pattern(total, 5));
   EXPECT_GT(bench.stack(1).stats().busy_polls, 0u);
   EXPECT_GT(to_ns(bench.stack(1).app_core().spinning()), 0.0);
 }
@@ -138,21 +133,7 @@ TEST(KernelTcp, ABusyPollingReceiverGetsTheStreamByteForByte) {
 TEST(KernelTcp, WithoutOffloadsTheKernelSegmentsAndChecksums) {
   TcpBench bench("bench", {{"kernel", {{"tso", false}, {"checksum_offload", false}}}});
   const std::size_t total = 100000;
-  const Bytes sent = pattern(total, 9);
-  std::uint64_t b_buffer = 0;
-  bench.a_body = [&](KernelStack& stack, Host& host) {
-    const std::uint64_t va = host.software().process.allocate(total);
-    host.software().process.write(host.memory, va, sent.data(), total);
-    stack.send(va, total);
-  };
-  bench.b_body = [&](KernelStack& stack, Host& host) {
-    b_buffer = host.software().process.allocate(total);
-    stack.recv(b_buffer, total);
-  };
-  simulate();
-  Bytes received(total);
-  bench.host(1).software().process.read(bench.host(1).memory, b_buffer, received.data(), total);
-  EXPECT_EQ(received, sent);
+  EXPECT_EQ(stream(bench, total, total, 9), pattern(total, 9));
   const std::uint64_t segments = (total + 1447) / 1448;  // mss 1448 on a 1500 MTU with timestamps
   EXPECT_EQ(bench.port(0).stats().tx_frames, segments);
   EXPECT_EQ(bench.stack(0).stats().frames_sent, segments);
@@ -226,16 +207,8 @@ TEST(KernelTcp, ARequestResponseExchangeChargesEachCoreItsWork) {
 TEST(KernelTcp, ALostSegmentStopsTheRunNamingTheConnection) {
   TcpBench bench("bench", {{"kernel", {{"tso", false}}},
                            {"nodes", {{"a", {{"faults", {{"loss_rate", 0.3}}}}}}}});
-  const std::size_t total = 20000;
-  bench.a_body = [&](KernelStack& stack, Host& host) {
-    const std::uint64_t va = host.software().process.allocate(total);
-    stack.send(va, total);
-  };
-  bench.b_body = [&](KernelStack& stack, Host& host) {
-    stack.recv(host.software().process.allocate(total), total);
-  };
   try {
-    simulate();
+    stream(bench, 20000, 20000, 1);
     FAIL() << "the run went on past a lost segment";
   } catch (const RunFailed& failed) {
     EXPECT_NE(std::string(failed.what()).find("connection bench.kernel_b: segment seq"),

@@ -472,6 +472,15 @@ class PerfWorkload : public sc_core::sc_module {
 
 }  // namespace
 
+std::unique_ptr<WireCapture> open_capture(const PerfOptions& options) {
+  if (!options.pcap_path) return nullptr;
+  try {
+    return std::make_unique<WireCapture>(*options.pcap_path);
+  } catch (const packet::PcapError& e) {
+    throw config::ConfigError("--pcap " + *options.pcap_path, "", e.reason());
+  }
+}
+
 nlohmann::json link_counters(const WireLink& wire) {
   const FaultStats faults = wire.faults() ? wire.faults()->stats() : FaultStats{};
   const ReceiveBufferStats& rx = wire.rx.stats();
@@ -502,14 +511,7 @@ PerfResult run_perf(config::RunConfig& run, const PerfOptions& options,
       perf::active_mtu_for_ethernet_mtu(static_cast<std::uint32_t>(c.nodes[0].nic.ethernet_mtu));
   const std::uint32_t mtu = perf::effective_mtu(options, active_mtu);
   configured();
-  std::unique_ptr<WireCapture> capture;
-  if (options.pcap_path) {
-    try {
-      capture = std::make_unique<WireCapture>(*options.pcap_path);
-    } catch (const packet::PcapError& e) {
-      throw config::ConfigError("--pcap " + *options.pcap_path, "", e.reason());
-    }
-  }
+  std::unique_ptr<WireCapture> capture = open_capture(options);
   Testbed testbed("testbed", c);
   if (capture) {
     for (std::size_t i = 0; i < testbed.node_count(); ++i) capture->tap(testbed.wire_to(i));

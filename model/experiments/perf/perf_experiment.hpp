@@ -49,6 +49,10 @@ PerfResult run_tcp_perf(config::RunConfig& run, const perf::PerfOptions& options
                         const std::function<void()>& configured, std::ostream& report,
                         std::ostream* terminal);
 
+// --pcap's staged capture, or null without --pcap; a path where it cannot
+// be created is a ConfigError naming --pcap (before any simulation).
+std::unique_ptr<WireCapture> open_capture(const perf::PerfOptions& options);
+
 // A wire's faults and receive buffer, for perf.json's counters.link. The
 // fault counts are 0 on a wire without faults.
 nlohmann::json link_counters(const WireLink& wire);

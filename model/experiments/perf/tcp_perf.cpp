@@ -253,14 +253,7 @@ PerfResult run_tcp_perf(config::RunConfig& run, const PerfOptions& options,
     }
   }
   configured();
-  std::unique_ptr<WireCapture> capture;
-  if (options.pcap_path) {
-    try {
-      capture = std::make_unique<WireCapture>(*options.pcap_path);
-    } catch (const packet::PcapError& e) {
-      throw config::ConfigError("--pcap " + *options.pcap_path, "", e.reason());
-    }
-  }
+  std::unique_ptr<WireCapture> capture = open_capture(options);
   Testbed testbed("testbed", c);
   if (capture) {
     for (std::size_t i = 0; i < testbed.node_count(); ++i) capture->tap(testbed.wire_to(i));
