@@ -104,6 +104,8 @@ class EthernetPort : public sc_core::sc_module {
   std::uint32_t tx_announced_ = 0;     // the consumer index at the last interrupt
   std::uint32_t rx_completed_ = 0;   // frames written back (the receive consumer index the NIC has reached)
   std::uint64_t frame_index_ = 0;
+  std::deque<TxRead> tx_reads_;      // transmit()'s buffers being read
+  Transfer receiving_;               // receive()'s frame in hand
   std::deque<ethernet::TxDescriptor> tx_descriptors_;  // fetched, buffer not yet read
   std::deque<ethernet::RxDescriptor> rx_descriptors_;  // fetched, not yet used
   ethernet::InterruptModeration moderation_;

@@ -152,7 +152,10 @@ void KernelStack::softirq() {
 std::size_t KernelStack::napi_poll(CpuCore& core) {
   while (napi_owned_) sc_core::wait(napi_released_);
   napi_owned_ = true;
-  std::vector<ReceivedFrame> frames;
+  // A member (one poller at a time): a poll in progress when the run ends
+  // must not leave a thread-local vector behind.
+  std::vector<ReceivedFrame>& frames = polled_frames_;
+  frames.clear();
   driver_.poll(config_.napi_budget, [&frames](ReceivedFrame&& f) { frames.push_back(std::move(f)); },
                /*hold_buffers=*/true);
   for (const ReceivedFrame& frame : frames) handle_frame(core, frame);

@@ -25,6 +25,7 @@
 #include <optional>
 #include <string>
 #include <systemc>
+#include <vector>
 
 #include "common/module_macros.hpp"
 #include "common/transfer.hpp"
@@ -121,6 +122,7 @@ class KernelStack : public sc_core::sc_module {
   // Linux's NAPI ownership: frames are taken and handled in ring order.
   bool napi_owned_ = false;
   sc_core::sc_event napi_released_;
+  std::vector<ReceivedFrame> polled_frames_;  // the owner's poll
   sc_core::sc_event send_space_;
   std::optional<sc_core::sc_time> ack_deadline_;
   sc_core::sc_event ack_timer_changed_;
