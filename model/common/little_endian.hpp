@@ -71,6 +71,18 @@ class LittleEndianReader {
   bool ok_ = true;
 };
 
+// `n` (at most 8) little-endian bytes at `data` as a number: a register
+// write's value, a word the NIC wrote back.
+inline std::uint64_t load_little_endian(const std::uint8_t* data, std::size_t n) {
+  std::uint64_t value = 0;
+  for (std::size_t i = 0; i < n; ++i) value |= static_cast<std::uint64_t>(data[i]) << (8 * i);
+  return value;
+}
+// The low `n` (at most 8) bytes of `value`, little-endian, into `out`.
+inline void store_little_endian(std::uint64_t value, std::uint8_t* out, std::size_t n) {
+  for (std::size_t i = 0; i < n; ++i) out[i] = static_cast<std::uint8_t>(value >> (8 * i));
+}
+
 // C++17 deduces no alias template's arguments: `auto w = little_endian_writer(bytes);`.
 template <class Out>
 LittleEndianWriter<Out> little_endian_writer(Out& out) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "common/little_endian.hpp"
 #include "common/simulation.hpp"
 #include "packet/tcp_header.hpp"
 #include "packet/tso.hpp"
@@ -142,7 +143,7 @@ void EthernetPort::write_back_tx_head() {
   if (tx_head_writeback_ == 0 || tx_written_back_ == tx_sent_) return;
   tx_written_back_ = tx_sent_;
   auto bytes = std::make_shared<Bytes>(4);
-  for (int i = 0; i < 4; ++i) (*bytes)[i] = static_cast<std::uint8_t>(tx_sent_ >> (8 * i));
+  store_little_endian(tx_sent_, bytes->data(), 4);
   dma_.write(tx_head_writeback_, std::move(bytes));
 }
 
@@ -223,9 +224,7 @@ void EthernetPort::interrupts() {
       write_back_tx_head();
       tx_announced_ = tx_sent_;
       auto message = std::make_shared<Bytes>(4);
-      for (int i = 0; i < 4; ++i) {
-        (*message)[i] = static_cast<std::uint8_t>(interrupt_data_ >> (8 * i));
-      }
+      store_little_endian(interrupt_data_, message->data(), 4);
       dma_.write(interrupt_address_, std::move(message));  // may wait for room: look again
       continue;
     }

@@ -16,6 +16,8 @@
 #include <tlm_utils/simple_initiator_socket.h>
 #include <tlm_utils/simple_target_socket.h>
 
+#include "common/little_endian.hpp"
+
 namespace rnicsim {
 
 inline constexpr std::uint64_t kMsiWindowBase = 1ULL << 52;
@@ -55,9 +57,7 @@ class InterruptController : public sc_core::sc_module {
       payload.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
       return;
     }
-    const std::uint8_t* data = payload.get_data_ptr();
-    std::uint32_t vector = 0;
-    for (int i = 0; i < 4; ++i) vector |= static_cast<std::uint32_t>(data[i]) << (8 * i);
+    const auto vector = static_cast<std::uint32_t>(load_little_endian(payload.get_data_ptr(), 4));
     Line& target = line(vector);
     ++target.count;
     target.event.notify(delay);

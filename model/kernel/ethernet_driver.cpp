@@ -2,6 +2,8 @@
 
 #include <stdexcept>
 
+#include "common/little_endian.hpp"
+
 namespace rnicsim {
 
 using ethernet::EthernetRegister;
@@ -32,7 +34,7 @@ EthernetDriver::EthernetDriver(Host& host, KernelMemory& kernel_memory,
 void EthernetDriver::write_register(EthernetRegister reg, std::uint64_t value,
                                     std::uint32_t bytes) {
   std::uint8_t data[8];
-  for (std::uint32_t i = 0; i < bytes; ++i) data[i] = static_cast<std::uint8_t>(value >> (8 * i));
+  store_little_endian(value, data, bytes);
   host_.mmio_write(ethernet::kBarEthernet + static_cast<std::uint64_t>(reg), data, bytes,
                    sc_core::SC_ZERO_TIME);
 }
@@ -77,8 +79,7 @@ void EthernetDriver::release_rx_buffer(std::uint64_t address) {
 std::uint32_t EthernetDriver::transmit_room() {
   std::uint8_t head[4];
   host_.memory.read_bytes(tx_head_, head, sizeof head);
-  const auto sent = static_cast<std::uint32_t>(head[0] | head[1] << 8 | head[2] << 16 |
-                                               static_cast<std::uint32_t>(head[3]) << 24);
+  const auto sent = static_cast<std::uint32_t>(load_little_endian(head, sizeof head));
   for (; tx_clean_ != sent; ++tx_clean_) {
     const std::uint64_t end = slot_copy_end_[tx_clean_ % config_.tx_entries];
     if (end > copy_tail_) copy_tail_ = end;  // slots of transmit() keep 0

@@ -9,6 +9,7 @@
 #include <tlm_utils/simple_initiator_socket.h>
 #include <tlm_utils/simple_target_socket.h>
 
+#include "common/little_endian.hpp"
 #include "ethernet/ethernet_formats.hpp"
 #include "ethernet/ethernet_port.hpp"
 
@@ -40,10 +41,7 @@ class BarDecoder : public sc_core::sc_module {
       payload.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
       return;
     }
-    std::uint64_t value = 0;
-    const std::uint8_t* data = payload.get_data_ptr();
-    for (std::uint32_t i = 0; i < length; ++i) value |= static_cast<std::uint64_t>(data[i]) << (8 * i);
-    ethernet_->write_register(*reg, value);
+    ethernet_->write_register(*reg, load_little_endian(payload.get_data_ptr(), length));
     payload.set_response_status(tlm::TLM_OK_RESPONSE);
   }
 

@@ -6,17 +6,13 @@
 // unit's cached entries of the MR) and writes its status back by DMA.
 #include <cstring>
 
+#include "common/little_endian.hpp"
 #include "common/message_breakdown.hpp"
 #include "transport/rc_units.hpp"
 
 namespace rnicsim {
 namespace {
 
-std::uint64_t little_endian(const std::uint8_t* data, std::size_t n) {
-  std::uint64_t v = 0;
-  for (std::size_t i = 0; i < n; ++i) v |= static_cast<std::uint64_t>(data[i]) << (8 * i);
-  return v;
-}
 
 RingLayout ring(const std::vector<std::uint64_t>& pages, std::uint32_t page_bytes,
                 std::uint32_t entry_bytes, std::uint32_t entries) {
@@ -60,14 +56,14 @@ void CommandUnit::b_transport(tlm::tlm_generic_payload& payload, sc_core::sc_tim
   RcContexts& contexts = shared_.contexts();
   if (target->kind == BarWriteKind::kCommand) {
     ++shared_.stats().commands;
-    mailboxes_.push_back(little_endian(data, std::min<std::uint32_t>(length, 8)));
+    mailboxes_.push_back(load_little_endian(data, std::min<std::uint32_t>(length, 8)));
     command_rung_.notify(sc_core::SC_ZERO_TIME);
     return;
   }
   QpContext* qp = contexts.qp(target->qpn);
   if (qp == nullptr) return;  // a doorbell for no QP: hardware ignores it
   MessageBreakdown::instance().mark(*this, "doorbell");
-  const auto producer = static_cast<std::uint32_t>(little_endian(data, 4));
+  const auto producer = static_cast<std::uint32_t>(load_little_endian(data, 4));
   switch (target->kind) {
     case BarWriteKind::kSendDoorbell:
       ++shared_.stats().doorbells;
@@ -117,7 +113,7 @@ void CommandUnit::run_commands() {
     }
     auto word = std::make_shared<Bytes>(4);
     const auto value = static_cast<std::uint32_t>(status);
-    for (int i = 0; i < 4; ++i) (*word)[i] = static_cast<std::uint8_t>(value >> (8 * i));
+    store_little_endian(value, word->data(), 4);
     dma_.write(mailbox + kCommandStatusOffset, std::move(word));
   }
 }
