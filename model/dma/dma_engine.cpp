@@ -135,6 +135,7 @@ DmaEngine::Window& DmaEngine::open_window(DmaPort& port, DmaPort::Slot& slot) {
   window.port = &port;
   window.slot = static_cast<std::uint32_t>(&slot - port.slots_.data());
   window.run_count = 0;
+  window.pad_bits = request.pad_bits;  // the splitter drops it if it cuts the window short
   std::uint8_t* data = request.buffer + slot.booked;
   std::uint32_t offset = slot.segment_offset;
   for (std::uint32_t s = slot.next_segment; s < request.segment_count; ++s, offset = 0) {

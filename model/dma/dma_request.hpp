@@ -30,6 +30,9 @@ struct DmaRequest {
   // The segments' bytes back to back: filled by a read, the data of a write.
   // The requester keeps it (unchanged, for a write) until the completion.
   std::uint8_t* buffer = nullptr;
+  // Bits at the end of the last byte that carry no data (0-7): only the
+  // ideal PCIe link of the seed figure counts them (pcie::TlpWindow::pad_bits).
+  std::uint8_t pad_bits = 0;
 
   // One contiguous range.
   static DmaRequest read(std::uint32_t tag, std::uint64_t address, std::uint32_t length,

@@ -56,6 +56,7 @@ BookedTlps RequestSplitter::split(pcie::TlpWindow& window, std::uint32_t max_tlp
   const sc_core::sc_time now = sim_now();
   std::uint32_t count = 0;
   std::uint32_t runs = 0;
+  bool cut_short = false;  // the window stops before the request's last byte
   for (; runs < window.run_count && count < max_tlps; ++runs) {
     pcie::DataRun& run = window.runs[runs];
     if (run.length == 0) continue;  // no TLP; the RTL takes no empty request
@@ -74,11 +75,17 @@ BookedTlps RequestSplitter::split(pcie::TlpWindow& window, std::uint32_t max_tlp
       ++count;
     }
     if (result.covered_bytes < run.length) {
+      cut_short = true;
       run.length = static_cast<std::uint32_t>(result.covered_bytes);  // the window ends here
       ++runs;
       break;
     }
   }
+  // A window cut short no longer ends where its request does: no pad.
+  for (std::uint32_t r = runs; r < window.run_count; ++r) {
+    if (window.runs[r].length > 0) cut_short = true;
+  }
+  if (cut_short) window.pad_bits = 0;
   window.run_count = runs;
   ++stats_.windows;
   stats_.tlps += count;

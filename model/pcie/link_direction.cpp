@@ -22,6 +22,10 @@ sc_core::sc_time LinkDirection::wire_time_of(std::uint32_t wire_bytes) const {
   return serialization_time(8ULL * wire_bytes, gbps_);
 }
 
+sc_core::sc_time LinkDirection::bits_time(std::uint64_t bits) const {
+  return serialization_time(bits, gbps_);
+}
+
 void LinkDirection::forget_before(std::uint64_t now) {
   if (first_ == busy_.size() || busy_[first_].end > now) return;  // nothing has ended
   while (first_ < busy_.size() && busy_[first_].end <= now) ++first_;

@@ -39,6 +39,9 @@ class LinkDirection {
     return wire_bytes < wire_times_.size() ? wire_times_[wire_bytes] : wire_time_of(wire_bytes);
   }
 
+  // Time `bits` take on the wire (the ideal link's, whose sizes count in bits).
+  sc_core::sc_time bits_time(std::uint64_t bits) const;
+
   // Sends `tlps` TLPs back to back, `wire_bytes` in all taking `duration`
   // (plus any DLLPs booked among them), from the first time at or after
   // `earliest` (and `now`, the current time) that no TLP already booked is in

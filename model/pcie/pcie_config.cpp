@@ -44,6 +44,7 @@ double PcieConfig::encoding_efficiency() const {
 }
 
 double PcieConfig::link_gbps() const {
+  if (ideal) return ideal_gbps;
   return lanes * gigatransfers_per_lane() * encoding_efficiency() *
          (1.0 - kSkipSymbols / kSkipInterval);
 }
@@ -112,6 +113,14 @@ void declare_pcie_keys(config::Schema& schema) {
                  .at_least(4096)
                  .at_most(1 << 30)
                  .power_of_two());
+  schema.add(boolean_key("pcie.ideal", false,
+                         "the seed figure's ideal link: TLPs carry their payload alone (no "
+                         "header, framing or DLLPs) at pcie.ideal_gbps, and sizes count in bits; "
+                         "generation and lanes are then unused"));
+  schema.add(number_key("pcie.ideal_gbps", 100, "Gbit/s",
+                        "one direction's rate of the ideal link (pcie.ideal)")
+                 .greater_than(0)
+                 .at_most(1e6));
   schema.add_check({"pcie.completion_bytes", "pcie.rcb_bytes", "pcie.mps_bytes"},
                    [](const config::Json& doc) { return completion_violation(doc); });
 }
@@ -138,6 +147,8 @@ PcieConfig pcie_config(const config::Section& pcie) {
   c.iotlb_entries = integer("iotlb_entries");
   c.iotlb_miss = ns("iotlb_miss_ns");
   c.iommu_page_bytes = integer("iommu_page_bytes");
+  c.ideal = pcie.boolean("ideal");
+  c.ideal_gbps = pcie.number("ideal_gbps");
   return c;
 }
 

@@ -26,9 +26,14 @@ struct PcieConfig {
   std::uint32_t iotlb_entries = 0;
   sc_core::sc_time iotlb_miss;        // page walk on an IOTLB miss
   std::uint32_t iommu_page_bytes = 4096;
+  // The seed figure's ideal link (README.md): TLPs are their payload alone,
+  // with no header, framing or DLLPs, at `ideal_gbps`, and a transfer may end
+  // mid-byte (TlpWindow::pad_bits), so sizes count in bits.
+  bool ideal = false;
+  double ideal_gbps = 0;
 
   // Usable bit rate of one direction: lanes x GT/s x line-code efficiency,
-  // less the SKP ordered sets (4 symbols every 1538).
+  // less the SKP ordered sets (4 symbols every 1538); ideal_gbps on the ideal link.
   double link_gbps() const;
   // Raw transfer rate per lane in GT/s and the line code's efficiency.
   double gigatransfers_per_lane() const;

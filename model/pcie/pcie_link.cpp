@@ -25,6 +25,14 @@ PcieLink::PcieLink(const sc_core::sc_module_name& name, const PcieConfig& config
   dont_initialize();
 }
 
+std::uint32_t PcieLink::read_request_bytes(std::uint64_t address) const {
+  return config_.ideal ? 0 : read_request_wire_bytes(address);
+}
+
+std::uint32_t PcieLink::write_request_bytes(std::uint64_t address, std::uint32_t payload) const {
+  return config_.ideal ? payload : write_request_wire_bytes(address, payload);
+}
+
 sc_core::sc_time PcieLink::translated_at(std::uint64_t address, const sc_core::sc_time& arrival) {
   if (!config_.iommu) return arrival;
   return iotlb_.translate(address, arrival, config_.iotlb_miss);
@@ -33,6 +41,7 @@ sc_core::sc_time PcieLink::translated_at(std::uint64_t address, const sc_core::s
 void PcieLink::acknowledge(LinkDirection& reverse, std::uint64_t& ack_bytes,
                            std::uint64_t& fc_bytes, std::uint64_t bytes,
                            const sc_core::sc_time& now) {
+  if (config_.ideal) return;  // the ideal link has no DLLPs
   // The remainders carry from one call to the next, so acknowledging a
   // window's bytes at once makes exactly as many DLLPs as TLP by TLP would.
   ack_bytes += bytes;
@@ -108,6 +117,11 @@ PcieLink::CompletionTrain PcieLink::completion_train(std::uint64_t address,
   const CompletionSizes sizes = completion_sizes(address, length, config_.completion_bytes);
   CompletionTrain train;
   train.count = sizes.count();
+  if (config_.ideal) {  // payload alone, as one stretch
+    train.wire_bytes = length;
+    train.duration = downstream_.bits_time(8ULL * length);
+    return train;
+  }
   train.wire_bytes = std::uint64_t{train.count} * completion_wire_bytes(0) + length;
   // Each completion rounds to a picosecond on its own, as it would alone.
   train.duration = downstream_.wire_time(completion_wire_bytes(sizes.first)) +
@@ -127,8 +141,8 @@ void PcieLink::book_reads(TlpWindow& window, Tlp* tlps, std::uint32_t count,
   std::uint64_t request_bytes_sent = 0;
   std::uint64_t completion_bytes_sent = 0;
   // Unsupported Request: one completion without data.
-  const CompletionTrain unsupported{1, completion_wire_bytes(0),
-                                    downstream_.wire_time(completion_wire_bytes(0))};
+  const std::uint32_t unsupported_bytes = config_.ideal ? 0 : completion_wire_bytes(0);
+  const CompletionTrain unsupported{1, unsupported_bytes, downstream_.wire_time(unsupported_bytes)};
   CompletionTrain train;
   bool have_train = false;
   std::uint32_t train_offset = 0;
@@ -146,7 +160,7 @@ void PcieLink::book_reads(TlpWindow& window, Tlp* tlps, std::uint32_t count,
     sc_core::sc_time delay = memory_delay;
     const bool failed = !group_ok && !probe_memory(tlp.address, tlp.length, delay);
 
-    const std::uint32_t request_bytes = read_request_wire_bytes(tlp.address);
+    const std::uint32_t request_bytes = read_request_bytes(tlp.address);
     // Reads do not pass earlier posted writes.
     const LinkDirection::Slot up =
         upstream_.send_tlps(1, request_bytes, upstream_.wire_time(request_bytes),
@@ -168,7 +182,13 @@ void PcieLink::book_reads(TlpWindow& window, Tlp* tlps, std::uint32_t count,
         train_length = tlp.length;
       }
     }
-    const CompletionTrain& completions = failed ? unsupported : train;
+    CompletionTrain padded;
+    if (!failed && i + 1 == count && pads_last_tlp(window)) {
+      padded = train;
+      padded.duration = padded_time(downstream_, tlp.length, window);
+    }
+    const CompletionTrain& completions =
+        failed ? unsupported : padded.count > 0 ? padded : train;
     const LinkDirection::Slot down = downstream_.send_tlps(
         completions.count, completions.wire_bytes, completions.duration, ready, now);
     completion_bytes_sent += completions.wire_bytes;
@@ -191,14 +211,17 @@ void PcieLink::book_writes(TlpWindow& window, Tlp* tlps, std::uint32_t count,
   sc_core::sc_time in_memory = last_posted_write_;
   std::uint64_t bytes_sent = 0;
   for (std::uint32_t i = 0; i < count;) {
-    const std::uint32_t bytes = write_request_wire_bytes(tlps[i].address, tlps[i].length);
-    const sc_core::sc_time duration = upstream_.wire_time(bytes);
+    const std::uint32_t bytes = write_request_bytes(tlps[i].address, tlps[i].length);
+    const bool padded = i + 1 == count && pads_last_tlp(window);
+    const sc_core::sc_time duration =
+        padded ? padded_time(upstream_, bytes, window) : upstream_.wire_time(bytes);
     // Posted writes stay in order: each leaves after the one before. The
     // writes of a size after this one that are ready already (a large
     // request's, at MPS) go right after it, so they may go as one train.
     std::uint32_t run = 1;
     while (i + run < count && tlps[i + run].earliest <= now &&
-           write_request_wire_bytes(tlps[i + run].address, tlps[i + run].length) == bytes) {
+           !(i + run + 1 == count && pads_last_tlp(window)) &&
+           write_request_bytes(tlps[i + run].address, tlps[i + run].length) == bytes) {
       ++run;
     }
     const sc_core::sc_time earliest = std::max(tlps[i].earliest, last_write_sent_);
@@ -238,7 +261,7 @@ void PcieLink::host_b_transport(int /*initiator*/, tlm::tlm_generic_payload& pay
   delay = sc_core::SC_ZERO_TIME;
   const sc_core::sc_time now = sim_now();
   const std::uint32_t length = payload.get_data_length();
-  const std::uint32_t bytes = write_request_wire_bytes(payload.get_address(), length);
+  const std::uint32_t bytes = write_request_bytes(payload.get_address(), length);
   const LinkDirection::Slot down =
       downstream_.send_tlps(1, bytes, downstream_.wire_time(bytes), now, now);
   acknowledge(upstream_, downstream_ack_bytes_, downstream_fc_bytes_, bytes, now);

@@ -95,6 +95,19 @@ class PcieLink : public sc_core::sc_module, public TlpListIf {
     sc_core::sc_time duration;
   };
   CompletionTrain completion_train(std::uint64_t address, std::uint32_t length) const;
+  // Bytes a request TLP takes on the link: the spec's header and framing with
+  // its payload, or on the ideal link its payload alone.
+  std::uint32_t read_request_bytes(std::uint64_t address) const;
+  std::uint32_t write_request_bytes(std::uint64_t address, std::uint32_t payload) const;
+  // The ideal link leaves the window's pad bits off its last TLP: the time
+  // that TLP's `bytes` of payload take then.
+  sc_core::sc_time padded_time(const LinkDirection& direction, std::uint64_t bytes,
+                               const TlpWindow& window) const {
+    return direction.bits_time(8 * bytes - window.pad_bits);
+  }
+  bool pads_last_tlp(const TlpWindow& window) const {
+    return config_.ideal && window.pad_bits > 0;
+  }
   void book_reads(TlpWindow& window, Tlp* tlps, std::uint32_t count, const sc_core::sc_time& now);
   void book_writes(TlpWindow& window, Tlp* tlps, std::uint32_t count,
                    const sc_core::sc_time& now);

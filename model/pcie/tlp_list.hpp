@@ -53,6 +53,11 @@ struct TlpWindow {
   std::array<DataRun, kMaxWindowRuns> runs{};
   std::uint32_t run_count = 0;
   TlpWindowListener* listener = nullptr;
+  // Bits at the end of the window's last byte that carry no data (a 100-bit
+  // Data fills 13 bytes and leaves 4). A real link moves whole bytes and
+  // ignores them; the ideal link (PcieConfig::ideal) leaves them off its last
+  // TLP. Only a window that ends where its DMA request ends has any.
+  std::uint8_t pad_bits = 0;
   // Set by the link:
   sc_core::sc_time done;  // when the window's last TLP is done
   bool failed = false;    // a read TLP of the window failed

@@ -933,5 +933,105 @@ TEST(LinkDirection, ATrainGoesWhereOneAtATimeWouldAndNowhereElse) {
   EXPECT_EQ(train.stats().tlps, 5u);
 }
 
+// ---- The ideal link (pcie.ideal): the seed figure's DMA step ----
+
+// 100 Gbit/s, no latency anywhere: a TLP takes its payload's bits at the rate.
+pcie::PcieConfig ideal_link() {
+  pcie::PcieConfig c = gen3x8();
+  c.ideal = true;
+  c.ideal_gbps = 100;
+  c.link_latency = sc_core::SC_ZERO_TIME;
+  c.root_complex_latency = sc_core::SC_ZERO_TIME;
+  return c;
+}
+
+// A 100-bit Data: 13 bytes in memory, the last 4 bits of which carry nothing.
+DmaRequest data_read(std::uint32_t tag, std::uint64_t address, std::uint8_t* buffer) {
+  DmaRequest request = DmaRequest::read(tag, address, 13, buffer);
+  request.pad_bits = 4;
+  return request;
+}
+
+TEST(IdealLink, A100BitReadTakesOneNanosecondAndReadsInARowOneEach) {
+  // The MRd carries nothing (0 ns), the root complex answers at once, and the
+  // completion's 100 bits take 1 ns at 100 Gbit/s; ten reads asked at 0 share
+  // the completion wire: the k-th is complete at k + 1 ns. No DLLPs.
+  Bench bench(ideal_link());
+  Requester nic("nic", bench.engine, 16);
+  std::vector<std::uint8_t> got(10 * 13);
+  sc_core::sc_spawn([&] {  // one thread: the requests come in tag order
+    for (std::uint32_t k = 0; k < 10; ++k) {
+      nic.port.request(data_read(k, 0x1000 + 64 * k, got.data() + 13 * k));
+    }
+  });
+  sc_core::sc_start();
+  ASSERT_EQ(nic.got.size(), 10u);
+  for (std::uint32_t k = 0; k < 10; ++k) {
+    ASSERT_NE(nic.completion(k), nullptr);
+    EXPECT_EQ(nic.completion(k)->time, nanoseconds(k + 1)) << "read " << k;
+  }
+  EXPECT_EQ(bench.link.upstream_stats().dllps + bench.link.downstream_stats().dllps, 0u);
+  EXPECT_EQ(bench.link.downstream_stats().tlp_bytes, 130u);  // payload alone
+}
+
+TEST(IdealLink, ALatencyIsPipelinedAcrossReadsInFlight) {
+  // 10 ns at the root complex: a read asked every ns completes 11 ns later,
+  // and one still completes every ns.
+  pcie::PcieConfig c = ideal_link();
+  c.root_complex_latency = nanoseconds(10);
+  Bench bench(c);
+  Requester nic("nic", bench.engine, 16);
+  std::vector<std::uint8_t> got(10 * 13);
+  for (std::uint32_t k = 0; k < 10; ++k) {
+    nic.request_at(nanoseconds(k), data_read(k, 0x1000 + 64 * k, got.data() + 13 * k));
+  }
+  sc_core::sc_start();
+  ASSERT_EQ(nic.got.size(), 10u);
+  for (std::uint32_t k = 0; k < 10; ++k) {
+    EXPECT_EQ(nic.completion(k)->time, nanoseconds(11 + k)) << "read " << k;
+  }
+}
+
+// A 100-bit posted write on `link`: when it is in memory, which holds its bytes.
+sc_time padded_write_time(const pcie::PcieConfig& link) {
+  Bench bench(link);
+  Requester nic("nic", bench.engine, 4);
+  const auto data = pattern(13, 5);
+  DmaRequest padded = DmaRequest::write(1, 0x2000, 13, data.data());
+  padded.pad_bits = 4;
+  nic.request_at(sc_core::SC_ZERO_TIME, padded);
+  sc_core::sc_start();
+  std::vector<std::uint8_t> in_memory(13);
+  bench.memory.read_bytes(0x2000, in_memory.data(), in_memory.size());
+  EXPECT_EQ(in_memory, data);
+  return nic.completion(1) ? nic.completion(1)->time : sc_core::SC_ZERO_TIME;
+}
+
+TEST(IdealLink, APaddedWriteTakesItsDataBits) {
+  EXPECT_EQ(padded_write_time(ideal_link()), nanoseconds(1));  // 100 bits at 100 Gbit/s
+}
+
+TEST(IdealLink, ARealLinkMovesWholeBytesWhateverThePad) {
+  // Gen3 x8: a 3 DW header, 13 bytes and 8 of framing, then the link latency.
+  const pcie::PcieConfig c = gen3x8();
+  EXPECT_EQ(padded_write_time(c), wire(c, 12 + 13 + 8) + c.link_latency);
+}
+
+TEST(IdealLink, OnlyTheWindowHoldingTheRequestsLastByteDropsThePad) {
+  // One tag: a 1025-byte read at MRRS 512 goes as three windows of one MRd,
+  // one after the other: 512 + 512 + 1 bytes, the pad (4 bits) on the last
+  // alone: 8 * 1025 - 4 bits at 100 Gbit/s = 81.96 ns.
+  Bench bench(ideal_link(), 1);
+  Requester nic("nic", bench.engine, 4);
+  std::vector<std::uint8_t> got(1025);
+  DmaRequest request = DmaRequest::read(1, 0x10000, 1025, got.data());
+  request.pad_bits = 4;
+  nic.request_at(sc_core::SC_ZERO_TIME, request);
+  sc_core::sc_start();
+  ASSERT_NE(nic.completion(1), nullptr);
+  EXPECT_EQ(nic.completion(1)->time, sc_time(81960, sc_core::SC_PS));
+  EXPECT_EQ(bench.engine.stats().windows, 3u);
+}
+
 }  // namespace
 }  // namespace rnicsim
