@@ -195,6 +195,11 @@ class Stage : public sc_core::sc_module, public EarlyReaderIf<In> {
   // work happens at, which for an item taken early is ahead of the kernel's.
   const sc_core::sc_time& service_start() const { return item_start_; }
 
+  // Thread stages: `time` of the item's service so far was latency rather
+  // than work: a wait for work done elsewhere and pipelined there (a DMA read
+  // in flight behind others). The item's span covers it; busy time does not.
+  void count_as_latency(const sc_core::sc_time& time) { item_latency_ += time; }
+
   // The most outputs serve can emit for `item`: an item is taken early only
   // if its output has room for that many.
   virtual std::size_t max_outputs(const In& /*item*/) const { return 1; }
@@ -247,7 +252,7 @@ class Stage : public sc_core::sc_module, public EarlyReaderIf<In> {
       if (occupancy_ == Occupancy::kInput) occupy(input_bits(item));
       serve(item, emitter_);
       settle();
-      stats_.busy += sim_now() - item_start_ - item_blocked_;
+      stats_.busy += sim_now() - item_start_ - item_blocked_ - item_latency_;
       if (item_outputs_ == 0) ++stats_.dropped;
     }
   }
@@ -314,6 +319,7 @@ class Stage : public sc_core::sc_module, public EarlyReaderIf<In> {
     ++stats_.items;
     item_start_ = output_start_ = start;
     item_blocked_ = sc_core::SC_ZERO_TIME;
+    item_latency_ = sc_core::SC_ZERO_TIME;
     item_outputs_ = 0;
   }
 
@@ -453,6 +459,7 @@ class Stage : public sc_core::sc_module, public EarlyReaderIf<In> {
   sc_core::sc_time item_start_;
   sc_core::sc_time output_start_;  // the next output's service started then
   sc_core::sc_time item_blocked_;
+  sc_core::sc_time item_latency_;  // thread stages: count_as_latency
   std::uint64_t item_outputs_ = 0;
   // Method stages only.
   std::vector<NbPushIf<Out>*> nb_outputs_;

@@ -62,13 +62,21 @@ Testbed::Testbed(const sc_core::sc_module_name& name, const TestbedConfig& confi
         count == 1 ? "loopback" : config.node_names[from] + "_to_" + config.node_names[i];
     wires_.push_back(std::make_unique<WireLink>(
         wire_name.c_str(), config.link,
-        WireFraming(WireFraming::Kind::kFrame, roce_v2_write_only_ipv4()), config.faults.at(from)));
+        config.bare_data ? *config.bare_data
+                         : WireFraming(WireFraming::Kind::kFrame, roce_v2_write_only_ipv4()),
+        config.faults.at(from)));
   }
   for (std::size_t i = 0; i < count; ++i) {
     const std::size_t from = count == 1 ? i : 1 - i;
     WireLink& wire = *wires_[i];
     wire.in(nodes_[from]->nic.mac_tx);
-    nodes_[i]->nic.connect_wire(wire.rx);
+    if (config.bare_data) {
+      const std::string idle = config.node_names[i] + "_idle_receive";
+      idle_receive_.push_back(std::make_unique<ReceiveBuffer>(idle.c_str(), 0));
+      nodes_[i]->nic.connect_wire(*idle_receive_.back());
+    } else {
+      nodes_[i]->nic.connect_wire(wire.rx);
+    }
   }
 }
 

@@ -29,6 +29,11 @@ struct TestbedConfig {
   std::vector<NodeConfig> nodes;
   WireLinkConfig link;
   std::vector<FaultConfig> faults;  // faults[i]: on the frames node i sends
+  // Set for the seed figure on the testbed (the pipeline experiment's
+  // "testbed" composition): the wires carry the experiment's bare Data with
+  // this framing, and no NIC receives them: the experiment reads each wire's
+  // receive buffer, and the NICs' receive sides stay idle.
+  std::optional<WireFraming> bare_data;
 };
 
 // The nodes' sections (nodes.<name>.<section>, else <section>, faults
@@ -45,13 +50,16 @@ class Testbed : public sc_core::sc_module {
   Testbed(const sc_core::sc_module_name& name, const TestbedConfig& config);
 
   Node& node(std::size_t index) { return *nodes_.at(index); }
+  const Node& node(std::size_t index) const { return *nodes_.at(index); }
   std::size_t node_count() const { return nodes_.size(); }
   // The wire into node `index`'s NIC.
   WireLink& wire_to(std::size_t index) { return *wires_.at(index); }
+  const WireLink& wire_to(std::size_t index) const { return *wires_.at(index); }
 
  private:
   std::vector<std::unique_ptr<Node>> nodes_;
   std::vector<std::unique_ptr<WireLink>> wires_;  // wires_[i] ends at node i
+  std::vector<std::unique_ptr<ReceiveBuffer>> idle_receive_;  // with bare_data: the NICs' inputs
 };
 
 // Node `index`'s addresses: MAC 02:00:00:00:00:<index+1>, IPv4 192.168.0.<index+1>,
