@@ -1,6 +1,10 @@
 // The seed figure and its variants, simulated from configs/seed_pipeline.json
-// with overrides. Expected values are worked out by hand beside each test;
-// the model holds no formula for them.
+// (the stage blocks alone) and configs/seed_nic.json (the same workload
+// through the composed testbed: host memory, the NIC's DMA engine over an
+// ideal PCIe link, the testbed's wire), with overrides. The variants both
+// compositions share are parameterized tests: the two must give the same
+// numbers. Expected values are worked out by hand beside each test; the
+// model holds no formula for them.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -15,7 +19,17 @@
 namespace rnicsim {
 namespace {
 
-const std::string kSeedConfig = std::string(RNICSIM_SOURCE_DIR) + "/configs/seed_pipeline.json";
+const std::string kConfigs = std::string(RNICSIM_SOURCE_DIR) + "/configs/";
+
+// One way to build the seed figure: its config, and the key giving the DMA
+// step a fixed latency (the stage's own, or the root complex's on the testbed).
+struct Composition {
+  const char* name;
+  const char* config;
+  const char* dma_latency_key;
+};
+const Composition kStages{"Stages", "seed_pipeline.json", "dma.latency_ns"};
+const Composition kTestbed{"Testbed", "seed_nic.json", "pcie.root_complex_latency_ns"};
 
 // Keeps every Data's timeline, which the model itself does not.
 class TimelineRecorder : public PipelineObserver {
@@ -30,8 +44,9 @@ struct SeedRun {
   TimelineRecorder timelines;
 };
 
-SeedRun run_seed(const std::vector<std::string>& overrides = {}) {
-  config::RunConfig doc(config::load_config(kSeedConfig, overrides, rnicsim_schema()));
+SeedRun run_seed(const Composition& composition, const std::vector<std::string>& overrides = {}) {
+  config::RunConfig doc(
+      config::load_config(kConfigs + composition.config, overrides, rnicsim_schema()));
   SeedRun run;
   RunProgress quiet;
   run.result = run_pipeline(pipeline_config(doc), quiet, &run.timelines);
@@ -81,11 +96,24 @@ void expect_arrivals(const Path& p, double first_ns, double step_ns, double inte
   EXPECT_DOUBLE_EQ(p->mean_latency_ns, (first_ns + last_latency) / 2);  // evenly spaced
 }
 
-TEST(SeedPipeline, EthernetTakesFourNanosecondsAndRdmaThreeBothAt100Gbps) {
+// The variants both compositions run.
+class SeedFigure : public ::testing::TestWithParam<Composition> {
+ protected:
+  SeedRun run(const std::vector<std::string>& overrides = {}) const {
+    return run_seed(GetParam(), overrides);
+  }
+  std::string dma_latency(double ns) const {
+    return std::string(GetParam().dma_latency_key) + "=" + std::to_string(ns);
+  }
+};
+
+SeedRun run_stages(const std::vector<std::string>& overrides) { return run_seed(kStages, overrides); }
+
+TEST_P(SeedFigure, EthernetTakesFourNanosecondsAndRdmaThreeBothAt100Gbps) {
   // Every stage moves 100 bits at 100 Gbit/s (1 ns) and the application makes
   // a Data every 1 ns: Ethernet crosses four stages (4 ns), RDMA three (3 ns),
   // no Data ever waits, and one Data arrives per ns: 100 Gbit/s.
-  const SeedRun result = run_seed();
+  const SeedRun result = run();
   const Path ethernet = path(result, "ethernet");
   const Path rdma = path(result, "rdma");
   EXPECT_EQ(stage_names(ethernet),
@@ -105,11 +133,11 @@ TEST(SeedPipeline, EthernetTakesFourNanosecondsAndRdmaThreeBothAt100Gbps) {
   EXPECT_EQ(ethernet.data[2].stage_end_ns, (std::vector<double>{3, 4, 5, 6}));
 }
 
-TEST(SeedPipeline, TwoNanosecondStagesWith200BitDataEveryTwoNanoseconds) {
+TEST_P(SeedFigure, TwoNanosecondStagesWith200BitDataEveryTwoNanoseconds) {
   // Variant (a): 200 bits at 100 Gbit/s = 2 ns per stage, a Data every 2 ns.
   // Ethernet 4 x 2 = 8 ns, RDMA 3 x 2 = 6 ns; one 200-bit Data per 2 ns = 100 Gbit/s.
   const SeedRun result =
-      run_seed({"workload.data_bits=200", "workload.interval_ns=2"});
+      run({"workload.data_bits=200", "workload.interval_ns=2"});
   const Path ethernet = path(result, "ethernet");
   const Path rdma = path(result, "rdma");
   EXPECT_DOUBLE_EQ(ethernet->first_latency_ns, 8);
@@ -120,13 +148,13 @@ TEST(SeedPipeline, TwoNanosecondStagesWith200BitDataEveryTwoNanoseconds) {
   EXPECT_DOUBLE_EQ(rdma->steady_gbps, 100);
 }
 
-TEST(SeedPipeline, ASlowerWireIsTheBottleneckAndLatencyGrowsWithTheIndex) {
+TEST_P(SeedFigure, ASlowerWireIsTheBottleneckAndLatencyGrowsWithTheIndex) {
   // Variant (b): the wire at 50 Gbit/s needs 2 ns per Data while a new one
   // comes every 1 ns. On the RDMA path Data 0 reaches the wire at 2 ns and
   // arrives at 4; the wire is then never idle, so Data i arrives at 4 + 2i and
   // its latency is 4 + 2i - i = 4 + i. Ethernet reaches the wire 1 ns later:
   // 5 + 2i, latency 5 + i. Bandwidth: 100 bits per 2 ns = 50 Gbit/s.
-  const SeedRun result = run_seed({"link.gbps=50"});
+  const SeedRun result = run({"link.gbps=50"});
   const Path ethernet = path(result, "ethernet");
   const Path rdma = path(result, "rdma");
   expect_arrivals(ethernet, 5, 2, 1);
@@ -146,7 +174,7 @@ TEST(SeedPipeline, BackpressureFromAOneItemQueueDoesNotChangeWhatTheWireDelivers
   // before the wire now wait for it, but with no stage latency to cover the
   // wire is still never idle, so the arrivals are those of (b) and the wait
   // shows up as blocked time.
-  const SeedRun result = run_seed({"link.gbps=50", "pipeline.queue_items=1"});
+  const SeedRun result = run_stages({"link.gbps=50", "pipeline.queue_items=1"});
   const Path ethernet = path(result, "ethernet");
   const Path rdma = path(result, "rdma");
   expect_arrivals(ethernet, 5, 2, 1);
@@ -164,7 +192,7 @@ TEST(SeedPipeline, AQueueTooSmallForAStagesLatencyLimitsBandwidthAtThatStage) {
   // each later Data leaves the DMA stage 10 ns after the one before. The DMA
   // stage is held 10 ns per item (1 busy + 9 blocked), as is every stage
   // before it; it is the last of them, so it is the bottleneck.
-  const SeedRun result = run_seed({"dma.latency_ns=10", "pipeline.queue_items=1"});
+  const SeedRun result = run_stages({"dma.latency_ns=10", "pipeline.queue_items=1"});
   const Path ethernet = path(result, "ethernet");
   const Path rdma = path(result, "rdma");
   for (std::size_t i = 0; i < rdma.data.size(); ++i) {
@@ -177,11 +205,11 @@ TEST(SeedPipeline, AQueueTooSmallForAStagesLatencyLimitsBandwidthAtThatStage) {
   EXPECT_EQ(ethernet->bottleneck, "dma");
 }
 
-TEST(SeedPipeline, PropagationAndDmaLatencyAddToLatencyButNotToBandwidth) {
+TEST_P(SeedFigure, PropagationAndDmaLatencyAddToLatencyButNotToBandwidth) {
   // Variant (c): 5 ns of cable and a fixed 10 ns DMA latency are pipelined:
   // every Data takes 15 ns longer (Ethernet 19, RDMA 18) and one still arrives
   // every ns: 100 Gbit/s.
-  const SeedRun result = run_seed({"link.propagation_ns=5", "dma.latency_ns=10"});
+  const SeedRun result = run({"link.propagation_ns=5", dma_latency(10)});
   const Path ethernet = path(result, "ethernet");
   const Path rdma = path(result, "rdma");
   expect_arrivals(ethernet, 19, 1, 1);
@@ -190,20 +218,20 @@ TEST(SeedPipeline, PropagationAndDmaLatencyAddToLatencyButNotToBandwidth) {
   EXPECT_DOUBLE_EQ(rdma->steady_gbps, 100);
 }
 
-TEST(SeedPipeline, AProducerSlowerThanEveryStageIsTheBottleneck) {
+TEST_P(SeedFigure, AProducerSlowerThanEveryStageIsTheBottleneck) {
   // A Data every 4 ns through 1 ns stages: nothing waits, 100 bits per 4 ns.
-  const SeedRun result = run_seed({"workload.interval_ns=4"});
+  const SeedRun result = run({"workload.interval_ns=4"});
   const Path rdma = path(result, "rdma");
   expect_arrivals(rdma, 3, 4, 4);
   EXPECT_DOUBLE_EQ(rdma->steady_gbps, 25);
   EXPECT_EQ(rdma->bottleneck, "workload");
 }
 
-TEST(SeedPipeline, EthernetFramingPutsHeadersOnTheWire) {
+TEST_P(SeedFigure, EthernetFramingPutsHeadersOnTheWire) {
   // A 13-byte Data on the wire: RoCEv2 WRITE ONLY is 114 B with preamble and
   // IFG (9.12 ns at 100G), TCP/IPv4 91 B (7.28 ns). Both wires become the
   // bottleneck; Ethernet arrives first at 3 + 7.28 ns, RDMA at 2 + 9.12 ns.
-  const SeedRun result = run_seed({"link.framing=ethernet"});
+  const SeedRun result = run({"link.framing=ethernet"});
   const Path ethernet = path(result, "ethernet");
   const Path rdma = path(result, "rdma");
   EXPECT_DOUBLE_EQ(ethernet->first_latency_ns, 10.28);
@@ -213,6 +241,52 @@ TEST(SeedPipeline, EthernetFramingPutsHeadersOnTheWire) {
   EXPECT_EQ(ethernet->bottleneck, "wire");
   EXPECT_EQ(rdma->bottleneck, "wire");
 }
+
+TEST_P(SeedFigure, ASlowerKernelCopyHoldsBackTheEthernetPathAlone) {
+  // The kernel copy at 50 Gbit/s takes 2 ns per Data: Data i is copied from
+  // 1 + 2i to 3 + 2i (the copy is never idle after Data 0), read 3 + 2i to
+  // 4 + 2i and on the wire to 5 + 2i, so its latency is 5 + i; 100 bits per
+  // 2 ns = 50 Gbit/s. The RDMA path has no copy and stays at 3 ns, 100 Gbit/s.
+  const SeedRun result = run({"host.kernel_copy_gbps=50"});
+  const Path ethernet = path(result, "ethernet");
+  const Path rdma = path(result, "rdma");
+  expect_arrivals(ethernet, 5, 2, 1);
+  expect_arrivals(rdma, 3, 1, 1);
+  EXPECT_DOUBLE_EQ(ethernet->steady_gbps, 50);
+  EXPECT_DOUBLE_EQ(rdma->steady_gbps, 100);
+  EXPECT_EQ(ethernet->bottleneck, "kernel_copy");
+  EXPECT_EQ(rdma->bottleneck, "wire");
+}
+
+TEST(SeedNic, TheDmaStepCrossesTheNicsEngineAndTheHostsIdealPcieLink) {
+  // What makes the testbed composition more than the stages again: each
+  // Data's read crosses host a's PCIe link as MRds and completions (payload
+  // alone: 13 bytes, of which the 100 bits take 1 ns), through NIC a's DMA
+  // engine, and the Data cross the testbed's wire a_to_b.
+  config::RunConfig doc(config::load_config(kConfigs + kTestbed.config, {}, rnicsim_schema()));
+  const PipelineConfig config = pipeline_config(doc);
+  ASSERT_TRUE(config.testbed.has_value());
+  EXPECT_TRUE(config.testbed->nodes[0].host.pcie.ideal);
+  EXPECT_EQ(config.testbed->node_names, (std::vector<std::string>{"a", "b"}));
+  EXPECT_EQ(config.dma_reads_in_flight, config.testbed->nodes[0].nic.dma.read_tags);
+  const SeedRun result = run_seed(kTestbed);
+  for (const char* name : {"ethernet", "rdma"}) {
+    const Path p = path(result, name);
+    ASSERT_TRUE(p->testbed.has_value()) << name;
+    // Data i sits at 13 * i in its ring (of 65 slots, at a 512-byte-aligned
+    // base): Data 39, at 507..519, crosses an MRRS boundary and takes two MRds.
+    EXPECT_EQ(p->testbed->pcie_read_requests, 65u) << name;
+    EXPECT_EQ(p->testbed->pcie_completion_bytes, 64u * 13) << name;
+    EXPECT_EQ(p->testbed->pcie_dllps, 0u) << name;
+    EXPECT_EQ(p->testbed->dma_bytes_read, 64u * 13) << name;
+    EXPECT_EQ(p->testbed->wire_frames, 64u) << name;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Compositions, SeedFigure, ::testing::Values(kStages, kTestbed),
+                         [](const ::testing::TestParamInfo<Composition>& param) {
+                           return std::string(param.param.name);
+                         });
 
 }  // namespace
 }  // namespace rnicsim

@@ -7,6 +7,13 @@
 //                   \____________|_____________/
 //                           host memory
 //
+// Two compositions (PipelineConfig::testbed). "stages": the stages above
+// alone, each with its own timing, as the teaching view. "testbed": the same
+// CPU stages on host a of a two-node testbed, whose own blocks do the rest:
+// the DMA stage reads through NIC a's DMA engine, request splitter and PCIe
+// link (dma/dma_read_stage.hpp), the Data leave through NIC a's MAC channel
+// onto the testbed's wire a_to_b, and are taken from that wire at node b.
+//
 // The Ethernet path has the kernel copy, the RDMA path does not. The source
 // keeps the application's backlog (data_source.hpp), so a slow stage shows up
 // as queueing delay rather than as a slower producer. Nothing is kept per Data
@@ -23,6 +30,7 @@
 #include "common/module_macros.hpp"
 #include "common/run_progress.hpp"
 #include "common/transfer.hpp"
+#include "dma/dma_read_stage.hpp"
 #include "dma/dma_stage.hpp"
 #include "experiments/pipeline/data_source.hpp"
 #include "experiments/pipeline/pipeline_config.hpp"
@@ -30,6 +38,7 @@
 #include "host_cpu/kernel_copy.hpp"
 #include "host_memory/host_memory.hpp"
 #include "link/wire_link.hpp"
+#include "system/testbed.hpp"
 
 namespace rnicsim {
 
@@ -66,11 +75,15 @@ class DataPath : public sc_core::sc_module {
   DataPath(const sc_core::sc_module_name& name, const PipelineConfig& config,
            bool with_kernel_copy, const Encapsulation& encapsulation, RunProgress& progress);
 
-  // The stages in path order.
+  // The stages in path order, and their names as the results give them (the
+  // testbed's wire is "a_to_b" in the model, "wire" in the results).
   std::vector<const PipelineStage<Transfer>*> stages() const;
+  std::vector<std::string> stage_names() const;
   void set_observer(Observer observer) { observer_ = std::move(observer); }
   const ArrivalTotals& totals() const { return totals_; }
-  const HostMemory& memory() const { return memory_; }
+  const HostMemory& memory() const { return *memory_; }
+  // The testbed composition's nodes and wires; null for the stages composition.
+  const Testbed* testbed() const { return testbed_.get(); }
   const PipelineWorkload& workload() const { return workload_; }
 
  private:
@@ -79,15 +92,21 @@ class DataPath : public sc_core::sc_module {
 
   PipelineWorkload workload_;
   RunProgress& progress_;
-  HostMemory memory_;
+  std::unique_ptr<Testbed> testbed_;       // the testbed composition's nodes and wires
+  std::unique_ptr<HostMemory> own_memory_;  // the stages composition's
+  HostMemory* memory_;                      // host a's memory, or own_memory_
   DataSource source_;
   Channel<Transfer> app2next_;
   std::unique_ptr<Channel<Transfer>> kernel2dma_;
-  Channel<Transfer> dma2wire_;
   ApplicationWriter app_write_;
   std::unique_ptr<KernelCopy> kernel_copy_;
-  DmaStage dma_;
-  WireLink wire_;
+  // Stages: a DMA stage of its own timing and a wire of its own.
+  std::unique_ptr<DmaStage> dma_;
+  std::unique_ptr<Channel<Transfer>> dma2wire_;
+  std::unique_ptr<WireLink> own_wire_;
+  // Testbed: reads through NIC a's DMA engine; the wire is the testbed's.
+  std::unique_ptr<DmaReadStage> nic_dma_;
+  WireLink* wire_ = nullptr;
   Observer observer_;
   ArrivalTotals totals_;
   DataTimeline arriving_;  // receive()'s work space: a member, as that thread never ends

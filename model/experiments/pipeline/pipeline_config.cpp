@@ -111,6 +111,12 @@ void declare_pipeline_keys(config::Schema& schema) {
                                  "credits); a full queue stalls the stage before it")
                  .at_least(1)
                  .at_most(131072));  // five full queues of Data in flight stay within the budget
+  schema.add(config::string_key("pipeline.composition", "stages",
+                                "stages: the seed's stage blocks alone, each timed by its own "
+                                "keys (dma.gbps, dma.latency_ns); testbed: the CPU stages on a "
+                                "two-node testbed whose NIC DMA engine, PCIe link (pcie.*) and "
+                                "wire do the rest (configs/seed_nic.json)")
+                 .one_of({"stages", "testbed"}));
   schema.add_check({"pipeline.queue_items", "workload.data_bits", "workload.count", "link.gbps",
                     "link.propagation_ns"},
                    memory_budget_violation);  // before the rings: no host.memory_bytes lifts it
@@ -144,6 +150,10 @@ PipelineConfig pipeline_config(config::RunConfig& run) {
   c.link = wire_link_config(link);
   c.framing = framing_kind(link);
   c.buffer_slots = buffer_slots(c.queue_items);
+  if (run.section("pipeline").text("composition") == "testbed") {
+    c.testbed = testbed_config(run, {"a", "b"});
+    c.dma_reads_in_flight = c.testbed->nodes[0].nic.dma.read_tags;
+  }
   return c;
 }
 

@@ -3,6 +3,7 @@
 // of data_bits produced every interval) and the per-block timing it runs on.
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "common/stage_timing.hpp"
@@ -12,6 +13,7 @@
 #include "host_memory/host_memory.hpp"
 #include "link/wire_framing.hpp"
 #include "link/wire_link.hpp"
+#include "system/testbed.hpp"
 
 namespace rnicsim {
 
@@ -32,6 +34,12 @@ struct PipelineConfig {
   StageTiming dma;
   WireLinkConfig link;
   WireFraming::Kind framing;
+  // The "testbed" composition (pipeline.composition): each path runs on two
+  // nodes built from this (data_path.hpp), and the DMA step keeps up to
+  // dma_reads_in_flight reads outstanding (NIC a's dma.read_tags). Unset: the
+  // "stages" composition, timed by `dma` and `link` alone.
+  std::optional<TestbedConfig> testbed;
+  std::uint32_t dma_reads_in_flight = 0;
 };
 
 // Each Data in flight costs this much bookkeeping besides its bytes (the

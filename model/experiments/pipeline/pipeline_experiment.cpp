@@ -13,11 +13,7 @@ namespace {
 constexpr double kSameNs = 0.0005;
 
 PathLayout layout_of(const DataPath& path) {
-  PathLayout layout{path.basename(), {}};
-  for (const PipelineStage<Transfer>* stage : path.stages()) {
-    layout.stages.push_back(stage->basename());
-  }
-  return layout;
+  return PathLayout{path.basename(), path.stage_names()};
 }
 
 PathResult collect(const DataPath& path, const PipelineWorkload& workload,
@@ -26,14 +22,26 @@ PathResult collect(const DataPath& path, const PipelineWorkload& workload,
   result.name = path.basename();
   result.encapsulation = encapsulation;
   result.memory = path.memory().stats();
-  for (const PipelineStage<Transfer>* stage : path.stages()) {
-    StageSummary summary{stage->basename(), stage->stats(), 0, 0};
+  const std::vector<std::string> names = path.stage_names();
+  const std::vector<const PipelineStage<Transfer>*> stages = path.stages();
+  for (std::size_t i = 0; i < stages.size(); ++i) {
+    StageSummary summary{names[i], stages[i]->stats(), 0, 0};
     if (summary.stats.items > 0) {
       const auto items = static_cast<double>(summary.stats.items);
       summary.mean_service_ns = to_ns(summary.stats.busy) / items;
       summary.mean_occupied_ns = to_ns(summary.stats.busy + summary.stats.blocked) / items;
     }
     result.stages.push_back(summary);
+  }
+  if (const Testbed* testbed = path.testbed()) {
+    const Node& a = testbed->node(0);
+    TestbedCounts counts;
+    counts.pcie_read_requests = a.host.pcie.stats().read_requests;
+    counts.pcie_completion_bytes = a.host.pcie.downstream_stats().tlp_bytes;
+    counts.pcie_dllps = a.host.pcie.upstream_stats().dllps + a.host.pcie.downstream_stats().dllps;
+    counts.dma_bytes_read = a.nic.dma_engine.stats().bytes_read;
+    counts.wire_frames = testbed->wire_to(1).stats().items;
+    result.testbed = counts;
   }
   result.arrivals = path.totals();
   if (result.arrivals.arrived != workload.count) {

@@ -2,6 +2,7 @@
 // The pipeline experiment: the Ethernet path and the RDMA path of the seed
 // figure, simulated side by side in one run from the same block classes.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,15 @@ struct StageSummary {
   double mean_occupied_ns = 0;  // busy + blocked time per item: how long the stage is held
 };
 
+// The testbed composition's own blocks, counted: proof of the path the Data took.
+struct TestbedCounts {
+  std::uint64_t pcie_read_requests = 0;     // MRds on host a's PCIe link
+  std::uint64_t pcie_completion_bytes = 0;  // downstream TLP bytes (the ideal link: payload alone)
+  std::uint64_t pcie_dllps = 0;             // both directions
+  std::uint64_t dma_bytes_read = 0;         // by NIC a's DMA engine
+  std::uint64_t wire_frames = 0;            // Data the wire a_to_b carried
+};
+
 struct PathResult {
   std::string name;
   std::vector<StageSummary> stages;
@@ -30,6 +40,7 @@ struct PathResult {
   std::string bottleneck;  // the stage (or "workload") that limits bandwidth
   std::string encapsulation;  // protocol headers on the wire when framing is "ethernet"
   HostMemoryStats memory;
+  std::optional<TestbedCounts> testbed;  // the testbed composition only
 };
 
 struct PipelineResult {

@@ -82,6 +82,14 @@ Json stats_json(const PipelineResult& result) {
                                      {"bytes_read", m.bytes_read},
                                      {"bytes_written", m.bytes_written},
                                      {"error_responses", m.errors}};
+    if (path.testbed) {
+      const TestbedCounts& t = *path.testbed;
+      blocks[path.name + ".testbed"] = {{"pcie_read_requests", t.pcie_read_requests},
+                                        {"pcie_completion_bytes", t.pcie_completion_bytes},
+                                        {"pcie_dllps", t.pcie_dllps},
+                                        {"dma_bytes_read", t.dma_bytes_read},
+                                        {"wire_frames", t.wire_frames}};
+    }
   }
   return {{"units",
            {{"items", "count"},
@@ -96,7 +104,12 @@ Json stats_json(const PipelineResult& result) {
             {"writes", "count"},
             {"bytes_read", "bytes"},
             {"bytes_written", "bytes"},
-            {"error_responses", "count"}}},
+            {"error_responses", "count"},
+            {"pcie_read_requests", "MRds on host a's PCIe link (testbed composition)"},
+            {"pcie_completion_bytes", "bytes of completion TLPs on host a's PCIe link"},
+            {"pcie_dllps", "count, both directions of host a's PCIe link"},
+            {"dma_bytes_read", "bytes NIC a's DMA engine read"},
+            {"wire_frames", "Data the testbed's wire a_to_b carried"}}},
           {"blocks", blocks}};
 }
 
