@@ -30,7 +30,7 @@
 #include "common/module_macros.hpp"
 #include "common/transfer.hpp"
 #include "host/host.hpp"
-#include "kernel/cpu_core.hpp"
+#include "host_cpu/cpu_core.hpp"
 #include "kernel/ethernet_driver.hpp"
 #include "kernel/kernel_config.hpp"
 #include "kernel/kernel_memory.hpp"

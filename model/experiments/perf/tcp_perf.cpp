@@ -12,6 +12,7 @@
 #include "common/run_progress.hpp"
 #include "common/simulation.hpp"
 #include "common/time_units.hpp"
+#include "experiments/perf/cpu_report.hpp"
 #include "experiments/perf/perf_experiment.hpp"
 #include "kernel/kernel_stack.hpp"
 #include "system/testbed.hpp"
@@ -174,31 +175,13 @@ std::string banner(const PerfOptions& options, const KernelConfig& kernel,
   return text;
 }
 
-// A core's time by kind of work, spinning apart, and how busy it was over
-// the run (cores busy at the measured rate).
-nlohmann::json core_json(const CpuCore& core, double elapsed_ns) {
-  nlohmann::json work = nlohmann::json::object();
-  for (std::size_t k = 0; k < kCpuWorkKinds; ++k) {
-    const auto kind = static_cast<CpuWork>(k);
-    if (core.busy(kind) != sc_core::SC_ZERO_TIME) work[cpu_work_name(kind)] = to_ns(core.busy(kind));
-  }
-  const double busy = to_ns(core.total_busy());
-  return {{"busy_ns", busy},
-          {"spinning_ns", to_ns(core.spinning())},
-          {"work_ns", work},
-          {"utilization", elapsed_ns > 0 ? busy / elapsed_ns : 0.0}};
-}
-
 nlohmann::json node_json(KernelStack& stack, const EthernetPort& port, double elapsed_ns,
                          std::uint64_t messages) {
-  const double busy = to_ns(stack.app_core().total_busy() + stack.softirq_core().total_busy());
   const kernel::TcpCounters& tcp = stack.connection().counters();
   const EthernetPortStats& p = port.stats();
-  return {{"cpu",
-           {{"app_core", core_json(stack.app_core(), elapsed_ns)},
-            {"softirq_core", core_json(stack.softirq_core(), elapsed_ns)},
-            {"work_us_per_message", messages > 0 ? busy / 1000.0 / messages : 0.0},
-            {"cores_busy", elapsed_ns > 0 ? busy / elapsed_ns : 0.0}}},
+  return {{"cpu", cpu_json({{"app_core", &stack.app_core()},
+                            {"softirq_core", &stack.softirq_core()}},
+                           elapsed_ns, messages)},
           {"tcp",
            {{"segments_sent", tcp.segments_sent},
             {"segments_received", tcp.segments_received},
@@ -292,16 +275,7 @@ PerfResult run_tcp_perf(config::RunConfig& run, const PerfOptions& options,
   result.counters = counters;
   result.speed = {{"wall_seconds", wall}};
   // The CPU per message, below the table (perf.json has it by core and kind).
-  for (const char* node : {"a", "b"}) {
-    const nlohmann::json& cpu = counters[node]["cpu"];
-    char line[200];
-    std::snprintf(line, sizeof line,
-                  " CPU %s: %.3f us of work per message, %.3f cores busy (%.1f us spinning)\n",
-                  node, cpu["work_us_per_message"].get<double>(), cpu["cores_busy"].get<double>(),
-                  (cpu["app_core"]["spinning_ns"].get<double>() +
-                   cpu["softirq_core"]["spinning_ns"].get<double>()) / 1000.0);
-    report << line;
-  }
+  for (const char* node : {"a", "b"}) report << format_cpu_line(node, counters[node]["cpu"]);
   return result;
 }
 
