@@ -9,7 +9,8 @@ Writes into RESULTS:
   and with busy polling;
 * ratios.md: per comparison and size, RDMA and TCP latency (or bandwidth) and CPU, and
   TCP / RDMA;
-* latency.png, cpu.png, ratios.png, bandwidth.png.
+* latency.png, cpu.png, ratios.png, bandwidth.png;
+* stages.png: 64 B one way through each path, stage by stage (raw/breakdown/, --breakdown).
 
 usage: plot_rdma_vs_tcp.py RESULTS
 """
@@ -145,6 +146,40 @@ def main(results):
          "average bandwidth (Gbit/s)",
          [curve(write_bw, 0, "write_bw (RDMA)", "o-"),
           curve(tcp_bw, 0, "tcp_bw (kernel TCP)", "^-")], log_y=False)
+    plot_stages(raw / "breakdown", results / "stages.png")
+
+
+def plot_stages(folder, path):
+    """Two horizontal stacked bars, 64 B one way: each stage of --breakdown's
+    mean, in path order, on one time axis."""
+    bars = []
+    for test, name in (("write_lat", "RDMA write_lat"), ("tcp_lat", "kernel TCP tcp_lat")):
+        doc = json.loads((folder / f"{test}_64" / "breakdown.json").read_text())
+        stages = [s for s in doc["sizes"][0]["stages"] if s["point"] != "post"]
+        bars.append((name, stages))
+    fig, ax = plt.subplots(figsize=(11, 6.5))
+    # A colour per stage across both bars (tab20, then tab20b), so none is shared.
+    colours = [plt.get_cmap("tab20")(i) for i in range(20)]
+    colours += [plt.get_cmap("tab20b")(i) for i in range(20)]
+    handles = []
+    for row, (name, stages) in enumerate(bars):
+        left = 0.0
+        for s in stages:
+            width = s["ns"] / 1000
+            colour = colours[len(handles) % len(colours)]
+            h = ax.barh(row, width, left=left, color=colour, edgecolor="white",
+                        label=f"{name.split()[-1]}: {s['block']}: {s['point']}")
+            handles.append(h)
+            left += width
+        ax.text(left, row, f"  {left:.2f} us", va="center", fontsize=9)
+    ax.set_yticks(range(len(bars)), [name for name, _ in bars])
+    ax.set_xlabel("time after the send (us), 64 B one way, cx5_100g")
+    ax.set_title("Where 64 B goes: RDMA against kernel TCP (--breakdown)")
+    ax.legend(handles=handles, fontsize=6.5, ncol=3, loc="upper center",
+              bbox_to_anchor=(0.5, -0.12))
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
 
 
 def plot(path, title, ylabel, curves, log_y=True, guides=()):

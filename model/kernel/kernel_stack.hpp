@@ -90,6 +90,8 @@ class KernelStack : public sc_core::sc_module {
   void delayed_ack_timer();
   // One NAPI poll on `core`; returns the frames it took.
   std::size_t napi_poll(CpuCore& core);
+  // --breakdown: this stack reached `point` (common/message_breakdown.hpp).
+  void mark(const char* point) const;
   void handle_frame(CpuCore& core, const ReceivedFrame& frame);
   // Sends what the window allows (socket locked).
   void transmit_pending(CpuCore& core);

@@ -434,23 +434,6 @@ class PerfWorkload : public sc_core::sc_module {
 
   static MessageBreakdown& breakdown() { return MessageBreakdown::instance(); }
 
- public:
-  // Where each size's message time goes, mean over its messages (after the
-  // run, below the table and the CPU lines).
-  void print_breakdown() {
-    report_ << "\nWhere a message's time goes (mean over its messages, ns; --breakdown):\n";
-    for (const auto& [bytes, summary] : result.breakdowns) {
-      report_ << " " << bytes << " B, " << summary.messages << " messages\n";
-      for (const auto& stage : summary.stages) {
-        char line[160];
-        std::snprintf(line, sizeof line, "   %9.1f  %9.1f  %-20s %s\n", stage.mean_ns,
-                      stage.mean_end_ns, stage.block.c_str(), stage.point.c_str());
-        report_ << line;
-      }
-    }
-  }
-
- private:
   void server() {
     for (std::uint64_t sizes_served = 0;; ++sizes_served) {
       while (sizes_started_ == sizes_served) sc_core::wait(size_start_);
@@ -483,6 +466,20 @@ class PerfWorkload : public sc_core::sc_module {
 };
 
 }  // namespace
+
+std::string format_breakdown(const PerfResult::Breakdowns& breakdowns) {
+  std::string text = "\nWhere a message's time goes (mean over its messages, ns; --breakdown):\n";
+  for (const auto& [bytes, summary] : breakdowns) {
+    text += " " + std::to_string(bytes) + " B, " + std::to_string(summary.messages) + " messages\n";
+    for (const auto& stage : summary.stages) {
+      char line[160];
+      std::snprintf(line, sizeof line, "   %9.1f  %9.1f  %-20s %s\n", stage.mean_ns,
+                    stage.mean_end_ns, stage.block.c_str(), stage.point.c_str());
+      text += line;
+    }
+  }
+  return text;
+}
 
 std::unique_ptr<WireCapture> open_capture(const PerfOptions& options) {
   if (!options.pcap_path) return nullptr;
@@ -582,8 +579,8 @@ PerfResult run_perf(config::RunConfig& run, const PerfOptions& options,
   // The CPU per message, below the table as in the kernel TCP tests.
   for (std::size_t i = 0; i < testbed.node_count(); ++i)
     report << format_cpu_line(c.node_names[i], counters[c.node_names[i]]["cpu"]);
-  if (options.breakdown) workload.print_breakdown();
   PerfResult result = std::move(workload.result);
+  if (options.breakdown) report << format_breakdown(result.breakdowns);
   result.capture = std::move(capture);
   nlohmann::json links = nlohmann::json::object();
   for (std::size_t i = 0; i < testbed.node_count(); ++i) {

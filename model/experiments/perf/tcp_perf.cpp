@@ -74,6 +74,8 @@ class TcpPerfWorkload : public sc_core::sc_module {
         const std::vector<std::uint8_t> out = message_bytes(bytes, k);
         process.write(host(0).memory, request_, out.data(), bytes);
         posts.push_back(now_ps());
+        // --breakdown follows the request from send() to the server's recv().
+        if (options_.is_latency()) MessageBreakdown::instance().begin("a.cpu");
         client_.send(request_, bytes);
         if (options_.is_latency()) {
           client_.recv(response_, bytes);
@@ -87,6 +89,9 @@ class TcpPerfWorkload : public sc_core::sc_module {
       if (options_.is_latency()) {
         result.latency.push_back(perf::latency_row(bytes, posts, options_.test));
         report_ << perf::format_latency_row(result.latency.back());
+        if (options_.breakdown) {
+          result.breakdowns.push_back({bytes, MessageBreakdown::instance().take()});
+        }
       } else {
         result.bandwidth.push_back(perf::bw_row(bytes, posts, received_at_, options_));
         report_ << perf::format_bw_row(result.bandwidth.back(), options_.report_gbits);
@@ -107,6 +112,7 @@ class TcpPerfWorkload : public sc_core::sc_module {
       received_at_.clear();
       for (std::uint64_t k = 0; k < options_.iterations; ++k) {
         server_.recv(buffer, bytes);
+        MessageBreakdown::instance().end("b.cpu", "copied to user, recv returned");
         received_at_.push_back(now_ps());
         expect(1, buffer, bytes, k);
         if (options_.is_latency()) {
@@ -253,6 +259,7 @@ PerfResult run_tcp_perf(config::RunConfig& run, const PerfOptions& options,
                            server_isn, client_isn, kernels[0].tcp.receive_buffer_bytes);
   report << banner(options, kernels[0], *c.nodes[0].nic.ethernet) << perf::format_table_header(options);
   RunProgress progress(terminal);
+  if (options.breakdown && options.is_latency()) MessageBreakdown::instance().enable();
   TcpPerfWorkload workload("perf", testbed, client_stack, server_stack, options, report,
                            progress);
   progress.start("iterations", options.iterations * options.sizes.size());
@@ -276,6 +283,7 @@ PerfResult run_tcp_perf(config::RunConfig& run, const PerfOptions& options,
   result.speed = {{"wall_seconds", wall}};
   // The CPU per message, below the table (perf.json has it by core and kind).
   for (const char* node : {"a", "b"}) report << format_cpu_line(node, counters[node]["cpu"]);
+  if (!result.breakdowns.empty()) report << format_breakdown(result.breakdowns);
   return result;
 }
 
