@@ -35,6 +35,7 @@
 
 #include "driver/address_space.hpp"
 #include "driver/verbs_config.hpp"
+#include "host_cpu/cpu_core.hpp"
 #include "host_memory/page_allocator.hpp"
 #include "host_memory/host_memory.hpp"
 #include "mtt/mpt_format.hpp"
@@ -103,6 +104,12 @@ class VerbsDriver {
 
   // Gives the queue verbs their host; they throw std::logic_error without it.
   void attach(const DriverPlatform& platform) { platform_ = platform; }
+  // Charges the verbs' CPU time to `core` from now on: posting (with the
+  // doorbell's MMIO issue) and a poll that finds a completion as kVerbs work,
+  // a poll that finds none and the waits of wait_cq and wait_write as
+  // spinning. Commands (CQ and QP set-up, ibv_dereg_mr) are not charged.
+  // Without a core the calling thread only waits the same times.
+  void use_core(CpuCore* core) { core_ = core; }
 
   // Queue verbs. They return nullptr or an errno value and set last_error().
   // Call them from an SC_THREAD: they take CPU time and talk to the NIC.
@@ -158,6 +165,11 @@ class VerbsDriver {
   void ring_doorbell(std::uint64_t offset, std::uint64_t index, std::uint32_t bytes,
                      const sc_core::sc_time& cpu = sc_core::SC_ZERO_TIME);
   int fail(int error, std::string reason);
+  // The calling thread does verb work for `time` (on the core, if any).
+  void work(const sc_core::sc_time& time);
+  // It spins until `event`, or for `time`.
+  void spin_until(const sc_core::sc_event& event);
+  void spin_for(const sc_core::sc_time& time);
 
   HostMemory& memory_;
   const AddressSpace& space_;
@@ -180,6 +192,7 @@ class VerbsDriver {
   std::uint32_t next_qpn_ = 0x100;     // QP numbers, never reused
   SendWqe posting_;                    // the WQE ibv_post_send is encoding
   sc_core::sc_time landed_;
+  CpuCore* core_ = nullptr;
 };
 
 }  // namespace rnicsim

@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "common/little_endian.hpp"
+#include "common/message_breakdown.hpp"
 #include "common/simulation.hpp"
 #include "packet/tcp_header.hpp"
 #include "packet/tso.hpp"
@@ -38,6 +39,7 @@ void EthernetPort::write_register(EthernetRegister reg, std::uint64_t value) {
     case EthernetRegister::kInterruptAddress: interrupt_address_ = value; break;
     case EthernetRegister::kInterruptData: interrupt_data_ = low; break;
     case EthernetRegister::kTxTail:
+      MessageBreakdown::instance().mark(*this, "doorbell");
       tx_.tail = low;
       tx_doorbell_.notify(sc_core::SC_ZERO_TIME);
       break;
@@ -77,6 +79,7 @@ void EthernetPort::transmit() {
   for (;;) {
     if (tx_descriptors_.empty() && tx_.fetched != tx_.tail) {
       const std::vector<std::uint8_t> bytes = fetch_descriptors(tx_);
+      MessageBreakdown::instance().mark(*this, "descriptor read");
       for (std::size_t at = 0; at < bytes.size(); at += kDescriptorBytes) {
         tx_descriptors_.push_back(ethernet::decode_tx_descriptor(bytes.data() + at));
       }
@@ -98,6 +101,7 @@ void EthernetPort::transmit() {
     const TxRead read = std::move(reads.front());
     reads.pop_front();
     dma_.wait(read.ticket);
+    MessageBreakdown::instance().mark(*this, "payload read");
     send_frames(read);
     ++tx_sent_;
     ++stats_.tx_descriptors;
@@ -192,6 +196,7 @@ void EthernetPort::receive() {
       flags = good ? ethernet::kRxChecksumGood : ethernet::kRxChecksumBad;
       if (!good) ++stats_.rx_checksum_bad;
     }
+    MessageBreakdown::instance().mark(*this, "frame received");
     dma_.write(descriptor.buffer_address, frame.bytes());
     const auto writeback = ethernet::encode_rx_writeback(static_cast<std::uint16_t>(bytes.size()),
                                                          flags);

@@ -4,6 +4,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "common/message_breakdown.hpp"
 #include "common/simulation.hpp"
 #include "common/time_units.hpp"
 #include "packet/tcp_header.hpp"
@@ -48,6 +49,10 @@ KernelStack::KernelStack(const sc_core::sc_module_name& name, Host& host,
   SC_THREAD(delayed_ack_timer);
 }
 
+void KernelStack::mark(const char* point) const {
+  MessageBreakdown::instance().mark(*this, point);
+}
+
 void KernelStack::open_device() {
   driver_.open();
   device_open_ = true;
@@ -67,6 +72,7 @@ void KernelStack::unlock_socket() {
 void KernelStack::send(std::uint64_t va, std::uint64_t length) {
   if (!device_open_) sc_core::wait(device_opened_);
   app_core_.run(config_.syscall, CpuWork::kSyscall);
+  mark("send syscall");
   AddressSpace& process = host_.software().process;
   const std::uint32_t ring = config_.tcp.send_buffer_bytes;
   std::vector<std::uint8_t> chunk;
@@ -89,6 +95,7 @@ void KernelStack::send(std::uint64_t va, std::uint64_t length) {
     }
     queued_bytes_ += accepted;
     app_core_.run(config_.copy_time(accepted), CpuWork::kCopy);
+    mark("copied from user");
     transmit_pending(app_core_);
     unlock_socket();
     done += accepted;
@@ -113,6 +120,7 @@ void KernelStack::recv(std::uint64_t va, std::uint64_t length) {
         sc_core::wait(data_arrived_);
         ++stats_.wakeups;
         app_core_.run(config_.wakeup, CpuWork::kWakeup);
+        mark("woken");
       }
       continue;
     }
@@ -141,10 +149,18 @@ void KernelStack::softirq() {
   if (!device_open_) sc_core::wait(device_opened_);
   for (;;) {
     sc_core::wait(driver_.interrupt());
+    const sc_core::sc_time raised = sim_now();
     ++stats_.interrupts;
     softirq_core_.run(config_.interrupt, CpuWork::kInterrupt);
-    while (napi_poll(softirq_core_) == config_.napi_budget) {
+    const sc_core::sc_time entered = sim_now();
+    std::size_t polled = napi_poll(softirq_core_);
+    // Only an interrupt that brought frames is on a message's path (not the
+    // sender's, for its transmit completions).
+    if (polled > 0) {
+      MessageBreakdown::instance().mark(*this, "interrupt", raised);
+      MessageBreakdown::instance().mark(*this, "softirq entered", entered);
     }
+    while (polled == config_.napi_budget) polled = napi_poll(softirq_core_);
     driver_.arm_interrupt();
   }
 }
@@ -166,6 +182,7 @@ std::size_t KernelStack::napi_poll(CpuCore& core) {
 
 void KernelStack::handle_frame(CpuCore& core, const ReceivedFrame& frame) {
   core.run(config_.rx_segment, CpuWork::kTcpRx);
+  mark("TCP input");
   ++stats_.frames_received;
   const auto tcp = packet::parse_tcp_frame(frame.bytes.data(), frame.bytes.size());
   if (!tcp || tcp->ip.source != peer_.address.ipv4 ||
@@ -258,6 +275,7 @@ void KernelStack::transmit_pending(CpuCore& core) {
     note_ack_sent();
     const Bytes frame = build_frame(first->seq, ack, psh, first->stream_offset, length);
     core.run(config_.tx_segment, CpuWork::kTcpTx);
+    mark("TCP output");
     std::uint8_t flags = config_.checksum_offload ? ethernet::kTxChecksumOffload : 0;
     if (length > connection_.send_mss()) flags |= ethernet::kTxTso;
     post_frame(frame, flags, static_cast<std::uint16_t>(connection_.send_mss()));

@@ -30,7 +30,7 @@
 #include "common/module_macros.hpp"
 #include "common/transfer.hpp"
 #include "host/host.hpp"
-#include "kernel/cpu_core.hpp"
+#include "host_cpu/cpu_core.hpp"
 #include "kernel/ethernet_driver.hpp"
 #include "kernel/kernel_config.hpp"
 #include "kernel/kernel_memory.hpp"
@@ -90,6 +90,8 @@ class KernelStack : public sc_core::sc_module {
   void delayed_ack_timer();
   // One NAPI poll on `core`; returns the frames it took.
   std::size_t napi_poll(CpuCore& core);
+  // --breakdown: this stack reached `point` (common/message_breakdown.hpp).
+  void mark(const char* point) const;
   void handle_frame(CpuCore& core, const ReceivedFrame& frame);
   // Sends what the window allows (socket locked).
   void transmit_pending(CpuCore& core);

@@ -29,11 +29,16 @@ void WireLink::set_fault_trace(FaultInjector::Trace trace) {
 
 sc_core::sc_time WireLink::serve(Transfer& item) {
   if (tap_) tap_(item, service_start());
-  // RoCEv2 over untagged IPv4: the BTH opcode is byte 42.
+  // RoCEv2 over untagged IPv4: the BTH opcode is byte 42. A TCP frame
+  // (IPv4 protocol 6, byte 23) is the kernel path's: its first is the message's.
   MessageBreakdown& breakdown = MessageBreakdown::instance();
-  if (breakdown.enabled() && item.bytes() && item.bytes()->size() > 42 &&
-      !is_acknowledge((*item.bytes())[42])) {
-    breakdown.mark(*this, "built, ICRC, onto the wire", service_start());
+  if (breakdown.enabled() && item.bytes() && item.bytes()->size() > 42) {
+    const auto& frame = *item.bytes();
+    if (frame[23] == 6) {
+      breakdown.mark(*this, "onto the wire", service_start());
+    } else if (!is_acknowledge(frame[42])) {
+      breakdown.mark(*this, "built, ICRC, onto the wire", service_start());
+    }
   }
   return sc_core::SC_ZERO_TIME;
 }

@@ -276,6 +276,8 @@ TEST(PerfOptions, CommandLineMistakes) {
               std::string(option) + " 2: an RDMA option: the tcp tests run one kernel TCP "
                                     "connection (its settings are the config's kernel.* keys)");
   }
+  // --breakdown is not a verbs option: tcp_lat follows its message through the kernel.
+  EXPECT_TRUE(parse({"tcp_lat", "--breakdown"}).breakdown);
   EXPECT_EQ(error_of({"write_lat", "a.json", "b.json"}),
             "b.json: more than one CONFIG given (a.json before it)");
 }

@@ -14,6 +14,7 @@
 #include "common/simulation.hpp"
 #include "common/time_units.hpp"
 #include "experiments/output_files.hpp"
+#include "experiments/perf/cpu_report.hpp"
 #include "system/rc_connection.hpp"
 #include "system/testbed.hpp"
 
@@ -50,11 +51,17 @@ class PerfWorkload : public sc_core::sc_module {
         active_mtu_(active_mtu),
         report_(report),
         progress_(progress) {
+    // Each application runs on one core, which the verbs charge.
+    for (std::size_t i = 0; i < 2; ++i) driver(i).use_core(&cores_[i]);
     SC_THREAD(client);
     SC_THREAD(server);
   }
 
   PerfResult result;
+  const CpuCore& core(std::size_t node) const { return cores_[node]; }
+  // When set-up ended and the first size started: the CPU's figures are over
+  // the measured part of the run, as the kernel TCP tests' (which need none).
+  const sc_core::sc_time& measured_from() const { return measured_from_; }
 
  private:
   VerbsDriver& driver(std::size_t node) { return testbed_.node(node).software().driver; }
@@ -373,6 +380,7 @@ class PerfWorkload : public sc_core::sc_module {
 
   void client() {
     set_up();
+    measured_from_ = sim_now();
     for (std::size_t s = 0; s < options_.sizes.size(); ++s) {
       const std::uint64_t bytes = options_.sizes[s];
       size_ = bytes;
@@ -421,25 +429,10 @@ class PerfWorkload : public sc_core::sc_module {
       check_data(bytes);
     }
     report_ << perf::format_table_footer();
-    if (options_.breakdown) print_breakdown();
     finish_workload();
   }
 
   static MessageBreakdown& breakdown() { return MessageBreakdown::instance(); }
-
-  // Where each size's message time goes, mean over its messages.
-  void print_breakdown() {
-    report_ << "\nWhere a message's time goes (mean over its messages, ns; --breakdown):\n";
-    for (const auto& [bytes, summary] : result.breakdowns) {
-      report_ << " " << bytes << " B, " << summary.messages << " messages\n";
-      for (const auto& stage : summary.stages) {
-        char line[160];
-        std::snprintf(line, sizeof line, "   %9.1f  %9.1f  %-20s %s\n", stage.mean_ns,
-                      stage.mean_end_ns, stage.block.c_str(), stage.point.c_str());
-        report_ << line;
-      }
-    }
-  }
 
   void server() {
     for (std::uint64_t sizes_served = 0;; ++sizes_served) {
@@ -463,6 +456,8 @@ class PerfWorkload : public sc_core::sc_module {
   std::ostream& report_;
   RunProgress& progress_;
   RcSide a_, b_;
+  CpuCore cores_[2] = {CpuCore("a.app_core"), CpuCore("b.app_core")};
+  sc_core::sc_time measured_from_;
   std::vector<Region> client_source_, client_sink_, server_source_, server_sink_;
   sc_core::sc_event size_start_, server_finished_;
   std::uint64_t size_ = 0;
@@ -471,6 +466,20 @@ class PerfWorkload : public sc_core::sc_module {
 };
 
 }  // namespace
+
+std::string format_breakdown(const PerfResult::Breakdowns& breakdowns) {
+  std::string text = "\nWhere a message's time goes (mean over its messages, ns; --breakdown):\n";
+  for (const auto& [bytes, summary] : breakdowns) {
+    text += " " + std::to_string(bytes) + " B, " + std::to_string(summary.messages) + " messages\n";
+    for (const auto& stage : summary.stages) {
+      char line[160];
+      std::snprintf(line, sizeof line, "   %9.1f  %9.1f  %-20s %s\n", stage.mean_ns,
+                    stage.mean_end_ns, stage.block.c_str(), stage.point.c_str());
+      text += line;
+    }
+  }
+  return text;
+}
 
 std::unique_ptr<WireCapture> open_capture(const PerfOptions& options) {
   if (!options.pcap_path) return nullptr;
@@ -535,8 +544,6 @@ PerfResult run_perf(config::RunConfig& run, const PerfOptions& options,
   simulate_workload(1);
   const double wall =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  PerfResult result = std::move(workload.result);
-  result.capture = std::move(capture);
   nlohmann::json counters = nlohmann::json::object();
   for (std::size_t i = 0; i < testbed.node_count(); ++i) {
     const TransportStats& s = testbed.node(i).nic.transport.stats();
@@ -561,6 +568,20 @@ PerfResult run_perf(config::RunConfig& run, const PerfOptions& options,
                                  {"qp_cache_misses", s.qp_cache_misses},
                                  {"cq_cache_misses", s.cq_cache_misses}};
   }
+  // Messages as the kernel TCP tests count them: the client's, per QP.
+  const std::uint64_t messages = options.iterations * (options.is_latency() ? 1 : options.qps) *
+                                 options.sizes.size();
+  const double measured_ns = to_ns(sim_now() - workload.measured_from());
+  for (std::size_t i = 0; i < testbed.node_count(); ++i) {
+    counters[c.node_names[i]]["cpu"] =
+        cpu_json({{"app_core", &workload.core(i)}}, measured_ns, messages);
+  }
+  // The CPU per message, below the table as in the kernel TCP tests.
+  for (std::size_t i = 0; i < testbed.node_count(); ++i)
+    report << format_cpu_line(c.node_names[i], counters[c.node_names[i]]["cpu"]);
+  PerfResult result = std::move(workload.result);
+  if (options.breakdown) report << format_breakdown(result.breakdowns);
+  result.capture = std::move(capture);
   nlohmann::json links = nlohmann::json::object();
   for (std::size_t i = 0; i < testbed.node_count(); ++i) {
     const WireLink& wire = testbed.wire_to(i);

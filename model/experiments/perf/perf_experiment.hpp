@@ -29,7 +29,8 @@ struct PerfResult {
   // to run, so they go to speed.json, apart from the results).
   nlohmann::json speed;
   // --breakdown (latency tests): per size, where a message's time went.
-  std::vector<std::pair<std::uint64_t, MessageBreakdown::Summary>> breakdowns;
+  using Breakdowns = std::vector<std::pair<std::uint64_t, MessageBreakdown::Summary>>;
+  Breakdowns breakdowns;
   // --pcap: both wires' frames, staged until write_perf_outputs puts them in place.
   std::unique_ptr<WireCapture> capture;
 };
@@ -48,6 +49,10 @@ PerfResult run_perf(config::RunConfig& run, const perf::PerfOptions& options,
 PerfResult run_tcp_perf(config::RunConfig& run, const perf::PerfOptions& options,
                         const std::function<void()>& configured, std::ostream& report,
                         std::ostream* terminal);
+
+// --breakdown's text below the table: per size, each stage's mean and its
+// mean time after the post, the block and the point that ends it.
+std::string format_breakdown(const PerfResult::Breakdowns& breakdowns);
 
 // --pcap's staged capture, or null without --pcap; a path where it cannot
 // be created is a ConfigError naming --pcap (before any simulation).

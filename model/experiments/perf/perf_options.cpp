@@ -378,7 +378,6 @@ PerfOptions parse_perf_options(const std::vector<std::string>& args) {
         case Opt::kInline:
         case Opt::kCqMod:
         case Opt::kAtomicType:
-        case Opt::kBreakdown:
           throw ConfigError(option.source, "",
                             "an RDMA option: the tcp tests run one kernel TCP connection (its "
                             "settings are the config's kernel.* keys)");

@@ -12,6 +12,7 @@
 #include "common/run_progress.hpp"
 #include "common/simulation.hpp"
 #include "common/time_units.hpp"
+#include "experiments/perf/cpu_report.hpp"
 #include "experiments/perf/perf_experiment.hpp"
 #include "kernel/kernel_stack.hpp"
 #include "system/testbed.hpp"
@@ -73,6 +74,8 @@ class TcpPerfWorkload : public sc_core::sc_module {
         const std::vector<std::uint8_t> out = message_bytes(bytes, k);
         process.write(host(0).memory, request_, out.data(), bytes);
         posts.push_back(now_ps());
+        // --breakdown follows the request from send() to the server's recv().
+        if (options_.is_latency()) MessageBreakdown::instance().begin("a.cpu");
         client_.send(request_, bytes);
         if (options_.is_latency()) {
           client_.recv(response_, bytes);
@@ -86,6 +89,9 @@ class TcpPerfWorkload : public sc_core::sc_module {
       if (options_.is_latency()) {
         result.latency.push_back(perf::latency_row(bytes, posts, options_.test));
         report_ << perf::format_latency_row(result.latency.back());
+        if (options_.breakdown) {
+          result.breakdowns.push_back({bytes, MessageBreakdown::instance().take()});
+        }
       } else {
         result.bandwidth.push_back(perf::bw_row(bytes, posts, received_at_, options_));
         report_ << perf::format_bw_row(result.bandwidth.back(), options_.report_gbits);
@@ -106,6 +112,7 @@ class TcpPerfWorkload : public sc_core::sc_module {
       received_at_.clear();
       for (std::uint64_t k = 0; k < options_.iterations; ++k) {
         server_.recv(buffer, bytes);
+        MessageBreakdown::instance().end("b.cpu", "copied to user, recv returned");
         received_at_.push_back(now_ps());
         expect(1, buffer, bytes, k);
         if (options_.is_latency()) {
@@ -174,31 +181,13 @@ std::string banner(const PerfOptions& options, const KernelConfig& kernel,
   return text;
 }
 
-// A core's time by kind of work, spinning apart, and how busy it was over
-// the run (cores busy at the measured rate).
-nlohmann::json core_json(const CpuCore& core, double elapsed_ns) {
-  nlohmann::json work = nlohmann::json::object();
-  for (std::size_t k = 0; k < kCpuWorkKinds; ++k) {
-    const auto kind = static_cast<CpuWork>(k);
-    if (core.busy(kind) != sc_core::SC_ZERO_TIME) work[cpu_work_name(kind)] = to_ns(core.busy(kind));
-  }
-  const double busy = to_ns(core.total_busy());
-  return {{"busy_ns", busy},
-          {"spinning_ns", to_ns(core.spinning())},
-          {"work_ns", work},
-          {"utilization", elapsed_ns > 0 ? busy / elapsed_ns : 0.0}};
-}
-
 nlohmann::json node_json(KernelStack& stack, const EthernetPort& port, double elapsed_ns,
                          std::uint64_t messages) {
-  const double busy = to_ns(stack.app_core().total_busy() + stack.softirq_core().total_busy());
   const kernel::TcpCounters& tcp = stack.connection().counters();
   const EthernetPortStats& p = port.stats();
-  return {{"cpu",
-           {{"app_core", core_json(stack.app_core(), elapsed_ns)},
-            {"softirq_core", core_json(stack.softirq_core(), elapsed_ns)},
-            {"work_us_per_message", messages > 0 ? busy / 1000.0 / messages : 0.0},
-            {"cores_busy", elapsed_ns > 0 ? busy / elapsed_ns : 0.0}}},
+  return {{"cpu", cpu_json({{"app_core", &stack.app_core()},
+                            {"softirq_core", &stack.softirq_core()}},
+                           elapsed_ns, messages)},
           {"tcp",
            {{"segments_sent", tcp.segments_sent},
             {"segments_received", tcp.segments_received},
@@ -270,6 +259,7 @@ PerfResult run_tcp_perf(config::RunConfig& run, const PerfOptions& options,
                            server_isn, client_isn, kernels[0].tcp.receive_buffer_bytes);
   report << banner(options, kernels[0], *c.nodes[0].nic.ethernet) << perf::format_table_header(options);
   RunProgress progress(terminal);
+  if (options.breakdown && options.is_latency()) MessageBreakdown::instance().enable();
   TcpPerfWorkload workload("perf", testbed, client_stack, server_stack, options, report,
                            progress);
   progress.start("iterations", options.iterations * options.sizes.size());
@@ -292,16 +282,8 @@ PerfResult run_tcp_perf(config::RunConfig& run, const PerfOptions& options,
   result.counters = counters;
   result.speed = {{"wall_seconds", wall}};
   // The CPU per message, below the table (perf.json has it by core and kind).
-  for (const char* node : {"a", "b"}) {
-    const nlohmann::json& cpu = counters[node]["cpu"];
-    char line[200];
-    std::snprintf(line, sizeof line,
-                  " CPU %s: %.3f us of work per message, %.3f cores busy (%.1f us spinning)\n",
-                  node, cpu["work_us_per_message"].get<double>(), cpu["cores_busy"].get<double>(),
-                  (cpu["app_core"]["spinning_ns"].get<double>() +
-                   cpu["softirq_core"]["spinning_ns"].get<double>()) / 1000.0);
-    report << line;
-  }
+  for (const char* node : {"a", "b"}) report << format_cpu_line(node, counters[node]["cpu"]);
+  if (!result.breakdowns.empty()) report << format_breakdown(result.breakdowns);
   return result;
 }
 

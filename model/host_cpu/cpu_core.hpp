@@ -1,9 +1,10 @@
 #pragma once
-// CpuCore: one host CPU core's time, as the kernel path spends it. Work is
-// done one piece at a time in the order it is asked for: a piece asked for
-// while the core is busy starts when the core is free. Each piece is charged
-// to a kind of work; time spent spinning (busy polling an empty ring) is kept
-// apart, as it is not work a faster stack would save.
+// CpuCore: one host CPU core's time, as the kernel path and the verbs driver
+// spend it. Work is done one piece at a time in the order it is asked for: a
+// piece asked for while the core is busy starts when the core is free. Each
+// piece is charged to a kind of work; time spent spinning (busy polling an
+// empty ring or CQ, or a buffer the NIC writes) is kept apart, as it is not
+// work a faster stack would save.
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -37,12 +38,22 @@ class CpuCore {
 
   // Does `time` of `work` on this core, after whatever it is doing; call
   // from a thread, which returns when the work is done.
-  void run(const sc_core::sc_time& time, CpuWork work) {
+  void run(const sc_core::sc_time& time, CpuWork work) { sc_core::wait(reserve(time, work)); }
+  // The same for a caller that waits it out itself (an MMIO write's issue
+  // time is waited inside the PCIe link, in one wait with the write): books
+  // the work and returns how long from now until it is done.
+  sc_core::sc_time reserve(const sc_core::sc_time& time, CpuWork work) {
     const sc_core::sc_time now = sim_now();
     const sc_core::sc_time start = free_at_ > now ? free_at_ : now;
     free_at_ = start + time;
     busy_[static_cast<std::size_t>(work)] += time;
-    sc_core::wait(free_at_ - now);
+    return free_at_ - now;
+  }
+  // A piece of `work` just done that turned out to be spinning (a poll that
+  // found nothing): its time moves from the work to spinning.
+  void count_as_spinning(const sc_core::sc_time& time, CpuWork work) {
+    busy_[static_cast<std::size_t>(work)] -= time;
+    spinning_ += time;
   }
   // Spins until one of `events`: the core is occupied meanwhile, and the time is
   // counted as spinning.
@@ -50,6 +61,18 @@ class CpuCore {
     const sc_core::sc_time from = sim_now();
     sc_core::wait(events);
     spinning_ += sim_now() - from;
+    if (free_at_ < sim_now()) free_at_ = sim_now();
+  }
+  void spin_until(const sc_core::sc_event& event) {
+    const sc_core::sc_time from = sim_now();
+    sc_core::wait(event);
+    spinning_ += sim_now() - from;
+    if (free_at_ < sim_now()) free_at_ = sim_now();
+  }
+  // Spins for `time` (a spinning CPU noticing the line it polls changed).
+  void spin_for(const sc_core::sc_time& time) {
+    sc_core::wait(time);
+    spinning_ += time;
     if (free_at_ < sim_now()) free_at_ = sim_now();
   }
 
