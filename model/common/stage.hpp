@@ -198,7 +198,20 @@ class Stage : public sc_core::sc_module, public EarlyReaderIf<In> {
   // Thread stages: `time` of the item's service so far was latency rather
   // than work: a wait for work done elsewhere and pipelined there (a DMA read
   // in flight behind others). The item's span covers it; busy time does not.
-  void count_as_latency(const sc_core::sc_time& time) { item_latency_ += time; }
+  void count_as_latency(const sc_core::sc_time& time) {
+    if (process_ != StageProcess::kThread || sim_now() - item_start_ < item_latency_ + time) {
+      SC_REPORT_ERROR("rnicsim/stage", (std::string(name()) +
+                                        ": count_as_latency is for thread stages, and at most "
+                                        "the time the item's service has taken")
+                                           .c_str());
+      return;
+    }
+    item_latency_ += time;
+  }
+  // Time the stage's work waited outside its own process for something it
+  // needs (a DMA read tag held by earlier reads) counts as blocked: the stage
+  // could not take on more meanwhile.
+  void count_as_blocked(const sc_core::sc_time& time) { stats_.blocked += time; }
 
   // The most outputs serve can emit for `item`: an item is taken early only
   // if its output has room for that many.

@@ -25,14 +25,18 @@ void DmaReadStage::issue() {
   for (;;) {
     Transfer item = in->pop();
     // A tag is free again once the Data holding it has been handed on.
+    const sc_core::sc_time asked = sim_now();
     while (issued_ - finished_ >= reads_in_flight_) sc_core::wait(finished_event_);
+    tag_wait_ += sim_now() - asked;
+    const auto tag = static_cast<std::uint32_t>(issued_ % reads_in_flight_);
     auto buffer = std::make_shared<Bytes>(item.size_bytes());
-    DmaRequest request = DmaRequest::read(tag_of(item), item.host_address(),
+    DmaRequest request = DmaRequest::read(tag, item.host_address(),
                                           static_cast<std::uint32_t>(buffer->size()),
                                           buffer->data());
     request.pad_bits = static_cast<std::uint8_t>(8 * item.size_bytes() - item.size_bits());
     port_.request(request);
     ++issued_;
+    tags_in_order_.push_back(tag);
     item.set_bytes(std::move(buffer));  // filled when the read completes
     requested_.push(std::move(item), sc_core::SC_ZERO_TIME);
   }
@@ -51,7 +55,10 @@ void DmaReadStage::collect_completions() {
 
 sc_core::sc_time DmaReadStage::Completion::serve(Transfer& item) {
   DmaReadStage& o = owner_;
-  const std::uint32_t tag = o.tag_of(item);
+  const std::uint32_t tag = o.tags_in_order_.front();  // Data are served in the order issued
+  o.tags_in_order_.pop_front();
+  count_as_blocked(o.tag_wait_);
+  o.tag_wait_ = sc_core::SC_ZERO_TIME;
   const sc_core::sc_time from = sim_now();
   for (o.collect_completions(); !o.done_[tag]; o.collect_completions()) {
     sc_core::wait(o.port_.completion_event());

@@ -13,7 +13,9 @@
 // stage ("dma") is the completion side: its span for a Data runs from when
 // it takes the Data (the Data before it has left) to its read's completion,
 // and its busy time is the part of that wait the Data's bits occupy the
-// PCIe link (`link_gbps`); the rest is the link's pipelined latency.
+// PCIe link (`link_gbps`); the rest is the link's pipelined latency. Time a
+// Data waited for a free read tag is the stage's blocked time: with too few
+// tags for the latency, the DMA step is what limits the rate.
 // A Data's size counts in bits: the unused end of its last byte goes as the
 // request's pad bits (dma_request.hpp).
 #include <cstdint>
@@ -23,6 +25,7 @@
 
 #include "common/channel.hpp"
 #include "common/module_macros.hpp"
+#include "common/ring_queue.hpp"
 #include "common/stage.hpp"
 #include "common/transfer.hpp"
 #include "dma/dma_engine.hpp"
@@ -59,9 +62,6 @@ class DmaReadStage : public sc_core::sc_module {
   };
 
   void issue();
-  std::uint32_t tag_of(const Transfer& item) const {
-    return static_cast<std::uint32_t>(item.index() % reads_in_flight_);
-  }
   // Takes the port's completions, marking their tags done.
   void collect_completions();
 
@@ -71,6 +71,8 @@ class DmaReadStage : public sc_core::sc_module {
   Channel<Transfer> requested_;
   Completion completion_;
   std::vector<bool> done_;   // by tag: its read has completed
+  RingQueue<std::uint32_t> tags_in_order_;  // of the Data in `requested_` and in service
+  sc_core::sc_time tag_wait_;  // waited for tags, not yet counted by the completion side
   std::uint64_t issued_ = 0;
   std::uint64_t finished_ = 0;  // Data handed on by the completion side
   sc_core::sc_event finished_event_;

@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "common/time_units.hpp"
+#include "common/little_endian.hpp"
 #include "driver/verbs.hpp"
 
 namespace rnicsim {
@@ -14,11 +15,6 @@ std::uint32_t round_up_power_of_two(std::uint64_t n) {
   std::uint32_t p = 1;
   while (p < n) p <<= 1;
   return p;
-}
-
-// The low `bytes` bytes of `value`, little-endian, at `out` (a doorbell's index).
-void store_little_endian(std::uint8_t* out, std::uint64_t value, std::size_t bytes) {
-  for (std::size_t i = 0; i < bytes; ++i) out[i] = static_cast<std::uint8_t>(value >> (8 * i));
 }
 
 // Largest send WQE this QP may need, in blocks.
@@ -75,7 +71,7 @@ void VerbsDriver::spin_for(const sc_core::sc_time& time) {
 void VerbsDriver::ring_doorbell(std::uint64_t offset, std::uint64_t index, std::uint32_t bytes,
                                 const sc_core::sc_time& cpu) {
   std::uint8_t doorbell[8];
-  store_little_endian(doorbell, index, bytes);
+  store_little_endian(index, doorbell, bytes);
   mmio(offset, doorbell, bytes, cpu);
 }
 
@@ -109,7 +105,7 @@ CommandStatus VerbsDriver::run_command(const Command& command) {
   const sc_core::sc_event& answered = memory_.watch(mailbox_ + kCommandStatusOffset, 4);
   // Set-up, not verb work: the doorbell goes around the core's accounting.
   std::uint8_t doorbell[8];
-  store_little_endian(doorbell, mailbox_, 8);
+  store_little_endian(mailbox_, doorbell, 8);
   p.mmio_write(kBarCommandDoorbell, doorbell, 8, p.verbs.mmio_write);
   for (;;) {
     std::uint8_t word[4];
@@ -307,7 +303,7 @@ int VerbsDriver::ibv_post_send(ibv_qp* qp, const ibv_send_wr* wr, const ibv_send
   // One doorbell for the list; a single small WQE goes with it (BlueFlame).
   if (posted == 1 && last_wqe.size() <= p.verbs.blueflame_bytes) {
     std::array<std::uint8_t, 8 + SendWqeBytes::capacity()> write;
-    store_little_endian(write.data(), qp->send_producer, 8);
+    store_little_endian(qp->send_producer, write.data(), 8);
     std::copy(last_wqe.begin(), last_wqe.end(), write.begin() + 8);
     mmio(kBarBlueFlame + std::uint64_t{qp->qp_num} * kBarBlueFlameStride, write.data(),
          static_cast<std::uint32_t>(8 + last_wqe.size()), cpu);

@@ -119,7 +119,7 @@ void declare_pcie_keys(config::Schema& schema) {
                          "generation and lanes are then unused"));
   schema.add(number_key("pcie.ideal_gbps", 100, "Gbit/s",
                         "one direction's rate of the ideal link (pcie.ideal)")
-                 .greater_than(0)
+                 .at_least(0.001)  // 1 Mbit/s: a 100-bit Data in 100 ns
                  .at_most(1e6));
   schema.add_check({"pcie.completion_bytes", "pcie.rcb_bytes", "pcie.mps_bytes"},
                    [](const config::Json& doc) { return completion_violation(doc); });

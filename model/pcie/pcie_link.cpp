@@ -144,6 +144,7 @@ void PcieLink::book_reads(TlpWindow& window, Tlp* tlps, std::uint32_t count,
   const std::uint32_t unsupported_bytes = config_.ideal ? 0 : completion_wire_bytes(0);
   const CompletionTrain unsupported{1, unsupported_bytes, downstream_.wire_time(unsupported_bytes)};
   CompletionTrain train;
+  std::uint64_t window_bits = 0;  // the ideal link's: completed so far in this window
   bool have_train = false;
   std::uint32_t train_offset = 0;
   std::uint32_t train_length = 0;
@@ -182,13 +183,14 @@ void PcieLink::book_reads(TlpWindow& window, Tlp* tlps, std::uint32_t count,
         train_length = tlp.length;
       }
     }
-    CompletionTrain padded;
-    if (!failed && i + 1 == count && pads_last_tlp(window)) {
-      padded = train;
-      padded.duration = padded_time(downstream_, tlp.length, window);
+    CompletionTrain ideal;
+    if (!failed && config_.ideal) {
+      const std::uint64_t bits = ideal_bits(window, tlp, i + 1 == count);
+      ideal = train;
+      ideal.duration = ideal_time(downstream_, window_bits, bits);
+      window_bits += bits;
     }
-    const CompletionTrain& completions =
-        failed ? unsupported : padded.count > 0 ? padded : train;
+    const CompletionTrain& completions = failed ? unsupported : config_.ideal ? ideal : train;
     const LinkDirection::Slot down = downstream_.send_tlps(
         completions.count, completions.wire_bytes, completions.duration, ready, now);
     completion_bytes_sent += completions.wire_bytes;
@@ -210,17 +212,23 @@ void PcieLink::book_writes(TlpWindow& window, Tlp* tlps, std::uint32_t count,
                            const sc_core::sc_time& now) {
   sc_core::sc_time in_memory = last_posted_write_;
   std::uint64_t bytes_sent = 0;
+  std::uint64_t window_bits = 0;  // the ideal link's: sent so far in this window
   for (std::uint32_t i = 0; i < count;) {
     const std::uint32_t bytes = write_request_bytes(tlps[i].address, tlps[i].length);
-    const bool padded = i + 1 == count && pads_last_tlp(window);
-    const sc_core::sc_time duration =
-        padded ? padded_time(upstream_, bytes, window) : upstream_.wire_time(bytes);
+    sc_core::sc_time duration;
+    if (config_.ideal) {
+      const std::uint64_t bits = ideal_bits(window, tlps[i], i + 1 == count);
+      duration = ideal_time(upstream_, window_bits, bits);
+      window_bits += bits;
+    } else {
+      duration = upstream_.wire_time(bytes);
+    }
     // Posted writes stay in order: each leaves after the one before. The
     // writes of a size after this one that are ready already (a large
     // request's, at MPS) go right after it, so they may go as one train.
     std::uint32_t run = 1;
-    while (i + run < count && tlps[i + run].earliest <= now &&
-           !(i + run + 1 == count && pads_last_tlp(window)) &&
+    // (The ideal link's TLPs differ by their rounding: one at a time.)
+    while (!config_.ideal && i + run < count && tlps[i + run].earliest <= now &&
            write_request_bytes(tlps[i + run].address, tlps[i + run].length) == bytes) {
       ++run;
     }

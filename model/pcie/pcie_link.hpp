@@ -99,14 +99,15 @@ class PcieLink : public sc_core::sc_module, public TlpListIf {
   // its payload, or on the ideal link its payload alone.
   std::uint32_t read_request_bytes(std::uint64_t address) const;
   std::uint32_t write_request_bytes(std::uint64_t address, std::uint32_t payload) const;
-  // The ideal link leaves the window's pad bits off its last TLP: the time
-  // that TLP's `bytes` of payload take then.
-  sc_core::sc_time padded_time(const LinkDirection& direction, std::uint64_t bytes,
-                               const TlpWindow& window) const {
-    return direction.bits_time(8 * bytes - window.pad_bits);
+  // The ideal link's TLPs: payload bits alone, the window's pad left off its
+  // last TLP; each TLP's time is the window's running total rounded, less the
+  // total before it, so a window takes exactly its bits however it is cut.
+  std::uint64_t ideal_bits(const TlpWindow& window, const Tlp& tlp, bool last) const {
+    return 8ULL * tlp.length - (last ? window.pad_bits : 0);
   }
-  bool pads_last_tlp(const TlpWindow& window) const {
-    return config_.ideal && window.pad_bits > 0;
+  static sc_core::sc_time ideal_time(const LinkDirection& direction, std::uint64_t bits_before,
+                                     std::uint64_t bits) {
+    return direction.bits_time(bits_before + bits) - direction.bits_time(bits_before);
   }
   void book_reads(TlpWindow& window, Tlp* tlps, std::uint32_t count, const sc_core::sc_time& now);
   void book_writes(TlpWindow& window, Tlp* tlps, std::uint32_t count,

@@ -10,8 +10,10 @@
 
 namespace rnicsim {
 
-TestbedConfig testbed_config(config::RunConfig& run, const std::vector<std::string>& node_names,
-                             std::optional<std::uint32_t> mtt_cache_entries) {
+namespace {
+
+TestbedConfig nodes_and_link(config::RunConfig& run, const std::vector<std::string>& node_names,
+                             std::optional<std::uint32_t> mtt_cache_entries, bool read_faults) {
   if (node_names.empty() || node_names.size() > 2) {
     throw std::logic_error("a testbed has one or two nodes");
   }
@@ -20,10 +22,23 @@ TestbedConfig testbed_config(config::RunConfig& run, const std::vector<std::stri
   for (std::size_t i = 0; i < node_names.size(); ++i) {
     c.nodes.push_back(node_config(run, node_names[i], mtt_cache_entries));
     c.nodes.back().nic.address = node_address(i);
-    c.faults.push_back(fault_config(run.node_section(node_names[i], "faults")));
+    c.faults.push_back(read_faults ? fault_config(run.node_section(node_names[i], "faults"))
+                                   : FaultConfig());
   }
   c.link = wire_link_config(run.section("link"));
   return c;
+}
+
+}  // namespace
+
+TestbedConfig testbed_config(config::RunConfig& run, const std::vector<std::string>& node_names,
+                             std::optional<std::uint32_t> mtt_cache_entries) {
+  return nodes_and_link(run, node_names, mtt_cache_entries, true);
+}
+
+TestbedConfig bare_data_testbed_config(config::RunConfig& run,
+                                       const std::vector<std::string>& node_names) {
+  return nodes_and_link(run, node_names, std::nullopt, false);
 }
 
 void add_ethernet_ports(config::RunConfig& run, TestbedConfig& config) {

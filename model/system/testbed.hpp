@@ -40,6 +40,12 @@ struct TestbedConfig {
 // included) and the link section.
 TestbedConfig testbed_config(config::RunConfig& run, const std::vector<std::string>& node_names,
                              std::optional<std::uint32_t> mtt_cache_entries = std::nullopt);
+// The same for a testbed whose wires carry an experiment's bare Data
+// (TestbedConfig::bare_data, set by the caller): the faults sections are not
+// read, so a fault key is refused as read by no block (the cable faults act
+// on RoCE frames that RC recovers; bare Data have no transport).
+TestbedConfig bare_data_testbed_config(config::RunConfig& run,
+                                       const std::vector<std::string>& node_names);
 
 // Gives every node's NIC its plain Ethernet port (each node's "ethernet"
 // section), for experiments that run the kernel network stack.

@@ -268,18 +268,74 @@ TEST(SeedNic, TheDmaStepCrossesTheNicsEngineAndTheHostsIdealPcieLink) {
   ASSERT_TRUE(config.testbed.has_value());
   EXPECT_TRUE(config.testbed->nodes[0].host.pcie.ideal);
   EXPECT_EQ(config.testbed->node_names, (std::vector<std::string>{"a", "b"}));
-  EXPECT_EQ(config.dma_reads_in_flight, config.testbed->nodes[0].nic.dma.read_tags);
+  // The rings hold a queue, the Data whose reads are in flight and one more
+  // waiting for a tag, plus the one being written: 64 + 1 + (tags + 1).
+  EXPECT_EQ(config.buffer_slots, 64u + 1 + config.dma_reads_in_flight + 1);
   const SeedRun result = run_seed(kTestbed);
   for (const char* name : {"ethernet", "rdma"}) {
     const Path p = path(result, name);
     ASSERT_TRUE(p->testbed.has_value()) << name;
-    // Data i sits at 13 * i in its ring (of 65 slots, at a 512-byte-aligned
-    // base): Data 39, at 507..519, crosses an MRRS boundary and takes two MRds.
+    // Data i sits at 13 * i in its ring (at a 512-byte-aligned base): Data
+    // 39, at 507..519, crosses an MRRS boundary and takes two MRds.
     EXPECT_EQ(p->testbed->pcie_read_requests, 65u) << name;
     EXPECT_EQ(p->testbed->pcie_completion_bytes, 64u * 13) << name;
     EXPECT_EQ(p->testbed->pcie_dllps, 0u) << name;
     EXPECT_EQ(p->testbed->dma_bytes_read, 64u * 13) << name;
     EXPECT_EQ(p->testbed->wire_frames, 64u) << name;
+  }
+}
+
+TEST(SeedNic, ReadsInFlightBehindALongLatencyNeverSeeTheirBufferRewritten) {
+  // 100 ns at the root complex and 256 read tags: about 100 reads are in
+  // flight while the application goes on writing its ring. Every Data must
+  // arrive with its own bytes (a mismatch stops the run), one per ns, at
+  // most 103 ns after it was made on the RDMA path (write, the 100 ns answer
+  // and the 1 ns completion, wire), one more on the Ethernet path.
+  const SeedRun result = run_seed(kTestbed, {"pcie.root_complex_latency_ns=100",
+                                             "dma.read_tags=256", "workload.count=1000"});
+  for (const char* name : {"ethernet", "rdma"}) {
+    const Path p = path(result, name);
+    EXPECT_EQ(p->arrivals.arrived, 1000u) << name;
+    EXPECT_EQ(p->arrivals.data_mismatches, 0u) << name;
+    EXPECT_DOUBLE_EQ(p->steady_gbps, 100) << name;
+  }
+  EXPECT_DOUBLE_EQ(path(result, "rdma")->arrivals.max_latency_ns, 103);
+  EXPECT_DOUBLE_EQ(path(result, "ethernet")->arrivals.max_latency_ns, 104);
+}
+
+TEST(SeedNic, TooFewReadTagsForTheLatencyMakeTheDmaStepTheBottleneck) {
+  // 4 tags, 10 ns at the root complex: a read takes 11 ns (answer, then the
+  // 1 ns completion) and its tag is free again when its Data leaves, so Data
+  // k arrives 11 ns after Data k - 4: 4 x 100 bits per 11 ns. (Until Data
+  // 39, which crosses an MRRS boundary: its two MRds hold two of the
+  // engine's four tags.) The Data waiting for a tag are the dma stage's
+  // blocked time.
+  const SeedRun result =
+      run_seed(kTestbed, {"pcie.root_complex_latency_ns=10", "dma.read_tags=4"});
+  const Path rdma = path(result, "rdma");
+  ASSERT_EQ(rdma.data.size(), 64u);
+  for (std::size_t k = 4; k < 39; ++k) {
+    EXPECT_DOUBLE_EQ(rdma.data[k].arrival_ns, rdma.data[k - 4].arrival_ns + 11) << k;
+  }
+  EXPECT_EQ(rdma->bottleneck, "dma");
+  EXPECT_EQ(path(result, "ethernet")->bottleneck, "dma");
+  EXPECT_GT(rdma->stages[1].stats.blocked, sc_core::SC_ZERO_TIME);
+}
+
+TEST(SeedNic, KeysTheTestbedDoesNotReadAreRefused) {
+  // The DMA step is the NIC's engine and the PCIe link, and the wire carries
+  // bare Data with no transport to recover a fault: the stage view's DMA
+  // timing and the cable faults are read by no block here.
+  for (const char* key : {"dma.latency_ns=10", "dma.gbps=1", "faults.loss_rate=0.5"}) {
+    EXPECT_THROW(
+        {
+          config::RunConfig doc(
+              config::load_config(kConfigs + kTestbed.config, {key}, rnicsim_schema()));
+          pipeline_config(doc);
+          doc.require_all_read("pipeline");
+        },
+        config::ConfigError)
+        << key;
   }
 }
 

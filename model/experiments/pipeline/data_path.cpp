@@ -113,6 +113,11 @@ void DataPath::receive() {
     data.bytes_match = transfer.bytes() &&
                        *transfer.bytes() ==
                            data_pattern(workload_.pattern_seed, transfer.index(), workload_.data_bits);
+    if (!data.bytes_match) {
+      // The path moves bytes, it never makes them: a model defect, not a result.
+      fail_run(std::string(name()) + ": Data " + std::to_string(data.index) +
+               " reached the peer with other bytes than the application wrote");
+    }
     count(data);
     if (observer_) observer_(data);
     progress_.advance();

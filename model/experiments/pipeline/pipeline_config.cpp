@@ -19,11 +19,33 @@ std::uint64_t round_up(std::uint64_t value, std::uint64_t multiple) {
 
 // A writer can be at most queue_items Data ahead of the stage that reads its
 // buffer (the queue between them holds them), so with one more slot than that
-// no slot is rewritten before it has been read.
-std::uint64_t buffer_slots(std::uint64_t queue_items) { return queue_items + 1; }
+// no slot is rewritten before it has been read. On the testbed the DMA step
+// also holds Data whose reads are in flight (up to `reads_in_flight`, one
+// more waiting for a tag): the link reads memory when a read completes.
+std::uint64_t buffer_slots(std::uint64_t queue_items, std::uint64_t reads_in_flight) {
+  return queue_items + 1 + (reads_in_flight > 0 ? reads_in_flight + 1 : 0);
+}
+
+bool testbed_composition(const config::Json& doc) {
+  return config::at_path(doc, "pipeline.composition") == "testbed";
+}
+
+// NIC a's read tags, as node_section reads them: nodes.a.dma.read_tags, else dma.read_tags.
+std::uint64_t node_a_read_tags(const config::Json& doc) {
+  const auto nodes = doc.find("nodes");
+  if (nodes != doc.end()) {
+    const auto a = nodes->find(kPipelineNode);
+    if (a != nodes->end()) {
+      const auto dma = a->find("dma");
+      if (dma != a->end() && dma->contains("read_tags")) return dma->at("read_tags").get<std::uint64_t>();
+    }
+  }
+  return config::integer_at(doc, "dma.read_tags");
+}
 
 std::uint64_t buffer_slots(const config::Json& doc) {
-  return buffer_slots(config::integer_at(doc, "pipeline.queue_items"));
+  return buffer_slots(config::integer_at(doc, "pipeline.queue_items"),
+                      testbed_composition(doc) ? node_a_read_tags(doc) : 0);
 }
 
 std::uint64_t data_bytes(const config::Json& doc) {
@@ -129,7 +151,8 @@ void declare_pipeline_keys(config::Schema& schema) {
                              "roce is for wires carrying the NIC's real RoCEv2 frames; the "
                              "pipeline's Data are bare payload: none or ethernet"};
   });
-  schema.add_check({"pipeline.queue_items", "workload.data_bits", "host.memory_bytes"},
+  schema.add_check({"pipeline.queue_items", "workload.data_bits", "host.memory_bytes",
+                    "pipeline.composition", "dma.read_tags"},
                    rings_violation);
 }
 
@@ -146,14 +169,17 @@ PipelineConfig pipeline_config(config::RunConfig& run) {
   c.queue_items = run.section("pipeline").integer("queue_items");
   c.memory = host_memory_config(host);
   c.cpu = host_cpu_config(host);
-  c.dma = dma_timing(run.node_section(kPipelineNode, "dma"));
   c.link = wire_link_config(link);
   c.framing = framing_kind(link);
-  c.buffer_slots = buffer_slots(c.queue_items);
   if (run.section("pipeline").text("composition") == "testbed") {
-    c.testbed = testbed_config(run, {"a", "b"});
+    // The DMA step is the NIC's engine and the host's PCIe link: dma.gbps
+    // and dma.latency_ns are not read, so setting them is refused.
+    c.testbed = bare_data_testbed_config(run, {kPipelineNode, "b"});
     c.dma_reads_in_flight = c.testbed->nodes[0].nic.dma.read_tags;
+  } else {
+    c.dma = dma_timing(run.node_section(kPipelineNode, "dma"));
   }
+  c.buffer_slots = buffer_slots(c.queue_items, c.dma_reads_in_flight);
   return c;
 }
 
