@@ -13,7 +13,10 @@ foreach(side model rtl)
   if(side STREQUAL "rtl")
     set(extra ${swap})
   endif()
+  # Each run its own --out: the default (rnicsim-out/perf_<test>) is shared by
+  # every swap test of the same perftest test, which ctest runs in parallel.
   execute_process(COMMAND ${RNICSIM} perf ${args} ${extra} --pcap ${WORK}/${side}.pcap
+                          --out ${WORK}/${side}
                   RESULT_VARIABLE exit OUTPUT_VARIABLE ${side}_out ERROR_VARIABLE err)
   if(NOT exit EQUAL 0)
     message(FATAL_ERROR "the ${side} run failed (exit ${exit}): ${err}")
