@@ -117,9 +117,8 @@ PcieLink::CompletionTrain PcieLink::completion_train(std::uint64_t address,
   const CompletionSizes sizes = completion_sizes(address, length, config_.completion_bytes);
   CompletionTrain train;
   train.count = sizes.count();
-  if (config_.ideal) {  // payload alone, as one stretch
+  if (config_.ideal) {  // payload alone; book_reads times it from the window's bits
     train.wire_bytes = length;
-    train.duration = downstream_.bits_time(8ULL * length);
     return train;
   }
   train.wire_bytes = std::uint64_t{train.count} * completion_wire_bytes(0) + length;

@@ -30,22 +30,11 @@ bool testbed_composition(const config::Json& doc) {
   return config::at_path(doc, "pipeline.composition") == "testbed";
 }
 
-// NIC a's read tags, as node_section reads them: nodes.a.dma.read_tags, else dma.read_tags.
-std::uint64_t node_a_read_tags(const config::Json& doc) {
-  const auto nodes = doc.find("nodes");
-  if (nodes != doc.end()) {
-    const auto a = nodes->find(kPipelineNode);
-    if (a != nodes->end()) {
-      const auto dma = a->find("dma");
-      if (dma != a->end() && dma->contains("read_tags")) return dma->at("read_tags").get<std::uint64_t>();
-    }
-  }
-  return config::integer_at(doc, "dma.read_tags");
-}
-
 std::uint64_t buffer_slots(const config::Json& doc) {
   return buffer_slots(config::integer_at(doc, "pipeline.queue_items"),
-                      testbed_composition(doc) ? node_a_read_tags(doc) : 0);
+                      // Rules between keys also run on each node's view, so node
+                      // a's own read tags are checked there.
+                      testbed_composition(doc) ? config::integer_at(doc, "dma.read_tags") : 0);
 }
 
 std::uint64_t data_bytes(const config::Json& doc) {
@@ -140,7 +129,7 @@ void declare_pipeline_keys(config::Schema& schema) {
                                 "wire do the rest (configs/seed_nic.json)")
                  .one_of({"stages", "testbed"}));
   schema.add_check({"pipeline.queue_items", "workload.data_bits", "workload.count", "link.gbps",
-                    "link.propagation_ns"},
+                    "link.propagation_ns", "pipeline.composition", "dma.read_tags"},
                    memory_budget_violation);  // before the rings: no host.memory_bytes lifts it
   schema.add_check({"link.framing"}, [](const config::Json& doc) -> std::optional<config::Violation> {
     if (config::at_path(doc, "experiment") != "pipeline" ||
