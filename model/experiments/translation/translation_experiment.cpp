@@ -31,6 +31,7 @@ constexpr double kP99 = 0.99;
 // node, the driver's MTT entry in host memory and the frame lists of
 // registration.
 constexpr std::uint64_t kBytesPerRegisteredPage = 128;
+constexpr std::uint64_t kMaxPagesPerMr = std::uint64_t{1} << 24;
 // Per walk slot of the unit: its thread (about 5.5 KiB measured at 2048 slots)
 // besides its read buffer.
 constexpr std::uint64_t kBytesPerWalkerThread = 8192;
@@ -208,6 +209,23 @@ std::optional<config::Violation> cache_sizes_violation(const config::Json& doc) 
   return std::nullopt;
 }
 
+// Pages per buffer: translation.mr_bytes over the page size (rounded up) when
+// the working set is given in bytes, else translation.pages_per_mr.
+std::uint64_t pages_per_mr_of(const config::Json& doc) {
+  const std::uint64_t bytes = config::integer_at(doc, "translation.mr_bytes");
+  if (bytes == 0) return config::integer_at(doc, "translation.pages_per_mr");
+  const std::uint64_t page = config::integer_at(doc, "host.page_bytes");
+  return (bytes + page - 1) / page;
+}
+
+std::optional<config::Violation> mr_pages_violation(const config::Json& doc) {
+  const std::uint64_t pages = pages_per_mr_of(doc);
+  if (pages <= kMaxPagesPerMr) return std::nullopt;
+  return config::Violation{"translation.mr_bytes",
+                           "gives " + std::to_string(pages) + " pages per buffer of host.page_bytes; at most " +
+                               std::to_string(kMaxPagesPerMr)};
+}
+
 std::optional<config::Violation> mrs_violation(const config::Json& doc) {
   const std::uint64_t mrs = config::integer_at(doc, "translation.mrs");
   const std::uint64_t mpt_entries = config::integer_at(doc, "mtt.mpt_entries");
@@ -218,11 +236,11 @@ std::optional<config::Violation> mrs_violation(const config::Json& doc) {
 }
 
 std::optional<config::Violation> pages_violation(const config::Json& doc) {
-  const std::uint64_t pages = config::integer_at(doc, "translation.mrs") * config::integer_at(doc, "translation.pages_per_mr");
+  const std::uint64_t pages = config::integer_at(doc, "translation.mrs") * pages_per_mr_of(doc);
   const std::uint64_t mtt_entries = config::integer_at(doc, "mtt.mtt_entries");
   if (pages <= mtt_entries) return std::nullopt;
   return config::Violation{"translation.pages_per_mr",
-                           "translation.mrs x translation.pages_per_mr (" +
+                           "translation.mrs x the pages per buffer (" +
                                std::to_string(pages) + ") exceeds mtt.mtt_entries (" +
                                std::to_string(mtt_entries) + ")"};
 }
@@ -240,7 +258,7 @@ std::optional<config::Violation> memory_violation(const config::Json& doc) {
   const std::uint64_t memory = config::integer_at(doc, "host.memory_bytes");
   const std::uint64_t page = config::integer_at(doc, "host.page_bytes");
   const std::uint64_t mrs = config::integer_at(doc, "translation.mrs");
-  const std::uint64_t pages = mrs * config::integer_at(doc, "translation.pages_per_mr");
+  const std::uint64_t pages = mrs * pages_per_mr_of(doc);
   const std::uint64_t base = pool_base(doc);
   // One spare page per MR: a buffer need not start on a page boundary.
   const std::uint64_t frames = pages + mrs;
@@ -259,7 +277,7 @@ std::optional<config::Violation> memory_violation(const config::Json& doc) {
 // holds the caches of one point at a time.
 std::optional<config::Violation> memory_budget_violation(const config::Json& doc) {
   if (config::at_path(doc, "experiment") != "translation") return std::nullopt;
-  const std::uint64_t pages = config::integer_at(doc, "translation.mrs") * config::integer_at(doc, "translation.pages_per_mr");
+  const std::uint64_t pages = config::integer_at(doc, "translation.mrs") * pages_per_mr_of(doc);
   const std::uint64_t mpt_entries = config::integer_at(doc, "mtt.mpt_cache_entries");
   const auto sizes = config::at_path(doc, "translation.cache_entries").get<std::vector<std::uint64_t>>();
   const std::uint64_t largest = *std::max_element(sizes.begin(), sizes.end());
@@ -296,7 +314,13 @@ void declare_translation_test_keys(config::Schema& schema) {
                  .at_most(1 << 20));
   schema.add(config::integer_key("translation.pages_per_mr", 256, "pages", "pages per buffer")
                  .at_least(1)
-                 .at_most(1 << 24));
+                 .at_most(kMaxPagesPerMr));
+  schema.add(config::integer_key("translation.mr_bytes", 0, "bytes",
+                                 "bytes per buffer, in pages of host.page_bytes (rounded up), "
+                                 "so the page size changes the page count; 0: "
+                                 "translation.pages_per_mr pages (then not read)")
+                 .at_least(0)
+                 .at_most(static_cast<double>(std::uint64_t{1} << 50)));
   schema.add(config::string_key("translation.pattern", "random",
                                 "random: any page of the working set; sequential: page after "
                                 "page, over and over")
@@ -321,14 +345,17 @@ void declare_translation_test_keys(config::Schema& schema) {
   schema.add_check({"translation.access_bytes", "host.page_bytes"}, access_violation);
   schema.add_check({"translation.cache_entries", "mtt.mtt_cache_ways"}, cache_sizes_violation);
   schema.add_check({"translation.mrs", "mtt.mpt_entries"}, mrs_violation);
-  schema.add_check({"translation.pages_per_mr", "translation.mrs", "mtt.mtt_entries"},
+  schema.add_check({"translation.mr_bytes", "host.page_bytes"}, mr_pages_violation);
+  schema.add_check({"translation.pages_per_mr", "translation.mr_bytes", "host.page_bytes",
+                    "translation.mrs", "mtt.mtt_entries"},
                    pages_violation);
   schema.add_check({"host.memory_bytes", "host.page_bytes", "translation.mrs",
-                    "translation.pages_per_mr", "mtt.mpt_entries", "mtt.mtt_entries"},
+                    "translation.pages_per_mr", "translation.mr_bytes", "mtt.mpt_entries",
+                    "mtt.mtt_entries"},
                    memory_violation);
   schema.add_check({"translation.cache_entries", "mtt.mpt_cache_entries", "translation.mrs",
-                    "translation.pages_per_mr", "mtt.walker_outstanding",
-                    "mtt.prefetch_entries"},
+                    "translation.pages_per_mr", "translation.mr_bytes", "host.page_bytes",
+                    "mtt.walker_outstanding", "mtt.prefetch_entries"},
                    memory_budget_violation);
 }
 
@@ -338,7 +365,7 @@ TranslationTestConfig translation_test_config(config::RunConfig& run) {
   TranslationTestConfig c;
   c.cache_entries = test.integers("cache_entries");
   c.mrs = static_cast<std::uint32_t>(integer("mrs"));
-  c.pages_per_mr = static_cast<std::uint32_t>(integer("pages_per_mr"));
+  const std::uint64_t mr_bytes = integer("mr_bytes");
   c.sequential = test.text("pattern") == "sequential";
   c.accesses = integer("accesses");
   c.warmup_accesses = integer("warmup_accesses");
@@ -350,6 +377,9 @@ TranslationTestConfig translation_test_config(config::RunConfig& run) {
                        static_cast<std::uint32_t>(c.cache_entries.front()));
   read_host_software_config(run, kTranslationTestNode, c.testbed.nodes[0].host);
   c.page_bytes = c.testbed.nodes[0].host.page_bytes;
+  c.pages_per_mr = static_cast<std::uint32_t>(
+      mr_bytes != 0 ? (mr_bytes + c.page_bytes - 1) / c.page_bytes : integer("pages_per_mr"));
+  c.mr_bytes = mr_bytes;
   return c;
 }
 

@@ -27,6 +27,7 @@ struct TranslationTestConfig {
   std::vector<std::uint64_t> cache_entries;  // the MTT cache sizes to measure
   std::uint32_t mrs = 0;
   std::uint32_t pages_per_mr = 0;
+  std::uint64_t mr_bytes = 0;  // the buffer's size when given in bytes, else 0
   bool sequential = false;
   std::uint64_t accesses = 0;         // measured per point
   std::uint64_t warmup_accesses = 0;  // translated first, not measured

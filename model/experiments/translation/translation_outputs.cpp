@@ -40,6 +40,7 @@ void write_translation_outputs(const TranslationTestConfig& config,
                         {"pattern", config.sequential ? "sequential" : "random"},
                         {"mrs", config.mrs},
                         {"pages_per_mr", config.pages_per_mr},
+                        {"mr_bytes", config.mr_bytes},
                         {"page_bytes", config.page_bytes},
                         {"in_flight", config.in_flight},
                         {"points", points}};
