@@ -23,6 +23,7 @@
 #include "experiments/perf/perf_options.hpp"
 #include "packet/frame_json.hpp"
 #include "packet/pcap.hpp"
+#include "sweep/sweep_command.hpp"
 
 namespace rnicsim {
 namespace {
@@ -32,6 +33,7 @@ namespace fs = std::filesystem;
 constexpr const char* kUsage =
     "usage: rnicsim run CONFIG.json [--out DIR] [--set key.path=value]...\n"
     "       rnicsim perf TEST [CONFIG.json] [perftest options] (rnicsim perf --help)\n"
+    "       rnicsim sweep SWEEP.json --out DIR [-j N | --slurm ... | --collect]\n"
     "       rnicsim decode FILE.pcap\n"
     "       rnicsim keys\n"
     "       rnicsim --help | --version\n"
@@ -44,6 +46,8 @@ constexpr const char* kUsage =
     "  perf   run a perftest workload (write_lat, write_bw, read_lat, read_bw,\n"
     "         send_lat, send_bw, atomic_lat, atomic_bw) between two simulated nodes;\n"
     "         CONFIG defaults to configs/cx5_100g.json\n"
+    "  sweep  run many points of a configuration, here or on a Slurm cluster, into\n"
+    "         one table (rnicsim sweep --help)\n"
     "  decode print each frame of a pcap file as one JSON object per line:\n"
     "         RoCEv2 header fields, payload length, icrc_ok, or the error found\n"
     "  keys   print every configuration key with its unit, default and range\n"
@@ -392,6 +396,15 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
           (fs::path("rnicsim-out") / ("perf_" + perf::test_name(options.test))).string());
       run.perf = &options;
       return run_command(run, out, err);
+    }
+    if (command == "sweep") {
+      const sweep::SweepOptions options =
+          sweep::parse_sweep_options(std::vector<std::string>(args.begin() + 1, args.end()));
+      if (options.help) {
+        out << sweep::sweep_usage();
+        return kExitOk;
+      }
+      return sweep::sweep_command(options, out, err);
     }
     if (command == "decode") {
       if (args.size() != 2) throw UsageError{"decode needs exactly one FILE.pcap"};

@@ -901,14 +901,7 @@ Json read_json_file(const std::string& path) {
   return parse_json_text(text, path);
 }
 
-void apply_override(Json& doc, const std::string& assignment, const Schema& schema) {
-  const std::string source = "--set " + assignment;
-  const std::size_t equals = assignment.find('=');
-  if (equals == std::string::npos || equals == 0) {
-    throw ConfigError(source, "", "expected key.path=value");
-  }
-  const std::string path = assignment.substr(0, equals);
-  const std::string text = assignment.substr(equals + 1);
+const KeySpec& find_key(const std::string& path, const Schema& schema, const std::string& source) {
   // A node's key ("nodes.b.pcie.lanes") has the rules of its section's key.
   const std::optional<NodeKeyPath> node_key = split_node_key(path, schema, source);
   const std::string key = node_key ? node_key->key : path;
@@ -925,6 +918,18 @@ void apply_override(Json& doc, const std::string& assignment, const Schema& sche
     throw ConfigError(source, path,
                       "unknown key" + with_prefix(node_prefix, suggestion(key, key_paths(schema))));
   }
+  return *spec;
+}
+
+void apply_override(Json& doc, const std::string& assignment, const Schema& schema) {
+  const std::string source = "--set " + assignment;
+  const std::size_t equals = assignment.find('=');
+  if (equals == std::string::npos || equals == 0) {
+    throw ConfigError(source, "", "expected key.path=value");
+  }
+  const std::string path = assignment.substr(0, equals);
+  const std::string text = assignment.substr(equals + 1);
+  const KeySpec* spec = &find_key(path, schema, source);
   // Bare words are strings so that "--set link.framing=ethernet" needs no
   // shell-escaped quotes; but a number that does not fit is an error, not
   // the string "1e400".

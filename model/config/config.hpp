@@ -165,6 +165,11 @@ Json parse_json_text(const std::string& text, const std::string& source);
 // naming the file for a missing or unreadable file and for bad JSON.
 Json read_json_file(const std::string& path);
 
+// The spec of key `path`, or of the key a node's copy names ("nodes.b.pcie.lanes"
+// -> "pcie.lanes"). Throws ConfigError (source `source`) for a section, an
+// unknown key (suggesting the nearest one) or a bad node name.
+const KeySpec& find_key(const std::string& path, const Schema& schema, const std::string& source);
+
 // Applies one "a.b.c=value" override to `doc`. The value is parsed as JSON when
 // it parses, else taken as a string. Throws ConfigError (source "--set <arg>")
 // when the text has no '=', the path is not a key of the schema (a section gets

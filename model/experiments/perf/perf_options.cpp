@@ -555,6 +555,12 @@ PerfOptions parse_perf_options(const std::vector<std::string>& args) {
   return options;
 }
 
+bool is_workload_option(std::string_view long_name) {
+  const OptionSpec* spec = find_long(long_name);
+  return spec != nullptr && spec->takes_value && spec->id != Opt::kJson &&
+         spec->id != Opt::kPcap && spec->id != Opt::kOut && spec->id != Opt::kSet;
+}
+
 std::string perf_usage() {
   return "usage: rnicsim perf TEST [CONFIG] [options]\n"
          "\n"

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace rnicsim::perf {
@@ -111,6 +112,9 @@ std::string atomic_type_name(AtomicType type);  // "FETCH_AND_ADD", "CMP_AND_SWA
 // "-m 300: must be one of 256, 512, 1024, 2048, 4096".
 PerfOptions parse_perf_options(const std::vector<std::string>& args);
 std::string perf_usage();
+// A perftest option taking a value that shapes the workload ("size", "iters",
+// "qp", ...; not rnicsim's "json", "pcap", "out", "set"), by its long name.
+bool is_workload_option(std::string_view long_name);
 
 // The RoCE port's active MTU for an Ethernet MTU, as the kernel derives it
 // (iboe_get_mtu): the largest IB MTU that fits once 96 bytes of headers (GRH

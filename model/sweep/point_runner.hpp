@@ -1,0 +1,63 @@
+#pragma once
+// Runs a sweep's points, each as its own rnicsim process, a few at a time.
+//
+// A point runs in <out>/points/<folder>/: the run's results in run/, its
+// standard output and error in stdout.txt and stderr.txt, and point.json,
+// written last (atomically) when the run ends: its status, exit code, error,
+// wall time and peak resident memory (the child's own, from wait4), and its
+// identity. A point whose point.json says ok with the same identity is done
+// and never runs again; a failed, stale or unfinished one runs again.
+#include <cstdint>
+#include <filesystem>
+#include <iosfwd>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sweep/sweep_plan.hpp"
+
+namespace rnicsim::sweep {
+
+// How one run of a point ended.
+struct PointRecord {
+  bool ok = false;
+  int exit_code = 0;     // the process's exit code; 0 when a signal ended it
+  int signal = 0;        // the signal that ended it, or 0
+  std::string error;     // the run's last error line (failed points)
+  double wall_seconds = 0;
+  std::uint64_t peak_memory_bytes = 0;
+};
+
+std::filesystem::path point_folder(const std::filesystem::path& out, const Point& point);
+
+// The record of the point's last run, if point.json exists, parses and has
+// the point's identity (else the point is not done).
+std::optional<PointRecord> read_record(const std::filesystem::path& out, const Point& point);
+
+struct RunnerOptions {
+  std::filesystem::path program;  // the rnicsim executable
+  unsigned jobs = 1;              // points at once
+  std::ostream* terminal = nullptr;  // the progress line goes here; null: a line per point to `log`
+  std::ostream* log = nullptr;
+};
+
+struct RunnerTally {
+  std::size_t already_done = 0;
+  std::size_t ok = 0;
+  std::size_t failed = 0;       // ran and failed, or invalid
+  std::size_t interrupted = 0;  // stopped by SIGINT/SIGTERM: no record
+};
+
+// Runs every point of `todo` not already done, at most options.jobs at once.
+// Invalid points are counted failed without a run. SIGINT or SIGTERM (as
+// signalled through rnicsim::stop_requested) stops starting points and is
+// passed to the running ones, which clean up and leave no record; a second
+// signal kills them. Returns the tally.
+RunnerTally run_points(const std::filesystem::path& out, const std::vector<const Point*>& todo,
+                       const RunnerOptions& options);
+
+// Installs the SIGINT/SIGTERM handlers a sweep uses: the first signal asks
+// for a stop (rnicsim::request_stop), the second kills the running points.
+void install_sweep_signal_handlers();
+
+}  // namespace rnicsim::sweep

@@ -1,0 +1,324 @@
+#include "sweep/sweep_command.hpp"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <ostream>
+#include <thread>
+
+#include "common/simulation.hpp"
+#include "config/config.hpp"
+#include "experiments/output_files.hpp"
+#include "experiments/plot.hpp"
+#include "sweep/point_runner.hpp"
+#include "sweep/sweep_plan.hpp"
+#include "sweep/sweep_table.hpp"
+
+namespace rnicsim::sweep {
+namespace {
+
+namespace fs = std::filesystem;
+using config::ConfigError;
+
+constexpr int kExitOk = 0;
+constexpr int kExitFailed = 1;
+constexpr int kExitBadInput = 2;
+
+[[noreturn]] void bad_option(const std::string& option, const std::string& reason) {
+  throw ConfigError("rnicsim sweep " + option, "", reason);
+}
+
+std::size_t positive_integer(const std::string& option, const std::string& text,
+                             std::size_t most) {
+  const bool digits = !text.empty() && text.size() <= 9 &&
+                      std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
+  const std::size_t value = digits ? std::stoul(text) : 0;
+  if (value < 1 || value > most) {
+    bad_option(option, "expected an integer from 1 to " + std::to_string(most) + ", got \"" +
+                           config::printable(text) + "\"");
+  }
+  return value;
+}
+
+// "3,7-9" -> 3, 7, 8, 9.
+std::vector<std::size_t> point_list(const std::string& text) {
+  auto index = [&](const std::string& digits) -> std::size_t {
+    const bool plain = !digits.empty() && digits.size() <= 9 &&
+                       std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; });
+    if (!plain) {
+      bad_option("--points", "expected point indices like 3,7-9, got \"" + config::printable(text) + "\"");
+    }
+    return std::stoul(digits);
+  };
+  std::vector<std::size_t> points;
+  std::size_t at = 0;
+  while (at <= text.size()) {
+    const std::size_t comma = std::min(text.find(',', at), text.size());
+    const std::string part = text.substr(at, comma - at);
+    const std::size_t dash = part.find('-');
+    const std::size_t first = index(part.substr(0, dash));
+    const std::size_t last = dash == std::string::npos ? first : index(part.substr(dash + 1));
+    if (last < first) bad_option("--points", "the range " + part + " runs backwards");
+    if (last - first >= kMaxPoints) bad_option("--points", "the range " + part + " is too long");
+    for (std::size_t i = first; i <= last; ++i) points.push_back(i);
+    at = comma + 1;
+  }
+  return points;
+}
+
+// Slurm options travel into #SBATCH lines: one plain word each.
+std::string slurm_word(const std::string& option, const std::string& text) {
+  const bool plain = !text.empty() && std::all_of(text.begin(), text.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+           c == ':' || c == '-' || c == '_' || c == '.' || c == ',' || c == '+';
+  });
+  if (!plain) {
+    bad_option(option, "expected one word of letters, digits and :-_.,+ (got \"" +
+                           config::printable(text) + "\")");
+  }
+  return text;
+}
+
+// The sweep folder: never the current directory or one holding it, and an
+// existing folder only if it is empty or an earlier sweep's.
+fs::path prepare_out(const std::string& out) {
+  if (out.empty()) bad_option("--out \"\"", "is empty: give the sweep's folder");
+  const fs::path folder = fs::weakly_canonical(fs::absolute(out));
+  const fs::path cwd = fs::weakly_canonical(fs::current_path());
+  const auto [end, unused] = std::mismatch(folder.begin(), folder.end(), cwd.begin(), cwd.end());
+  if (end == folder.end()) bad_option("--out " + out, "is the current directory or contains it");
+  std::error_code error;
+  if (fs::exists(folder, error)) {
+    if (!fs::is_directory(folder)) bad_option("--out " + out, "exists and is not a directory");
+    if (!fs::is_empty(folder) && !fs::exists(folder / "sweep.json")) {
+      bad_option("--out " + out, "exists and is not an rnicsim sweep folder (it has no "
+                                 "sweep.json); not writing into it");
+    }
+  }
+  fs::create_directories(folder, error);
+  if (error) bad_option("--out " + out, "cannot create it: " + error.message());
+  return folder;
+}
+
+// One local sweep (or collection) at a time per folder; array tasks, which
+// run disjoint points, take no lock.
+class FolderLock {
+ public:
+  explicit FolderLock(const fs::path& folder) {
+    const std::string path = (folder / ".lock").string();
+    fd_ = open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd_ < 0 || flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+      bad_option("--out " + folder.string(), "another rnicsim sweep is working in this folder");
+    }
+  }
+  ~FolderLock() {
+    if (fd_ >= 0) close(fd_);
+  }
+  FolderLock(const FolderLock&) = delete;
+  FolderLock& operator=(const FolderLock&) = delete;
+
+ private:
+  int fd_ = -1;
+};
+
+unsigned default_jobs() {
+  const unsigned cores = std::thread::hardware_concurrency();
+  return cores == 0 ? 1 : cores;
+}
+
+// Writes the table and draws the plots; prints the tally; returns the exit code.
+int finish(const fs::path& folder, const SweepFile& sweep, const std::vector<Point>& points,
+           std::ostream& out, std::ostream& err) {
+  const TableTally tally = write_table(folder, sweep, points);
+  if (tally.ok > 0) draw_plot("plot_sweep.py", folder, out);
+  out << "sweep: " << points.size() << " points: " << tally.ok << " ok, " << tally.failed
+      << " failed" << (tally.missing > 0 ? ", " + std::to_string(tally.missing) + " not run" : "")
+      << "; table in " << (folder / "results.csv").string() << "\n";
+  for (const std::string& problem : tally.metric_errors) {
+    err << "rnicsim: error: " << sweep.path.string() << ": " << problem << "\n";
+  }
+  if (!tally.metric_errors.empty()) return kExitBadInput;
+  return tally.failed == 0 && tally.missing == 0 ? kExitOk : kExitFailed;
+}
+
+void warn_invalid(const std::vector<const Point*>& points, std::ostream& err) {
+  for (const Point* point : points) {
+    if (point->invalid.empty()) continue;
+    err << "rnicsim: point " << point->index << " (" << point->folder
+        << ") is not run: " << point->invalid << "\n";
+  }
+}
+
+}  // namespace
+
+std::string sweep_usage() {
+  return "usage: rnicsim sweep SWEEP.json --out DIR [-j N]\n"
+         "       rnicsim sweep SWEEP.json --out DIR --slurm [--partition P] [--time T]\n"
+         "                     [--mem M] [--max-parallel K] [--chunk C] [--dry-run]\n"
+         "       rnicsim sweep SWEEP.json --out DIR --collect\n"
+         "       rnicsim sweep SWEEP.json --out DIR --points LIST [-j N]\n"
+         "\n"
+         "Runs every point of the sweep file (configs/README.md, \"Sweep files\") as its own\n"
+         "rnicsim process, N at a time (default: the machine's cores), each in\n"
+         "DIR/points/<its parameters>/. A point that finished is never run again: rerun the\n"
+         "same command after an interruption or a failure. Then writes DIR/results.csv,\n"
+         "DIR/results.jsonl and DIR/plots/.\n"
+         "  --slurm     write DIR/slurm/sweep-K.sbatch, a job array of the points not yet\n"
+         "              done, and submit it with sbatch (--dry-run: write it only)\n"
+         "  --collect   merge the finished points into the table and plots\n"
+         "  --points    run these points (\"3,7-9\": indices as the table numbers them)\n"
+         "Exit status: 0 every point ok, 1 a point failed or has not run, 2 bad command\n"
+         "line or sweep file (nothing runs). SIGINT stops the running points, which\n"
+         "leave no record, and ends the sweep by that signal.\n";
+}
+
+SweepOptions parse_sweep_options(const std::vector<std::string>& args) {
+  SweepOptions options;
+  bool out_given = false;
+  std::vector<std::string> slurm_only;
+  auto mode = [&](const std::string& option, SweepMode wanted) {
+    if (options.mode != SweepMode::kLocal && options.mode != wanted) {
+      bad_option(option, "--slurm, --collect and --points exclude each other");
+    }
+    options.mode = wanted;
+  };
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& arg = args[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= args.size()) bad_option(arg, "needs a value");
+      return args[++i];
+    };
+    if (arg == "-h" || arg == "--help") {
+      options.help = true;
+      return options;
+    } else if (arg == "--out") {
+      options.out = value();
+      out_given = true;
+    } else if (arg == "-j" || arg == "--jobs") {
+      options.jobs = static_cast<unsigned>(positive_integer(arg, value(), 1024));
+    } else if (arg.rfind("-j", 0) == 0 && arg.size() > 2 && arg[2] != '-') {
+      options.jobs = static_cast<unsigned>(positive_integer("-j", arg.substr(2), 1024));
+    } else if (arg == "--slurm") {
+      mode(arg, SweepMode::kSlurm);
+    } else if (arg == "--collect") {
+      mode(arg, SweepMode::kCollect);
+    } else if (arg == "--points") {
+      mode(arg, SweepMode::kPoints);
+      options.points = point_list(value());
+    } else if (arg == "--partition") {
+      options.slurm.partition = slurm_word(arg, value());
+      slurm_only.push_back(arg);
+    } else if (arg == "--time") {
+      options.slurm.time = slurm_word(arg, value());
+      slurm_only.push_back(arg);
+    } else if (arg == "--mem") {
+      options.slurm.mem = slurm_word(arg, value());
+      slurm_only.push_back(arg);
+    } else if (arg == "--max-parallel") {
+      options.slurm.max_parallel = positive_integer(arg, value(), kMaxArrayTasks);
+      slurm_only.push_back(arg);
+    } else if (arg == "--chunk") {
+      options.slurm.chunk = positive_integer(arg, value(), kMaxPoints);
+      slurm_only.push_back(arg);
+    } else if (arg == "--dry-run") {
+      options.slurm.dry_run = true;
+      slurm_only.push_back(arg);
+    } else if (arg.rfind("-", 0) == 0) {
+      bad_option(arg, "unknown option (see rnicsim sweep --help)");
+    } else if (options.sweep_file.empty()) {
+      options.sweep_file = arg;
+    } else {
+      bad_option(arg, "a second SWEEP.json (the first is " + options.sweep_file + ")");
+    }
+  }
+  if (options.sweep_file.empty()) bad_option("", "needs a SWEEP.json");
+  if (!out_given) bad_option("", "needs --out DIR: the folder of the sweep's points and table");
+  if (!slurm_only.empty() && options.mode != SweepMode::kSlurm) {
+    bad_option(slurm_only.front(), "goes with --slurm");
+  }
+  if (options.jobs != 0 && (options.mode == SweepMode::kSlurm || options.mode == SweepMode::kCollect)) {
+    bad_option("-j", "runs points here: not with --slurm or --collect");
+  }
+  return options;
+}
+
+int sweep_command(const SweepOptions& options, std::ostream& out, std::ostream& err) {
+  // Everything about the file is checked before anything is written or run.
+  const SweepFile sweep = read_sweep_file(options.sweep_file);
+  const std::vector<Point> points = plan_points(sweep);
+  for (std::size_t index : options.points) {
+    if (index >= points.size()) {
+      bad_option("--points", "point " + std::to_string(index) + " does not exist (the sweep has " +
+                                 std::to_string(points.size()) + ", 0 to " +
+                                 std::to_string(points.size() - 1) + ")");
+    }
+  }
+  const fs::path folder = prepare_out(options.out);
+  const fs::path program = fs::read_symlink("/proc/self/exe");
+  install_sweep_signal_handlers();
+
+  if (options.mode == SweepMode::kPoints) {
+    std::vector<const Point*> todo;
+    for (std::size_t index : options.points) todo.push_back(&points[index]);
+    warn_invalid(todo, err);
+    const RunnerTally tally =
+        run_points(folder, todo, RunnerOptions{program, options.jobs != 0 ? options.jobs : 1, nullptr, &out});
+    if (stop_requested() != 0) return kExitFailed;
+    return tally.failed == 0 ? kExitOk : kExitFailed;
+  }
+
+  const FolderLock lock(folder);
+  write_sweep_record(folder, sweep, points.size());
+  if (options.mode == SweepMode::kCollect) return finish(folder, sweep, points, out, err);
+
+  if (options.mode == SweepMode::kSlurm) {
+    std::vector<std::size_t> missing;
+    for (const Point& point : points) {
+      const auto record = point.invalid.empty() ? read_record(folder, point) : std::nullopt;
+      if (point.invalid.empty() && !(record && record->ok)) missing.push_back(point.index);
+    }
+    std::vector<const Point*> all;
+    for (const Point& point : points) all.push_back(&point);
+    warn_invalid(all, err);
+    if (missing.empty()) {
+      out << "sweep: every point has finished; --collect writes the table\n";
+      return kExitOk;
+    }
+    const SlurmJob job = write_slurm_job(folder, sweep, program, missing, options.slurm);
+    out << "sweep: " << missing.size() << " points in " << job.task_count << " array tasks: "
+        << job.script.string() << "\n";
+    if (options.slurm.dry_run) return kExitOk;
+    try {
+      const std::string id = submit_slurm_job(job);
+      out << "sweep: submitted job " << id << "; when it has finished: rnicsim sweep "
+          << options.sweep_file << " --out " << options.out << " --collect\n";
+    } catch (const std::runtime_error& e) {
+      err << "rnicsim: error: " << e.what() << "\n";
+      return kExitFailed;
+    }
+    return kExitOk;
+  }
+
+  std::vector<const Point*> all;
+  for (const Point& point : points) all.push_back(&point);
+  warn_invalid(all, err);
+  const unsigned jobs = options.jobs != 0 ? options.jobs : default_jobs();
+  std::ostream* terminal = isatty(STDOUT_FILENO) ? &out : nullptr;
+  out << "rnicsim sweep: " << options.sweep_file << " -> " << options.out << ": "
+      << points.size() << " points, " << jobs << " at a time\n";
+  const RunnerTally tally = run_points(folder, all, RunnerOptions{program, jobs, terminal, &out});
+  if (tally.already_done > 0) {
+    out << "sweep: " << tally.already_done << " points had finished before and were not run again\n";
+  }
+  if (const int signal_number = stop_requested()) {
+    err << "rnicsim: sweep stopped by signal " << signal_number << ": "
+        << tally.already_done + tally.ok + tally.failed << " of " << points.size()
+        << " points done; run the same command again to finish the others\n";
+    return 128 + signal_number;
+  }
+  return finish(folder, sweep, points, out, err);
+}
+
+}  // namespace rnicsim::sweep
