@@ -10,6 +10,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "config/config.hpp"
 #include "experiments/output_files.hpp"
 
 extern char** environ;
@@ -26,15 +27,31 @@ std::string shell_quoted(const std::string& word) {
   return quoted + "'";
 }
 
+// sbatch reads %A, %a, %j ... in --output as patterns: a literal % is %%.
+std::string slurm_pattern_text(const std::string& path) {
+  std::string text;
+  for (char c : path) text += c == '%' ? std::string("%%") : std::string(1, c);
+  return text;
+}
+
 }  // namespace
 
 SlurmJob write_slurm_job(const fs::path& out, const SweepFile& sweep, const fs::path& program,
-                         const std::vector<std::size_t>& missing, const SlurmOptions& options) {
+                         const std::vector<Point>& points, const std::vector<std::size_t>& missing,
+                         const SlurmOptions& options) {
   SlurmJob job;
   job.points_per_task = options.chunk != 0 ? options.chunk
                                            : (missing.size() + kMaxArrayTasks - 1) / kMaxArrayTasks;
   if (job.points_per_task == 0) job.points_per_task = 1;
   job.task_count = (missing.size() + job.points_per_task - 1) / job.points_per_task;
+  if (job.task_count > kMaxArrayTasks) {
+    throw config::ConfigError(
+        "rnicsim sweep --chunk " + std::to_string(options.chunk), "",
+        std::to_string(missing.size()) + " points at " + std::to_string(job.points_per_task) +
+            " per task make " + std::to_string(job.task_count) + " array tasks; Slurm's default "
+            "MaxArraySize allows " + std::to_string(kMaxArrayTasks) + " (index 0 to 1000): a larger "
+            "--chunk, or none");
+  }
   const fs::path folder = out / "slurm";
   fs::create_directories(folder);
   std::size_t k = 1;
@@ -46,7 +63,7 @@ SlurmJob write_slurm_job(const fs::path& out, const SweepFile& sweep, const fs::
   for (std::size_t t = 0; t < job.task_count; ++t) {
     for (std::size_t i = t * job.points_per_task;
          i < std::min(missing.size(), (t + 1) * job.points_per_task); ++i) {
-      tasks << (i == t * job.points_per_task ? "" : ",") << missing[i];
+      tasks << (i == t * job.points_per_task ? "" : "/") << points[missing[i]].folder;
     }
     tasks << "\n";
   }
@@ -60,17 +77,16 @@ SlurmJob write_slurm_job(const fs::path& out, const SweepFile& sweep, const fs::
          << "#SBATCH --array=0-" << job.task_count - 1;
   if (options.max_parallel != 0) script << "%" << options.max_parallel;
   script << "\n#SBATCH --ntasks=1\n#SBATCH --cpus-per-task=1\n"
-         << "#SBATCH --output=" << (folder / ("sweep-" + std::to_string(k) + "-%a.out")).string()
-         << "\n";
+         << "#SBATCH --output=" << slurm_pattern_text((folder / ("sweep-" + std::to_string(k))).string())
+         << "-%a.out\n";
   if (options.partition) script << "#SBATCH --partition=" << *options.partition << "\n";
   if (options.time) script << "#SBATCH --time=" << *options.time << "\n";
   if (options.mem) script << "#SBATCH --mem=" << *options.mem << "\n";
   script << "# Array task t runs the points on line t + 1 of the task list.\n"
-         << "points=$(sed -n \"$((SLURM_ARRAY_TASK_ID + 1))p\" " << shell_quoted(job.tasks.string())
-         << ")\n"
          << "exec " << shell_quoted(program.string()) << " sweep "
          << shell_quoted(sweep.path.string()) << " --out " << shell_quoted(out.string())
-         << " --points \"$points\" -j 1\n";
+         << " --task-list " << shell_quoted(job.tasks.string())
+         << " --task \"$SLURM_ARRAY_TASK_ID\" -j 1\n";
   write_text(job.script, script.str());
   fs::permissions(job.script, fs::perms::owner_exec | fs::perms::group_exec, fs::perm_options::add);
   return job;

@@ -1,10 +1,10 @@
 #pragma once
 // A sweep as a Slurm job array: one sbatch script whose array tasks each run
-// a chunk of the points still missing, through `rnicsim sweep --points`.
+// a chunk of the points still missing, through `rnicsim sweep --task-list`.
 //
 // Submission k writes <out>/slurm/sweep-k.sbatch and tasks-k.txt (line t: the
-// points of array task t), so an earlier array still running keeps its own
-// list. Each task writes its points' records as a local run does; `rnicsim
+// folder names of array task t's points), so an earlier array still running
+// keeps its own list. Each task writes its points' records as a local run does; `rnicsim
 // sweep --collect` then merges them into the table.
 #include <cstddef>
 #include <filesystem>
@@ -35,9 +35,11 @@ struct SlurmJob {
   std::size_t points_per_task = 1;
 };
 
-// Writes the script and its task list for `missing` (point indices, in order).
+// Writes the script and its task list (folder names, '/' between them) for
+// `missing` (indices into `points`, in order). Throws config::ConfigError when
+// the chunks would make more array tasks than Slurm's default MaxArraySize.
 SlurmJob write_slurm_job(const std::filesystem::path& out, const SweepFile& sweep,
-                         const std::filesystem::path& program,
+                         const std::filesystem::path& program, const std::vector<Point>& points,
                          const std::vector<std::size_t>& missing, const SlurmOptions& options);
 
 // Submits the script with `sbatch --parsable`; returns the job id. Throws

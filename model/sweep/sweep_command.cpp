@@ -1,11 +1,15 @@
 #include "sweep/sweep_command.hpp"
 
 #include <fcntl.h>
+#include <sched.h>
 #include <sys/file.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <ostream>
+#include <fstream>
+#include <map>
+#include <set>
 #include <thread>
 
 #include "common/simulation.hpp"
@@ -13,6 +17,7 @@
 #include "experiments/output_files.hpp"
 #include "experiments/plot.hpp"
 #include "sweep/point_runner.hpp"
+#include "sweep/program_id.hpp"
 #include "sweep/sweep_plan.hpp"
 #include "sweep/sweep_table.hpp"
 
@@ -27,7 +32,7 @@ constexpr int kExitFailed = 1;
 constexpr int kExitBadInput = 2;
 
 [[noreturn]] void bad_option(const std::string& option, const std::string& reason) {
-  throw ConfigError("rnicsim sweep " + option, "", reason);
+  throw ConfigError(option.empty() ? "rnicsim sweep" : "rnicsim sweep " + option, "", reason);
 }
 
 std::size_t positive_integer(const std::string& option, const std::string& text,
@@ -42,16 +47,18 @@ std::size_t positive_integer(const std::string& option, const std::string& text,
   return value;
 }
 
-// "3,7-9" -> 3, 7, 8, 9.
+// A point or task index: 0 to 999999999.
+std::size_t index_value(const std::string& option, const std::string& digits) {
+  const bool plain = !digits.empty() && digits.size() <= 9 &&
+                     std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; });
+  if (!plain) bad_option(option, "expected an index (0, 1, ...), got \"" + config::printable(digits) + "\"");
+  return std::stoul(digits);
+}
+
+// "3,7-9" -> 3, 7, 8, 9; an index given twice runs once.
 std::vector<std::size_t> point_list(const std::string& text) {
-  auto index = [&](const std::string& digits) -> std::size_t {
-    const bool plain = !digits.empty() && digits.size() <= 9 &&
-                       std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; });
-    if (!plain) {
-      bad_option("--points", "expected point indices like 3,7-9, got \"" + config::printable(text) + "\"");
-    }
-    return std::stoul(digits);
-  };
+  auto index = [&](const std::string& digits) { return index_value("--points", digits); };
+  std::set<std::size_t> seen;
   std::vector<std::size_t> points;
   std::size_t at = 0;
   while (at <= text.size()) {
@@ -62,7 +69,9 @@ std::vector<std::size_t> point_list(const std::string& text) {
     const std::size_t last = dash == std::string::npos ? first : index(part.substr(dash + 1));
     if (last < first) bad_option("--points", "the range " + part + " runs backwards");
     if (last - first >= kMaxPoints) bad_option("--points", "the range " + part + " is too long");
-    for (std::size_t i = first; i <= last; ++i) points.push_back(i);
+    for (std::size_t i = first; i <= last; ++i) {
+      if (seen.insert(i).second) points.push_back(i);
+    }
     at = comma + 1;
   }
   return points;
@@ -123,9 +132,46 @@ class FolderLock {
   int fd_ = -1;
 };
 
+// The cores this process may run on (its affinity: a Slurm job's or a
+// taskset's share, not the machine's).
 unsigned default_jobs() {
+  cpu_set_t cpus;
+  if (sched_getaffinity(0, sizeof cpus, &cpus) == 0 && CPU_COUNT(&cpus) > 0) {
+    return static_cast<unsigned>(CPU_COUNT(&cpus));
+  }
   const unsigned cores = std::thread::hardware_concurrency();
   return cores == 0 ? 1 : cores;
+}
+
+// The points an array task runs: line `task` + 1 of the task list, folder
+// names separated by '/' (which no folder name holds). Names, not indices, so
+// a sweep file edited after submission cannot make a task run other points.
+std::vector<std::size_t> task_points(const std::string& list, std::size_t task,
+                                     const std::vector<Point>& points) {
+  std::ifstream file(list);
+  if (!file) bad_option("--task-list " + list, "cannot be read");
+  std::string line;
+  for (std::size_t i = 0; i <= task; ++i) {
+    if (!std::getline(file, line)) {
+      bad_option("--task " + std::to_string(task), "the task list " + list + " has no such line");
+    }
+  }
+  std::map<std::string, std::size_t> by_folder;
+  for (const Point& point : points) by_folder.emplace(point.folder, point.index);
+  std::vector<std::size_t> indices;
+  for (std::size_t at = 0; at <= line.size();) {
+    const std::size_t slash = std::min(line.find('/', at), line.size());
+    const std::string name = line.substr(at, slash - at);
+    const auto found = by_folder.find(name);
+    if (found == by_folder.end()) {
+      bad_option("--task-list " + list, "point " + config::printable(name) +
+                                            " is not in the sweep file any more (was it edited "
+                                            "after submission?)");
+    }
+    indices.push_back(found->second);
+    at = slash + 1;
+  }
+  return indices;
 }
 
 // Writes the table and draws the plots; prints the tally; returns the exit code.
@@ -137,10 +183,27 @@ int finish(const fs::path& folder, const SweepFile& sweep, const std::vector<Poi
       << " failed" << (tally.missing > 0 ? ", " + std::to_string(tally.missing) + " not run" : "")
       << "; table in " << (folder / "results.csv").string() << "\n";
   for (const std::string& problem : tally.metric_errors) {
-    err << "rnicsim: error: " << sweep.path.string() << ": " << problem << "\n";
+    err << "rnicsim: error: " << sweep.given_path << ": " << problem << "\n";
   }
   if (!tally.metric_errors.empty()) return kExitBadInput;
   return tally.failed == 0 && tally.missing == 0 ? kExitOk : kExitFailed;
+}
+
+// #SBATCH lines cannot quote: a path with a blank, a quote or a control
+// character there would be cut or misread by sbatch.
+void check_slurm_paths(const SweepOptions& options) {
+  for (const auto& [option, path] : {std::pair<std::string, std::string>{"--out", options.out},
+                                     {"SWEEP.json", options.sweep_file}}) {
+    const fs::path absolute = fs::absolute(path);
+    const std::string text = absolute.string();
+    if (std::any_of(text.begin(), text.end(), [](char c) {
+          return c == ' ' || c == '\'' || c == '"' || c == '\\' || static_cast<unsigned char>(c) < 0x20;
+        })) {
+      bad_option(option + " " + config::printable(path),
+                 "a Slurm job script cannot name this path (it holds a blank, a quote, a "
+                 "backslash or a control character): choose another for --slurm");
+    }
+  }
 }
 
 void warn_invalid(const std::vector<const Point*>& points, std::ostream& err) {
@@ -169,6 +232,7 @@ std::string sweep_usage() {
          "              done, and submit it with sbatch (--dry-run: write it only)\n"
          "  --collect   merge the finished points into the table and plots\n"
          "  --points    run these points (\"3,7-9\": indices as the table numbers them)\n"
+         "  --task-list FILE --task T   what a Slurm array task runs: line T + 1 of FILE\n"
          "Exit status: 0 every point ok, 1 a point failed or has not run, 2 bad command\n"
          "line or sweep file (nothing runs). SIGINT stops the running points, which\n"
          "leave no record, and ends the sweep by that signal.\n";
@@ -207,6 +271,11 @@ SweepOptions parse_sweep_options(const std::vector<std::string>& args) {
     } else if (arg == "--points") {
       mode(arg, SweepMode::kPoints);
       options.points = point_list(value());
+    } else if (arg == "--task-list") {
+      mode(arg, SweepMode::kPoints);
+      options.task_list = value();
+    } else if (arg == "--task") {
+      options.task = index_value(arg, value());
     } else if (arg == "--partition") {
       options.slurm.partition = slurm_word(arg, value());
       slurm_only.push_back(arg);
@@ -247,46 +316,68 @@ SweepOptions parse_sweep_options(const std::vector<std::string>& args) {
 int sweep_command(const SweepOptions& options, std::ostream& out, std::ostream& err) {
   // Everything about the file is checked before anything is written or run.
   const SweepFile sweep = read_sweep_file(options.sweep_file);
-  const std::vector<Point> points = plan_points(sweep);
-  for (std::size_t index : options.points) {
+  std::vector<Point> points = plan_points(sweep);
+  std::vector<std::size_t> chosen = options.points;
+  if (!options.task_list.empty()) chosen = task_points(options.task_list, options.task, points);
+  for (std::size_t index : chosen) {
     if (index >= points.size()) {
       bad_option("--points", "point " + std::to_string(index) + " does not exist (the sweep has " +
                                  std::to_string(points.size()) + ", 0 to " +
                                  std::to_string(points.size() - 1) + ")");
     }
   }
+  // Each point's configuration is loaded as its run will load it; an array
+  // task loads its own points alone.
+  const std::string program = program_id();
+  if (options.mode == SweepMode::kPoints) {
+    for (std::size_t index : chosen) check_point(sweep, points[index], program);
+  } else {
+    for (Point& point : points) check_point(sweep, point, program);
+  }
+  if (options.mode == SweepMode::kSlurm) check_slurm_paths(options);
   const fs::path folder = prepare_out(options.out);
-  const fs::path program = fs::read_symlink("/proc/self/exe");
+  const fs::path executable = fs::read_symlink("/proc/self/exe");
   install_sweep_signal_handlers();
 
   if (options.mode == SweepMode::kPoints) {
+    if (!fs::exists(folder / "sweep.json")) write_sweep_record(folder, sweep, points.size());
     std::vector<const Point*> todo;
-    for (std::size_t index : options.points) todo.push_back(&points[index]);
+    for (std::size_t index : chosen) todo.push_back(&points[index]);
     warn_invalid(todo, err);
-    const RunnerTally tally =
-        run_points(folder, todo, RunnerOptions{program, options.jobs != 0 ? options.jobs : 1, nullptr, &out});
-    if (stop_requested() != 0) return kExitFailed;
-    return tally.failed == 0 ? kExitOk : kExitFailed;
+    const RunnerTally tally = run_points(
+        folder, todo, RunnerOptions{executable, options.jobs != 0 ? options.jobs : 1, nullptr, &out});
+    if (const int signal_number = stop_requested()) {
+      err << "rnicsim: sweep stopped by signal " << signal_number << ": " << tally.interrupted
+          << " running points stopped (no record: they run again next time)\n";
+      return kExitFailed;
+    }
+    return tally.failed == 0 && tally.busy == 0 ? kExitOk : kExitFailed;
   }
 
   const FolderLock lock(folder);
   write_sweep_record(folder, sweep, points.size());
   if (options.mode == SweepMode::kCollect) return finish(folder, sweep, points, out, err);
 
+  std::vector<const Point*> all;
+  for (const Point& point : points) all.push_back(&point);
+  warn_invalid(all, err);
   if (options.mode == SweepMode::kSlurm) {
     std::vector<std::size_t> missing;
+    std::size_t invalid = 0;
     for (const Point& point : points) {
-      const auto record = point.invalid.empty() ? read_record(folder, point) : std::nullopt;
-      if (point.invalid.empty() && !(record && record->ok)) missing.push_back(point.index);
+      if (!point.invalid.empty()) {
+        ++invalid;
+        continue;
+      }
+      const auto record = read_record(folder, point);
+      if (!(record && record->ok)) missing.push_back(point.index);
     }
-    std::vector<const Point*> all;
-    for (const Point& point : points) all.push_back(&point);
-    warn_invalid(all, err);
     if (missing.empty()) {
-      out << "sweep: every point has finished; --collect writes the table\n";
-      return kExitOk;
+      out << "sweep: no point to submit: " << points.size() - invalid << " finished, " << invalid
+          << " refused by the configuration (named above); --collect writes the table\n";
+      return invalid == 0 ? kExitOk : kExitFailed;
     }
-    const SlurmJob job = write_slurm_job(folder, sweep, program, missing, options.slurm);
+    const SlurmJob job = write_slurm_job(folder, sweep, executable, points, missing, options.slurm);
     out << "sweep: " << missing.size() << " points in " << job.task_count << " array tasks: "
         << job.script.string() << "\n";
     if (options.slurm.dry_run) return kExitOk;
@@ -301,14 +392,11 @@ int sweep_command(const SweepOptions& options, std::ostream& out, std::ostream& 
     return kExitOk;
   }
 
-  std::vector<const Point*> all;
-  for (const Point& point : points) all.push_back(&point);
-  warn_invalid(all, err);
   const unsigned jobs = options.jobs != 0 ? options.jobs : default_jobs();
   std::ostream* terminal = isatty(STDOUT_FILENO) ? &out : nullptr;
   out << "rnicsim sweep: " << options.sweep_file << " -> " << options.out << ": "
-      << points.size() << " points, " << jobs << " at a time\n";
-  const RunnerTally tally = run_points(folder, all, RunnerOptions{program, jobs, terminal, &out});
+      << points.size() << " points, " << jobs << " at a time" << std::endl;
+  const RunnerTally tally = run_points(folder, all, RunnerOptions{executable, jobs, terminal, &out});
   if (tally.already_done > 0) {
     out << "sweep: " << tally.already_done << " points had finished before and were not run again\n";
   }
@@ -317,6 +405,10 @@ int sweep_command(const SweepOptions& options, std::ostream& out, std::ostream& 
         << tally.already_done + tally.ok + tally.failed << " of " << points.size()
         << " points done; run the same command again to finish the others\n";
     return 128 + signal_number;
+  }
+  if (tally.busy > 0) {
+    err << "rnicsim: " << tally.busy << " points were being run by another sweep; rerun when it "
+        << "has finished\n";
   }
   return finish(folder, sweep, points, out, err);
 }

@@ -5,7 +5,8 @@
 //   rnicsim sweep SWEEP.json --out DIR --slurm [--partition P] [--time T]
 //                 [--mem M] [--max-parallel K] [--chunk C] [--dry-run]
 //   rnicsim sweep SWEEP.json --out DIR --collect       table and plots
-//   rnicsim sweep SWEEP.json --out DIR --points 3,7-9  (what an array task runs)
+//   rnicsim sweep SWEEP.json --out DIR --points 3,7-9  run these points
+//   rnicsim sweep SWEEP.json --out DIR --task-list FILE --task T   (an array task)
 #include <cstddef>
 #include <iosfwd>
 #include <string>
@@ -24,6 +25,8 @@ struct SweepOptions {
   unsigned jobs = 0;  // 0: the machine's cores
   SlurmOptions slurm;
   std::vector<std::size_t> points;  // --points
+  std::string task_list;            // --task-list (an array task's points, by folder name)
+  std::size_t task = 0;             // --task: its line, from 0
   bool help = false;
 };
 

@@ -65,9 +65,36 @@ class Reader {
 
 bool integral(const Json& value) { return value.is_number_integer() || value.is_number_unsigned(); }
 
-// A range's values: from, from + step, ... up to `to` (within a relative 1e-9
-// for decimal steps); or from, from x factor, ... (a log scale). Integers stay
-// integers when from and the step or factor are.
+// Integer ranges count exactly; past 2^63 they are refused, not wrapped.
+std::vector<Json> integer_range(std::int64_t from, std::int64_t to, std::int64_t by, bool log,
+                                const std::string& where, const Reader& r) {
+  std::vector<Json> values;
+  for (std::int64_t value = from; value <= to;) {
+    if (values.size() == kMaxAxisValues) {
+      r.fail(where, "gives more than " + std::to_string(kMaxAxisValues) + " values");
+    }
+    values.emplace_back(value);
+    std::int64_t next = 0;
+    const bool overflow = log ? __builtin_mul_overflow(value, by, &next)
+                              : __builtin_add_overflow(value, by, &next);
+    if (overflow) break;  // the next value would pass any `to`
+    value = next;
+  }
+  return values;
+}
+
+// A decimal value as the step makes it, without the float's last-digit noise
+// (0.1 + 2 x 0.1 is 0.30000000000000004): 12 significant digits.
+double tidy(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.12g", value);
+  return std::strtod(text, nullptr);
+}
+
+// A range's values: from, from + step, ... up to `to`; or from, from x
+// factor, ... (a log scale). Integer from, to and step (or factor) give
+// integers, counted exactly; decimal ones stop at `to` within a millionth of
+// a step (or of the factor's growth).
 std::vector<Json> range_values(const Json& range, const std::string& where, const Reader& r) {
   r.object(range, where);
   r.only(range, where, {"from", "to", "step", "factor"});
@@ -94,20 +121,29 @@ std::vector<Json> range_values(const Json& range, const std::string& where, cons
   if (!has_step && !(from > 0)) {
     r.fail(Reader::join(where, "from"), "must be > 0 on a log scale, got " + from_json.dump());
   }
-  const bool integers = integral(from_json) && integral(by_json);
-  const double slack = 1e-9 * std::max({std::fabs(from), std::fabs(to), 1.0});
+  const bool integers = integral(from_json) && integral(to_json) && integral(by_json);
+  if (integers) {
+    for (const auto& [json, name] : {std::pair{&from_json, "from"}, {&to_json, "to"}, {&by_json, has_step ? "step" : "factor"}}) {
+      if (json->is_number_unsigned() && json->get<std::uint64_t>() > static_cast<std::uint64_t>(INT64_MAX)) {
+        r.fail(Reader::join(where, name), "is beyond 2^63");
+      }
+    }
+    return integer_range(from_json.get<std::int64_t>(), to_json.get<std::int64_t>(),
+                         by_json.get<std::int64_t>(), !has_step, where, r);
+  }
+  // Doubles hold integers exactly only up to 2^53.
+  if (std::max(std::fabs(from), std::fabs(to)) > 9007199254740992.0) {
+    r.fail(where, "a decimal range must stay within 2^53 (give integers for larger values)");
+  }
   std::vector<Json> values;
   for (std::size_t i = 0;; ++i) {
     const double value = has_step ? from + static_cast<double>(i) * by : from * std::pow(by, i);
+    const double slack = has_step ? 1e-6 * by : 1e-6 * value * (by - 1);
     if (value > to + slack) break;
     if (values.size() == kMaxAxisValues) {
       r.fail(where, "gives more than " + std::to_string(kMaxAxisValues) + " values");
     }
-    if (integers) {
-      values.emplace_back(static_cast<std::int64_t>(std::llround(value)));
-    } else {
-      values.emplace_back(value);
-    }
+    values.emplace_back(tidy(value));
   }
   return values;
 }
@@ -159,30 +195,29 @@ Axis read_axis(const Json& entry, const std::string& where, const Reader& r,
   return axis;
 }
 
-// Each axis's label: its key's last part ("mtt_cache_entries"), or more parts
-// where two axes end alike ("a.pcie.lanes" and "b.pcie.lanes").
+// The key's last `parts` dotted parts: ("nodes.a.pcie.lanes", 2) -> "pcie.lanes".
+std::string key_suffix(const std::string& key, std::size_t parts) {
+  std::size_t start = key.size();
+  for (std::size_t i = 0; i < parts; ++i) {
+    const std::size_t dot = start == 0 ? std::string::npos : key.rfind('.', start - 1);
+    if (dot == std::string::npos) return key;
+    start = dot;
+  }
+  return key.substr(start + 1);
+}
+
+// Each axis's label: its key's last part ("mtt_cache_entries"), or as many
+// more parts as make it differ from every other axis's label of that length
+// ("a.pcie.lanes" and "b.pcie.lanes"). A perftest option's is its long name.
 void label_axes(std::vector<Axis>& axes) {
-  auto suffix = [](const std::string& key, std::size_t parts) {
-    std::size_t at = key.size();
-    for (std::size_t i = 0; i < parts; ++i) {
-      const std::size_t dot = key.rfind('.', at == 0 ? 0 : at - 1);
-      if (dot == std::string::npos || at == 0) return key;
-      at = dot;
-    }
-    return key.substr(at + 1);
-  };
+  auto name = [](const Axis& axis) { return axis.is_perf_option() ? axis.key.substr(2) : axis.key; };
   for (Axis& axis : axes) {
-    const std::string key = axis.is_perf_option() ? axis.key.substr(2) : axis.key;
     for (std::size_t parts = 1;; ++parts) {
-      axis.label = suffix(key, parts);
-      const bool unique = std::none_of(axes.begin(), axes.end(), [&](const Axis& other) {
-        const std::string other_key = other.is_perf_option() ? other.key.substr(2) : other.key;
-        return &other != &axis && (other_key == axis.label ||
-                                   (other_key.size() > axis.label.size() &&
-                                    other_key.compare(other_key.size() - axis.label.size() - 1,
-                                                      std::string::npos, "." + axis.label) == 0));
+      axis.label = key_suffix(name(axis), parts);
+      const bool shared = std::any_of(axes.begin(), axes.end(), [&](const Axis& other) {
+        return &other != &axis && key_suffix(name(other), parts) == axis.label;
       });
-      if (unique || axis.label == key) break;
+      if (!shared || axis.label == name(axis)) break;
     }
   }
 }
@@ -202,8 +237,9 @@ std::vector<Metric> read_collect(const Json& collect, const Reader& r, bool perf
     if (const std::size_t colon = text.find(':'); colon != std::string::npos && text[0] != '/') {
       metric.file = text.substr(0, colon);
       metric.pointer = text.substr(colon + 1);
-      if (metric.file.find('/') != std::string::npos || metric.file.find("..") != std::string::npos) {
-        r.fail(where, "names a file outside the run folder: " + metric.file);
+      if (metric.file.empty() || metric.file == "." || metric.file == ".." ||
+          metric.file.find('/') != std::string::npos) {
+        r.fail(where, "\"" + metric.file + "\" is not the name of a file in the run folder");
       }
     }
     try {
@@ -287,10 +323,18 @@ std::string folder_name(const SweepFile& sweep, const std::vector<Json>& values,
 // list key (translation.cache_entries) as a one-element list.
 std::string set_text(const std::string& key, const Json& value) {
   const config::KeySpec& spec = config::find_key(key, rnicsim_schema(), key);
-  if (spec.kind == config::ValueKind::kIntegerList && !value.is_array()) {
-    return Json::array({value}).dump();
+  const bool integer_key =
+      spec.kind == config::ValueKind::kInteger || spec.kind == config::ValueKind::kIntegerList;
+  Json given = value;
+  // A whole number written as a decimal (a range from 1.0) is that integer.
+  if (integer_key && given.is_number_float() && std::fabs(given.get<double>()) < 9007199254740992.0 &&
+      std::floor(given.get<double>()) == given.get<double>()) {
+    given = static_cast<std::int64_t>(given.get<double>());
   }
-  return value.dump();
+  if (spec.kind == config::ValueKind::kIntegerList && !given.is_array()) {
+    return Json::array({given}).dump();
+  }
+  return given.dump();
 }
 
 }  // namespace
@@ -332,8 +376,11 @@ SweepFile read_sweep_file(const std::string& path) {
   }
   if (doc.contains("set")) {
     for (const auto& member : r.object(doc["set"], "set").items()) {
+      if (member.key() == "experiment") r.fail("set.experiment", "a sweep runs its base's experiment");
       try {
-        config::find_key(member.key(), rnicsim_schema(), path);
+        Json scratch = Json::object();
+        config::apply_override(scratch, member.key() + "=" + set_text(member.key(), member.value()),
+                               rnicsim_schema());
       } catch (const ConfigError& e) {
         r.fail("set." + member.key(), e.reason());
       }
@@ -398,7 +445,7 @@ SweepFile read_sweep_file(const std::string& path) {
 }
 
 std::vector<Point> plan_points(const SweepFile& sweep) {
-  const Reader r(sweep.path.string());
+  const Reader r(sweep.given_path);
   std::size_t combinations = 1;
   if (sweep.zip) {
     combinations = sweep.axes.front().values.size();
@@ -437,7 +484,7 @@ std::vector<Point> plan_points(const SweepFile& sweep) {
     try {
       return config::integer_at(config::load(sweep.base.string(), fixed, rnicsim_schema()), "seed");
     } catch (const ConfigError& e) {
-      throw ConfigError(sweep.path.string(), "base", e.what());
+      r.fail("", "the base with the sweep's set is refused: " + std::string(e.what()));
     }
   }();
 
@@ -467,7 +514,7 @@ std::vector<Point> plan_points(const SweepFile& sweep) {
           options.push_back(axis.key + "=" + (values[i].is_string() ? values[i].get<std::string>()
                                                                     : values[i].dump()));
         } else {
-          if (axis.key == "seed" && values[i].is_number_unsigned()) {
+          if (axis.key == "seed" && values[i].is_number_integer() && values[i].get<std::int64_t>() >= 0) {
             point.seed = values[i].get<std::uint64_t>();
           }
           overrides.push_back(axis.key + "=" + set_text(axis.key, values[i]));
@@ -478,7 +525,8 @@ std::vector<Point> plan_points(const SweepFile& sweep) {
       if (const auto [it, fresh] = folders.emplace(point.folder, point.index); !fresh) {
         r.fail("axes", "points " + std::to_string(it->second) + " and " +
                            std::to_string(point.index) + " would share the folder " + point.folder +
-                           " (values that differ only in characters a folder name cannot hold)");
+                           " (the same values twice, or values that differ only in characters a "
+                           "folder name cannot hold)");
       }
       // The command line: perf TEST BASE OPTIONS... or run BASE, then the keys.
       if (perf) {
@@ -493,28 +541,43 @@ std::vector<Point> plan_points(const SweepFile& sweep) {
         point.arguments.push_back("--set");
         point.arguments.push_back(overrides[i]);
       }
-      // The point's configuration, checked now, so a value the configuration
-      // refuses fails its point at once, without a run.
-      try {
-        point.identity["config"] =
-            config::load(sweep.base.string(), overrides, rnicsim_schema());
-        if (perf) {
-          std::vector<std::string> perf_words(point.arguments.begin() + 1, point.arguments.end());
-          const perf::PerfOptions parsed = perf::parse_perf_options(perf_words);
-          (void)parsed;
-          Json words = Json::array({*sweep.perf_test});
-          for (const std::string& word : sweep.perf_args) words.push_back(word);
-          for (const std::string& word : options) words.push_back(word);
-          point.identity["perf"] = words;
-        }
-      } catch (const ConfigError& e) {
-        point.invalid = config::printable(e.what());
-        point.identity = Json();
-      }
       points.push_back(std::move(point));
     }
   }
   return points;
+}
+
+Json check_point(const SweepFile& sweep, Point& point, const std::string& program) {
+  const bool perf = sweep.perf_test.has_value();
+  std::vector<std::string> overrides;
+  if (perf) overrides.push_back("experiment=perf");
+  // The perftest words without the base's path and the keys: "write_bw -n 100 --size=64".
+  Json perf_words = Json::array();
+  for (std::size_t i = 1; i < point.arguments.size(); ++i) {
+    if (point.arguments[i] == "--set") {
+      overrides.push_back(point.arguments[++i]);
+    } else if (perf && i != 2) {
+      perf_words.push_back(point.arguments[i]);
+    }
+  }
+  Json identity{{"program", program}};
+  point.invalid.clear();
+  point.identity.clear();
+  try {
+    identity["config"] = config::load(sweep.base.string(), overrides, rnicsim_schema());
+    if (perf) {
+      perf::parse_perf_options(std::vector<std::string>(point.arguments.begin() + 1, point.arguments.end()));
+      identity["perf"] = perf_words;
+    }
+  } catch (const ConfigError& e) {
+    point.invalid = config::printable(e.what());
+    return identity;
+  }
+  char hash[17];
+  std::snprintf(hash, sizeof hash, "%016llx",
+                static_cast<unsigned long long>(config::stream_seed(0, identity.dump())));
+  point.identity = hash;
+  return identity;
 }
 
 Json point_parameters(const SweepFile& sweep, const Point& point) {

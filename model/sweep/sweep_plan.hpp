@@ -78,17 +78,24 @@ struct Point {
   std::string folder;        // the point's folder name under <out>/points
   // rnicsim's arguments that run the point, without --out (which the runner adds).
   std::vector<std::string> arguments;
-  // What makes two runs the same: the effective configuration and, for perf,
-  // the test and its options. A finished point with another identity is stale.
-  Json identity;
-  std::string invalid;  // why the point cannot run; empty when it can
+  // Set by check_point: a hash of what makes two runs the same (the program's
+  // build, the effective configuration, and for perf the test and its
+  // options); a finished point with another identity is stale.
+  std::string identity;
+  std::string invalid;  // why the point cannot run (check_point); empty when it can
 };
 
 // Every point, in order: axes vary with the last fastest, and a combination's
 // repetitions (seeds base + 0, 1, ...) are adjacent. Throws config::ConfigError
 // for what only the combination shows (zip axes of different lengths, too many
-// points, two points in one folder).
+// points, two points in one folder). The points are not checked yet.
 std::vector<Point> plan_points(const SweepFile& sweep);
+
+// Loads the point's configuration as its run will (and parses its perftest
+// options): sets point.identity from it and `program` (program_id()), or
+// point.invalid to the reason the configuration refuses it. Returns what the
+// identity hashes, for the record.
+Json check_point(const SweepFile& sweep, Point& point, const std::string& program);
 
 // The point's parameters as an object: axis key -> value, then "seed".
 Json point_parameters(const SweepFile& sweep, const Point& point);

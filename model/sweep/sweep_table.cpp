@@ -1,5 +1,7 @@
 #include "sweep/sweep_table.hpp"
 
+#include <unistd.h>
+
 #include <cstdio>
 #include <fstream>
 #include <map>
@@ -37,8 +39,13 @@ class RunFiles {
   const Json& get(const std::string& name) {
     auto it = files_.find(name);
     if (it == files_.end()) {
-      std::ifstream in(folder_ / name);
-      it = files_.emplace(name, in ? Json::parse(in, nullptr, false) : Json()).first;
+      std::error_code error;
+      Json document;
+      if (fs::is_regular_file(folder_ / name, error)) {
+        std::ifstream in(folder_ / name);
+        document = Json::parse(in, nullptr, false);
+      }
+      it = files_.emplace(name, std::move(document)).first;
     }
     return it->second;
   }
@@ -50,7 +57,7 @@ class RunFiles {
 
 // Replaces `path` with `text` whole: a reader never sees half a table.
 void write_whole(const fs::path& path, const std::string& text) {
-  const fs::path staging = path.string() + ".tmp";
+  const fs::path staging = path.string() + ".tmp-" + std::to_string(getpid());
   {
     std::ofstream file(staging, std::ios::binary);
     file << text;
@@ -137,9 +144,10 @@ TableTally write_table(const fs::path& out, const SweepFile& sweep,
     if (!seed_axis) csv << "," << point.seed;
     csv << "," << status;
     for (const Metric& metric : sweep.collect) csv << "," << csv_cell(metrics[metric.name]);
+    const bool peak_known = record && record->peak_memory_bytes;
     csv << "," << (record ? fixed(record->wall_seconds, 3) : "") << ","
-        << (record ? fixed(static_cast<double>(record->peak_memory_bytes) / (1024.0 * 1024.0), 1)
-                   : "")
+        << (peak_known ? fixed(static_cast<double>(*record->peak_memory_bytes) / (1024.0 * 1024.0), 1)
+                       : "")
         << "," << csv_cell(Json(error)) << "\n";
 
     Json row{{"point", point.index},
@@ -148,7 +156,7 @@ TableTally write_table(const fs::path& out, const SweepFile& sweep,
              {"status", status},
              {"metrics", metrics},
              {"wall_seconds", record ? Json(record->wall_seconds) : Json()},
-             {"peak_memory_bytes", record ? Json(record->peak_memory_bytes) : Json()},
+             {"peak_memory_bytes", peak_known ? Json(*record->peak_memory_bytes) : Json()},
              {"error", error}};
     jsonl << row.dump() << "\n";
   }

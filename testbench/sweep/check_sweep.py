@@ -221,6 +221,25 @@ def case_interrupt(rnicsim, source, work):
         fail("the resumed table differs from an uninterrupted one", whole.stdout + whole.stderr)
     if not all(row["status"] == "ok" for row in table(out)):
         fail("every point must be ok")
+    # Each run's own peak memory: a translation point holds 10 to 100 MiB
+    # (results/sweeps: 12 to 23 MiB), not the sweep's.
+    peaks = [float(row["peak_memory_mib"]) for row in table(out, drop=())]
+    if not all(5 < peak < 100 for peak in peaks):
+        fail(f"peak memory per point {peaks}")
+    # A point named twice runs once; a finished one not at all.
+    again = run(rnicsim, "sweep", sweep, "--out", work / "twice", "--points", "0,0-1", "-j", "3")
+    records_written = len(records(work / "twice"))
+    if again.returncode != 0 or again.stdout.count("point 0 ") != 1 or records_written != 2:
+        fail("--points 0,0-1 must run points 0 and 1 once each", again.stdout + again.stderr)
+
+
+def table_of_plan(rnicsim, sweep, work):
+    """The rows --collect writes into a fresh folder: every point, none run."""
+    folder = work / "plan_only"
+    run(rnicsim, "sweep", sweep, "--out", folder, "--collect")
+    rows = table(folder)
+    shutil.rmtree(folder)
+    return rows
 
 
 def case_slurm_script(rnicsim, source, work):
@@ -237,8 +256,9 @@ def case_slurm_script(rnicsim, source, work):
                  "#SBATCH --mem=1G"]:
         if line + "\n" not in text:
             fail(f"the script lacks '{line}'", text)
+    folders = [row["folder"] for row in table_of_plan(rnicsim, sweep, work)]
     tasks = (out / "slurm" / "tasks-1.txt").read_text().splitlines()
-    if tasks != ["0,1,2", "3,4,5", "6,7"]:
+    if tasks != ["/".join(folders[0:3]), "/".join(folders[3:6]), "/".join(folders[6:8])]:
         fail(f"task list {tasks}")
     # Each array task, as Slurm starts it.
     for task in range(3):
@@ -258,7 +278,7 @@ def case_slurm_script(rnicsim, source, work):
     # Only a missing point is submitted again.
     os.remove(out / "points" / table(out)[4]["folder"] / "point.json")
     resubmit = run(rnicsim, "sweep", sweep, "--out", out, "--slurm", "--dry-run")
-    if resubmit.returncode != 0 or (out / "slurm" / "tasks-2.txt").read_text() != "4\n" or \
+    if resubmit.returncode != 0 or (out / "slurm" / "tasks-2.txt").read_text() != folders[4] + "\n" or \
             "#SBATCH --array=0-0\n" not in (out / "slurm" / "sweep-2.sbatch").read_text():
         fail("a resubmission holds the missing point alone", resubmit.stdout + resubmit.stderr)
     collected = run(rnicsim, "sweep", sweep, "--out", out, "--collect")

@@ -32,14 +32,22 @@ class SweepFileTest : public ::testing::Test {
   // Writes `members` (JSON object text without braces) with a base and collect.
   std::string write(const std::string& members, const std::string& base = "seed_pipeline.json") {
     const fs::path file = folder_ / "sweep.json";
+    const bool own_collect = members.find("\"collect\"") != std::string::npos;
     std::ofstream(file) << "{\"base\": \"" << kConfigs << base << "\", "
-                        << "\"collect\": {\"gbps\": \"/paths/rdma/steady_gbps\"}, " << members
-                        << "}";
+                        << (own_collect ? "" : "\"collect\": {\"gbps\": \"/paths/rdma/steady_gbps\"}, ")
+                        << members << "}";
     return file.string();
   }
+  // The points, each checked as a sweep checks them; identity(i) is what
+  // point i's identity hashes.
   std::vector<Point> plan(const std::string& members, const std::string& base = "seed_pipeline.json") {
-    return plan_points(read_sweep_file(write(members, base)));
+    const SweepFile sweep = read_sweep_file(write(members, base));
+    std::vector<Point> points = plan_points(sweep);
+    identities_.clear();
+    for (Point& point : points) identities_.push_back(check_point(sweep, point, "test-build"));
+    return points;
   }
+  const Json& identity(std::size_t i) const { return identities_.at(i); }
   std::string error_of(const std::string& members, const std::string& base = "seed_pipeline.json") {
     const std::string file = write(members, base);
     return config_error_of([&] { plan_points(read_sweep_file(file)); });
@@ -48,6 +56,7 @@ class SweepFileTest : public ::testing::Test {
 
  private:
   fs::path folder_;
+  std::vector<Json> identities_;
 };
 
 TEST_F(SweepFileTest, ProductVariesTheLastAxisFastestAndRepetitionsAreAdjacent) {
@@ -68,9 +77,19 @@ TEST_F(SweepFileTest, ProductVariesTheLastAxisFastestAndRepetitionsAreAdjacent) 
       "--set",  "link.gbps=100",                 "--set", "workload.count=32",
       "--set",  "seed=2"};
   EXPECT_EQ(points[11].arguments, expected);
-  EXPECT_EQ(points[11].identity["config"]["link"]["gbps"], 100);
-  EXPECT_EQ(points[11].identity["config"]["seed"], 2);
+  EXPECT_EQ(identity(11)["config"]["link"]["gbps"], 100);
+  EXPECT_EQ(identity(11)["config"]["seed"], 2);
   for (const Point& point : points) EXPECT_EQ(point.invalid, "");
+  // The identity is a hash of the build, the configuration and perf's words.
+  EXPECT_EQ(identity(11)["program"], "test-build");
+  EXPECT_EQ(points[11].identity.size(), 16u);
+  EXPECT_NE(points[11].identity, points[10].identity);
+  Point again = points[11];
+  const SweepFile sweep = read_sweep_file(file());
+  check_point(sweep, again, "test-build");
+  EXPECT_EQ(again.identity, points[11].identity);
+  check_point(sweep, again, "another-build");
+  EXPECT_NE(again.identity, points[11].identity);
 }
 
 TEST_F(SweepFileTest, ZipTakesTheIthValueOfEachAxis) {
@@ -102,6 +121,34 @@ TEST_F(SweepFileTest, RangesGiveStepsAndLogScales) {
       write(R"("axes": [{"key": "workload.count", "range": {"from": 4, "to": 64, "factor": 4}}])"));
   EXPECT_EQ(sweep.axes[0].values, (std::vector<Json>{4, 16, 64}));
   EXPECT_TRUE(sweep.axes[0].values[1].is_number_integer());
+}
+
+TEST_F(SweepFileTest, IntegerRangesCountExactlyAndDecimalOnesAreTidy) {
+  auto values = [&](const std::string& range) {
+    return read_sweep_file(write(R"("axes": [{"key": "host.memory_bytes", "range": )" + range + "}]"))
+        .axes[0]
+        .values;
+  };
+  // Beyond 2^53 a double would miss these; integers count them exactly.
+  EXPECT_EQ(values(R"({"from": 4000000000000, "to": 4000000005000, "step": 1000})").size(), 6u);
+  EXPECT_EQ(values(R"({"from": 9007199254740993, "to": 9007199254740995, "step": 1})"),
+            (std::vector<Json>{9007199254740993, 9007199254740994, 9007199254740995}));
+  // A log scale stops before it would pass 2^63.
+  EXPECT_EQ(values(R"({"from": 1, "to": 9223372036854775807, "factor": 2})").size(), 63u);
+  EXPECT_EQ(values(R"({"from": 0.1, "to": 0.3, "step": 0.1})"), (std::vector<Json>{0.1, 0.2, 0.3}));
+  // A whole-number decimal is that integer for an integer key.
+  const auto points = plan(R"("axes": [{"key": "workload.count", "range": {"from": 8.0, "to": 16.0, "step": 8.0}}])");
+  ASSERT_EQ(points.size(), 2u);
+  EXPECT_EQ(points[1].invalid, "");
+  EXPECT_EQ(identity(1)["config"]["workload"]["count"], 16);
+}
+
+TEST_F(SweepFileTest, ASeedAxisGivesEachPointItsSeed) {
+  const auto points = plan(R"("axes": [{"key": "seed", "range": {"from": 5, "to": 7, "step": 1}}])");
+  ASSERT_EQ(points.size(), 3u);
+  EXPECT_EQ(points[2].seed, 7u);
+  EXPECT_EQ(points[2].folder, "seed=7");
+  EXPECT_EQ(identity(2)["config"]["seed"], 7);
 }
 
 TEST_F(SweepFileTest, BadFilesNameTheMemberAndTheReason) {
@@ -153,6 +200,14 @@ TEST_F(SweepFileTest, BadFilesNameTheMemberAndTheReason) {
          "pareto.y: nothing: neither an axis key nor a collected metric");
   expect(R"("axes": [{"key": "experiment", "values": ["dma"]}])",
          "a sweep varies keys of one experiment");
+  expect(R"("axes": [{"key": "link.gbps", "values": [1]}], "set": {"experiment": "dma"})",
+         "set.experiment: a sweep runs its base's experiment");
+  expect(R"("axes": [{"key": "link.gbps", "values": [1]}], "set": {"workload.count": "abc"})",
+         "set.workload.count: expected an integer");
+  expect(R"("axes": [{"key": "link.gbps", "values": [1]}], "collect": {"x": ".:/a"})",
+         "collect.x: \".\" is not the name of a file in the run folder");
+  expect(R"("axes": [{"key": "link.gbps", "range": {"from": 0, "to": 18446744073709551615, "step": 1}}])",
+         "axes[0].range.to: is beyond 2^63");
 }
 
 TEST_F(SweepFileTest, AProductOfAMillionPointsIsRefused) {
@@ -169,13 +224,13 @@ TEST_F(SweepFileTest, APointTheConfigurationRefusesIsInvalidAloneAndTheOthersRun
   EXPECT_EQ(points[2].invalid, "");
   EXPECT_NE(points[1].invalid.find("link.gbps"), std::string::npos) << points[1].invalid;
   EXPECT_NE(points[1].invalid.find("-5"), std::string::npos) << points[1].invalid;
-  EXPECT_TRUE(points[1].identity.is_null());
+  EXPECT_TRUE(points[1].identity.empty());
 }
 
 TEST_F(SweepFileTest, AScalarForAListKeyIsAOneElementList) {
   const auto points = plan(R"("axes": [{"key": "translation.cache_entries", "values": [512, 2048]}])",
                            "translation_sweep.json");
-  EXPECT_EQ(points[1].identity["config"]["translation"]["cache_entries"], Json::array({2048}));
+  EXPECT_EQ(identity(1)["config"]["translation"]["cache_entries"], Json::array({2048}));
   EXPECT_EQ(points[1].folder, "cache_entries=2048,seed=1");
 }
 
@@ -202,8 +257,8 @@ TEST_F(SweepFileTest, APerfSweepVariesPerftestOptionsAndKeys) {
                                           "--set", "seed=1"};
   EXPECT_EQ(points[3].arguments, expected);
   EXPECT_EQ(points[3].folder, "size=4096,gbps=100,seed=1");
-  EXPECT_EQ(points[3].identity["perf"], Json::array({"write_bw", "-n", "100", "--size=4096"}));
-  EXPECT_EQ(points[3].identity["config"]["experiment"], "perf");
+  EXPECT_EQ(identity(3)["perf"], Json::array({"write_bw", "-n", "100", "--size=4096"}));
+  EXPECT_EQ(identity(3)["config"]["experiment"], "perf");
   // A size perftest refuses fails its point alone.
   const auto bad = plan(R"("perf": {"test": "write_bw"},
                            "axes": [{"key": "--size", "values": [64, 0]}])",

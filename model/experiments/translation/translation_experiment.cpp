@@ -239,7 +239,8 @@ std::optional<config::Violation> pages_violation(const config::Json& doc) {
   const std::uint64_t pages = config::integer_at(doc, "translation.mrs") * pages_per_mr_of(doc);
   const std::uint64_t mtt_entries = config::integer_at(doc, "mtt.mtt_entries");
   if (pages <= mtt_entries) return std::nullopt;
-  return config::Violation{"translation.pages_per_mr",
+  const bool in_bytes = config::integer_at(doc, "translation.mr_bytes") != 0;
+  return config::Violation{in_bytes ? "translation.mr_bytes" : "translation.pages_per_mr",
                            "translation.mrs x the pages per buffer (" +
                                std::to_string(pages) + ") exceeds mtt.mtt_entries (" +
                                std::to_string(mtt_entries) + ")"};
