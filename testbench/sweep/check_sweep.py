@@ -221,10 +221,10 @@ def case_interrupt(rnicsim, source, work):
         fail("the resumed table differs from an uninterrupted one", whole.stdout + whole.stderr)
     if not all(row["status"] == "ok" for row in table(out)):
         fail("every point must be ok")
-    # Each run's own peak memory: a translation point holds 10 to 100 MiB
-    # (results/sweeps: 12 to 23 MiB), not the sweep's.
+    # Each run reports its own peak memory (12 to 23 MiB in results/sweeps;
+    # a sanitizer build holds several times more): present and plausible.
     peaks = [float(row["peak_memory_mib"]) for row in table(out, drop=())]
-    if not all(5 < peak < 100 for peak in peaks):
+    if not all(1 < peak < 1024 for peak in peaks):
         fail(f"peak memory per point {peaks}")
     # A point named twice runs once; a finished one not at all.
     again = run(rnicsim, "sweep", sweep, "--out", work / "twice", "--points", "0,0-1", "-j", "3")
