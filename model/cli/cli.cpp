@@ -101,33 +101,6 @@ RunArguments parse_run_arguments(const std::vector<std::string>& args) {
   return run;
 }
 
-// The output folder, made absolute ("DIR/" names DIR). Replacing it must never
-// take anything but an earlier run's results: refuse the current directory or
-// one containing it, and an existing folder that is neither empty nor an
-// rnicsim run.
-fs::path checked_destination(const std::string& out, const std::string& source) {
-  fs::path destination = fs::weakly_canonical(fs::absolute(out));
-  if (!destination.has_filename() && destination.has_relative_path()) {
-    destination = destination.parent_path();
-  }
-  const fs::path cwd = fs::weakly_canonical(fs::current_path());
-  const auto [end, unused] = std::mismatch(destination.begin(), destination.end(), cwd.begin(), cwd.end());
-  if (!destination.has_filename() || end == destination.end()) {
-    throw config::ConfigError(source, "", "is the current directory or contains it");
-  }
-  if (fs::exists(destination)) {
-    if (!fs::is_directory(destination)) {
-      throw config::ConfigError(source, "", "exists and is not a directory");
-    }
-    if (!fs::is_empty(destination) && !fs::exists(destination / "effective_config.json")) {
-      throw config::ConfigError(source, "",
-                                "exists and is not an rnicsim output folder (it has no "
-                                "effective_config.json); not replacing it");
-    }
-  }
-  return destination;
-}
-
 // The folders this run created, removed again (deepest first, and only while
 // empty) if it fails, so that a failed run leaves nothing behind.
 class CreatedFolders {
@@ -267,7 +240,8 @@ int run_command(const RunArguments& run, std::ostream& out, std::ostream& err) {
   fs::path destination;
   fs::path staging;
   try {
-    destination = checked_destination(run.out, source);
+    destination = checked_output_folder(run.out, source, "effective_config.json",
+                                        "an rnicsim output folder", "replacing it");
     create_parents(destination, source, created);
     remove_stale_staging(destination);
     staging = beside(destination, kStagingSuffix);

@@ -3,7 +3,6 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
-#include <sys/file.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -19,6 +18,8 @@
 #include <system_error>
 
 #include "common/simulation.hpp"
+#include "experiments/output_files.hpp"
+#include "sweep/folder_lock.hpp"
 
 extern char** environ;
 
@@ -61,7 +62,7 @@ std::optional<std::uint64_t> reported_peak(const fs::path& file) {
   return std::nullopt;
 }
 
-// point.json appears whole or not at all; the staging name is this process's.
+// point.json appears whole or not at all (replace_text).
 void write_record(const fs::path& out, const Point& point, const PointRecord& record) {
   const Json json{{"schema", "rnicsim.sweep.point/1"},
                   {"index", point.index},
@@ -75,46 +76,16 @@ void write_record(const fs::path& out, const Point& point, const PointRecord& re
                    record.peak_memory_bytes ? Json(*record.peak_memory_bytes) : Json()},
                   {"arguments", point.arguments},
                   {"identity", point.identity}};
-  const fs::path folder = point_folder(out, point);
-  const fs::path staging = folder / (std::string(kRecordFile) + "." + std::to_string(getpid()));
-  {
-    std::ofstream file(staging);
-    file << json.dump(2) << "\n";
-    if (!file.flush()) throw std::runtime_error("cannot write " + staging.string());
-  }
-  fs::rename(staging, folder / kRecordFile);
+  replace_text(point_folder(out, point) / kRecordFile, json.dump(2) + "\n");
 }
 
-// The point's lock, held while it runs: by the sweep (this descriptor) and by
-// the run (which gets it as descriptor 3), so a point whose sweep died while
-// it ran stays locked until the run ends too.
-class PointLock {
- public:
-  explicit PointLock(const fs::path& folder) {
-    fd_ = open((folder / ".lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-    if (fd_ >= 0 && flock(fd_, LOCK_EX | LOCK_NB) != 0) {
-      close(fd_);
-      fd_ = -1;
-    }
-  }
-  ~PointLock() {
-    if (fd_ >= 0) close(fd_);
-  }
-  PointLock(PointLock&& other) noexcept : fd_(other.fd_) { other.fd_ = -1; }
-  PointLock(const PointLock&) = delete;
-  PointLock& operator=(const PointLock&) = delete;
-  PointLock& operator=(PointLock&&) = delete;
-  bool held() const { return fd_ >= 0; }
-  int fd() const { return fd_; }
-
- private:
-  int fd_ = -1;
-};
-
+// The point's lock is held while it runs: by the sweep (its descriptor here)
+// and by the run (which gets it as descriptor 3), so a point whose sweep died
+// while it ran stays locked until the run ends too.
 struct Running {
   const Point* point;
   Clock::time_point start;
-  PointLock lock;
+  FolderLock lock;
 };
 
 // Starts `program ARGS --out <point>/run` with stdout and stderr in the point's
@@ -122,7 +93,7 @@ struct Running {
 // which passes it on once, so each run cleans up before it ends. Throws
 // std::runtime_error when the run cannot be started.
 pid_t start_point(const fs::path& out, const Point& point, const fs::path& program,
-                  const PointLock& lock) {
+                  const FolderLock& lock) {
   const fs::path folder = point_folder(out, point);
   std::error_code ignored;
   fs::remove(folder / kRecordFile, ignored);
@@ -323,7 +294,7 @@ RunnerTally run_points(const fs::path& out, const std::vector<const Point*>& tod
       while (stop_requested() == 0 && next < queue.size() && running.size() < options.jobs) {
         const Point& point = *queue[next++];
         fs::create_directories(point_folder(out, point));
-        PointLock lock(point_folder(out, point));
+        FolderLock lock(point_folder(out, point));
         if (!lock.held()) {
           ++tally.busy;
           *options.log << "point " << point.index << " " << point.folder

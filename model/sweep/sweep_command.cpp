@@ -1,14 +1,13 @@
 #include "sweep/sweep_command.hpp"
 
-#include <fcntl.h>
 #include <sched.h>
-#include <sys/file.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <ostream>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <set>
 #include <thread>
 
@@ -16,6 +15,7 @@
 #include "config/config.hpp"
 #include "experiments/output_files.hpp"
 #include "experiments/plot.hpp"
+#include "sweep/folder_lock.hpp"
 #include "sweep/point_runner.hpp"
 #include "sweep/program_id.hpp"
 #include "sweep/sweep_plan.hpp"
@@ -35,11 +35,17 @@ constexpr int kExitBadInput = 2;
   throw ConfigError(option.empty() ? "rnicsim sweep" : "rnicsim sweep " + option, "", reason);
 }
 
+// Up to nine decimal digits and nothing else, as a number; nullopt otherwise.
+std::optional<std::size_t> digits_value(const std::string& text) {
+  const bool plain = !text.empty() && text.size() <= 9 &&
+                     std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
+  if (!plain) return std::nullopt;
+  return std::stoul(text);
+}
+
 std::size_t positive_integer(const std::string& option, const std::string& text,
                              std::size_t most) {
-  const bool digits = !text.empty() && text.size() <= 9 &&
-                      std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
-  const std::size_t value = digits ? std::stoul(text) : 0;
+  const std::size_t value = digits_value(text).value_or(0);
   if (value < 1 || value > most) {
     bad_option(option, "expected an integer from 1 to " + std::to_string(most) + ", got \"" +
                            config::printable(text) + "\"");
@@ -49,10 +55,9 @@ std::size_t positive_integer(const std::string& option, const std::string& text,
 
 // A point or task index: 0 to 999999999.
 std::size_t index_value(const std::string& option, const std::string& digits) {
-  const bool plain = !digits.empty() && digits.size() <= 9 &&
-                     std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; });
-  if (!plain) bad_option(option, "expected an index (0, 1, ...), got \"" + config::printable(digits) + "\"");
-  return std::stoul(digits);
+  const std::optional<std::size_t> value = digits_value(digits);
+  if (!value) bad_option(option, "expected an index (0, 1, ...), got \"" + config::printable(digits) + "\"");
+  return *value;
 }
 
 // "3,7-9" -> 3, 7, 8, 9; an index given twice runs once.
@@ -90,47 +95,23 @@ std::string slurm_word(const std::string& option, const std::string& text) {
   return text;
 }
 
-// The sweep folder: never the current directory or one holding it, and an
-// existing folder only if it is empty or an earlier sweep's.
+// The sweep folder, as checked_output_folder checks a run's: an existing
+// one only if it is empty or an earlier sweep's.
 fs::path prepare_out(const std::string& out) {
   if (out.empty()) bad_option("--out \"\"", "is empty: give the sweep's folder");
-  const fs::path folder = fs::weakly_canonical(fs::absolute(out));
-  const fs::path cwd = fs::weakly_canonical(fs::current_path());
-  const auto [end, unused] = std::mismatch(folder.begin(), folder.end(), cwd.begin(), cwd.end());
-  if (end == folder.end()) bad_option("--out " + out, "is the current directory or contains it");
-  std::error_code error;
-  if (fs::exists(folder, error)) {
-    if (!fs::is_directory(folder)) bad_option("--out " + out, "exists and is not a directory");
-    if (!fs::is_empty(folder) && !fs::exists(folder / "sweep.json")) {
-      bad_option("--out " + out, "exists and is not an rnicsim sweep folder (it has no "
-                                 "sweep.json); not writing into it");
-    }
+  const std::string source = "rnicsim sweep --out " + out;
+  fs::path folder;
+  try {
+    folder = checked_output_folder(out, source, "sweep.json", "an rnicsim sweep folder",
+                                   "writing into it");
+  } catch (const fs::filesystem_error& e) {
+    throw ConfigError(source, "", e.code().message() + ": " + e.path1().string());
   }
+  std::error_code error;
   fs::create_directories(folder, error);
   if (error) bad_option("--out " + out, "cannot create it: " + error.message());
   return folder;
 }
-
-// One local sweep (or collection) at a time per folder; array tasks, which
-// run disjoint points, take no lock.
-class FolderLock {
- public:
-  explicit FolderLock(const fs::path& folder) {
-    const std::string path = (folder / ".lock").string();
-    fd_ = open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-    if (fd_ < 0 || flock(fd_, LOCK_EX | LOCK_NB) != 0) {
-      bad_option("--out " + folder.string(), "another rnicsim sweep is working in this folder");
-    }
-  }
-  ~FolderLock() {
-    if (fd_ >= 0) close(fd_);
-  }
-  FolderLock(const FolderLock&) = delete;
-  FolderLock& operator=(const FolderLock&) = delete;
-
- private:
-  int fd_ = -1;
-};
 
 // The cores this process may run on (its affinity: a Slurm job's or a
 // taskset's share, not the machine's).
@@ -354,7 +335,10 @@ int sweep_command(const SweepOptions& options, std::ostream& out, std::ostream& 
     return tally.failed == 0 && tally.busy == 0 ? kExitOk : kExitFailed;
   }
 
+  // One local sweep (or collection) at a time per folder; array tasks, which
+  // run disjoint points, take no lock of the folder.
   const FolderLock lock(folder);
+  if (!lock.held()) bad_option("--out " + folder.string(), "another rnicsim sweep is working in this folder");
   write_sweep_record(folder, sweep, points.size());
   if (options.mode == SweepMode::kCollect) return finish(folder, sweep, points, out, err);
 

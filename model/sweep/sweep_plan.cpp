@@ -63,8 +63,6 @@ class Reader {
   std::string file_;
 };
 
-bool integral(const Json& value) { return value.is_number_integer() || value.is_number_unsigned(); }
-
 // Integer ranges count exactly; past 2^63 they are refused, not wrapped.
 std::vector<Json> integer_range(std::int64_t from, std::int64_t to, std::int64_t by, bool log,
                                 const std::string& where, const Reader& r) {
@@ -121,7 +119,7 @@ std::vector<Json> range_values(const Json& range, const std::string& where, cons
   if (!has_step && !(from > 0)) {
     r.fail(Reader::join(where, "from"), "must be > 0 on a log scale, got " + from_json.dump());
   }
-  const bool integers = integral(from_json) && integral(to_json) && integral(by_json);
+  const bool integers = from_json.is_number_integer() && to_json.is_number_integer() && by_json.is_number_integer();
   if (integers) {
     for (const auto& [json, name] : {std::pair{&from_json, "from"}, {&to_json, "to"}, {&by_json, has_step ? "step" : "factor"}}) {
       if (json->is_number_unsigned() && json->get<std::uint64_t>() > static_cast<std::uint64_t>(INT64_MAX)) {
@@ -298,24 +296,25 @@ std::string folder_text(const Json& value) {
   return text.empty() ? "_" : text;
 }
 
+// A 64-bit hash of `text` in 16 hex digits.
+std::string hash_text(const std::string& text) {
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx",
+                static_cast<unsigned long long>(config::stream_seed(0, text)));
+  return hex;
+}
+
 // Folder names stay well under the 255 bytes a file name may have.
 constexpr std::size_t kMaxFolderName = 200;
 
 std::string folder_name(const SweepFile& sweep, const std::vector<Json>& values,
                         std::uint64_t seed) {
   std::string name;
-  bool seed_axis = false;
   for (std::size_t i = 0; i < sweep.axes.size(); ++i) {
     name += (i == 0 ? "" : ",") + sweep.axes[i].label + "=" + folder_text(values[i]);
-    seed_axis = seed_axis || sweep.axes[i].key == "seed";
   }
-  if (!seed_axis) name += ",seed=" + std::to_string(seed);
-  if (name.size() > kMaxFolderName) {
-    char hash[17];
-    std::snprintf(hash, sizeof hash, "%016llx",
-                  static_cast<unsigned long long>(config::stream_seed(0, name)));
-    name = name.substr(0, kMaxFolderName - 17) + "~" + hash;
-  }
+  if (!sweep.seed_is_axis()) name += ",seed=" + std::to_string(seed);
+  if (name.size() > kMaxFolderName) name = name.substr(0, kMaxFolderName - 17) + "~" + hash_text(name);
   return name;
 }
 
@@ -411,26 +410,23 @@ SweepFile read_sweep_file(const std::string& path) {
   // In a product a value given twice runs its points twice; zip pairs values
   // up, and the same pair twice shares a folder (plan_points refuses that).
   for (std::size_t a = 0; a < sweep.axes.size() && !sweep.zip; ++a) {
-    const std::vector<Json>& values = sweep.axes[a].values;
-    for (std::size_t i = 0; i < values.size(); ++i) {
-      if (std::find(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(i), values[i]) !=
-          values.begin() + static_cast<std::ptrdiff_t>(i)) {
+    std::set<Json> seen;
+    for (const Json& value : sweep.axes[a].values) {
+      if (!seen.insert(value).second) {
         r.fail("axes[" + std::to_string(a) + "]",
-               sweep.axes[a].key + ": the value " + values[i].dump() + " appears twice");
+               sweep.axes[a].key + ": the value " + value.dump() + " appears twice");
       }
     }
   }
   if (doc.contains("repetitions")) {
     const Json& repetitions = doc["repetitions"];
-    if (!integral(repetitions) || repetitions.get<std::int64_t>() < 1 ||
+    if (!repetitions.is_number_integer() || repetitions.get<std::int64_t>() < 1 ||
         repetitions.get<std::int64_t>() > 10000) {
       r.fail("repetitions", "expected an integer from 1 to 10000, got " + repetitions.dump());
     }
     sweep.repetitions = repetitions.get<std::uint32_t>();
   }
-  const bool seed_axis = std::any_of(sweep.axes.begin(), sweep.axes.end(),
-                                     [](const Axis& a) { return a.key == "seed"; });
-  if (seed_axis && sweep.repetitions > 1) {
+  if (sweep.seed_is_axis() && sweep.repetitions > 1) {
     r.fail("repetitions", "the seed is an axis already: repetitions must be 1");
   }
   if (!doc.contains("collect")) r.fail("collect", "is missing: the figures to collect from each run");
@@ -488,8 +484,6 @@ std::vector<Point> plan_points(const SweepFile& sweep) {
     }
   }();
 
-  const bool seed_axis = std::any_of(sweep.axes.begin(), sweep.axes.end(),
-                                     [](const Axis& a) { return a.key == "seed"; });
   std::vector<Point> points;
   points.reserve(combinations * sweep.repetitions);
   std::map<std::string, std::size_t> folders;
@@ -520,7 +514,7 @@ std::vector<Point> plan_points(const SweepFile& sweep) {
           overrides.push_back(axis.key + "=" + set_text(axis.key, values[i]));
         }
       }
-      if (!seed_axis) overrides.push_back("seed=" + std::to_string(point.seed));
+      if (!sweep.seed_is_axis()) overrides.push_back("seed=" + std::to_string(point.seed));
       point.folder = folder_name(sweep, values, point.seed);
       if (const auto [it, fresh] = folders.emplace(point.folder, point.index); !fresh) {
         r.fail("axes", "points " + std::to_string(it->second) + " and " +
@@ -573,10 +567,7 @@ Json check_point(const SweepFile& sweep, Point& point, const std::string& progra
     point.invalid = config::printable(e.what());
     return identity;
   }
-  char hash[17];
-  std::snprintf(hash, sizeof hash, "%016llx",
-                static_cast<unsigned long long>(config::stream_seed(0, identity.dump())));
-  point.identity = hash;
+  point.identity = hash_text(identity.dump());
   return identity;
 }
 

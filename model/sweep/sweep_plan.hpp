@@ -10,6 +10,7 @@
 // configuration refuses is planned as invalid (with the reason): it fails
 // alone, while a fault of the file itself (unknown key, empty axis, bad range)
 // throws before any point runs. Kernel-free: no SystemC here.
+#include <algorithm>
 #include <cstdint>
 #include <filesystem>
 #include <optional>
@@ -60,6 +61,12 @@ struct SweepFile {
   std::optional<Pareto> pareto;
   // The file's document as read, copied into the sweep folder for the record.
   Json document;
+
+  // "seed" is an axis: each point's seed is its value there (no repetitions,
+  // no seed of its own in the folder name or the table).
+  bool seed_is_axis() const {
+    return std::any_of(axes.begin(), axes.end(), [](const Axis& axis) { return axis.key == "seed"; });
+  }
 };
 
 // The most values one axis, and the most points one sweep, may have: more is

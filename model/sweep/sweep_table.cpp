@@ -1,7 +1,5 @@
 #include "sweep/sweep_table.hpp"
 
-#include <unistd.h>
-
 #include <cstdio>
 #include <fstream>
 #include <map>
@@ -55,19 +53,6 @@ class RunFiles {
   std::map<std::string, Json> files_;
 };
 
-// Replaces `path` with `text` whole: a reader never sees half a table.
-void write_whole(const fs::path& path, const std::string& text) {
-  const fs::path staging = path.string() + ".tmp-" + std::to_string(getpid());
-  {
-    std::ofstream file(staging, std::ios::binary);
-    file << text;
-    if (!file.flush()) throw OutputError(staging, "cannot write it");
-  }
-  std::error_code error;
-  fs::rename(staging, path, error);
-  if (error) throw OutputError(path, "cannot move it into place: " + error.message());
-}
-
 }  // namespace
 
 void write_sweep_record(const fs::path& out, const SweepFile& sweep, std::size_t points) {
@@ -93,14 +78,13 @@ void write_sweep_record(const fs::path& out, const SweepFile& sweep, std::size_t
                         {"y", sweep.pareto->y},
                         {"y_goal", sweep.pareto->y_minimize ? "min" : "max"}};
   }
-  write_whole(out / "sweep.json", record.dump(2) + "\n");
+  replace_text(out / "sweep.json", record.dump(2) + "\n");
 }
 
 TableTally write_table(const fs::path& out, const SweepFile& sweep,
                        const std::vector<Point>& points) {
   TableTally tally;
-  const bool seed_axis = std::any_of(sweep.axes.begin(), sweep.axes.end(),
-                                     [](const Axis& a) { return a.key == "seed"; });
+  const bool seed_axis = sweep.seed_is_axis();
   std::ostringstream csv;
   std::ostringstream jsonl;
   csv << "point,folder";
@@ -167,8 +151,8 @@ TableTally write_table(const fs::path& out, const SweepFile& sweep,
                                   metric.file + " of " + std::to_string(metric_misses[m]) +
                                   " finished point(s)");
   }
-  write_whole(out / "results.csv", csv.str());
-  write_whole(out / "results.jsonl", jsonl.str());
+  replace_text(out / "results.csv", csv.str());
+  replace_text(out / "results.jsonl", jsonl.str());
   return tally;
 }
 
