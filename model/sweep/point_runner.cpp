@@ -137,8 +137,12 @@ pid_t start_point(const fs::path& out, const Point& point, const fs::path& progr
   posix_spawnattr_setpgroup(&attributes, 0);
   posix_spawnattr_setflags(&attributes,
                            POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
+  // The run is this very program, whatever has since been built at its path:
+  // the spawned child's /proc/self/exe is still the sweep's own executable
+  // (until the exec replaces it), and the points' identity is its build.
   pid_t pid = 0;
-  const int error = posix_spawn(&pid, argv[0], &actions, &attributes, argv.data(), envp.data());
+  const int error =
+      posix_spawn(&pid, "/proc/self/exe", &actions, &attributes, argv.data(), envp.data());
   posix_spawn_file_actions_destroy(&actions);
   posix_spawnattr_destroy(&attributes);
   if (error != 0) {

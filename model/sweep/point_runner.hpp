@@ -42,7 +42,10 @@ constexpr const char* kPeakMemoryVariable = "RNICSIM_PEAK_MEMORY_FILE";
 std::optional<PointRecord> read_record(const std::filesystem::path& out, const Point& point);
 
 struct RunnerOptions {
-  std::filesystem::path program;  // the rnicsim executable
+  // The rnicsim executable's path: each run's argv[0]. The run itself is
+  // always the sweep's own executable, even if the file at this path has
+  // been rebuilt since the sweep started.
+  std::filesystem::path program;
   unsigned jobs = 1;              // points at once
   std::ostream* terminal = nullptr;  // the progress line goes here; null: a line per point to `log`
   std::ostream* log = nullptr;

@@ -20,6 +20,9 @@ slurm_script
            no resubmission
 perf       a perf sweep over a perftest option and a key gives the figures
            `rnicsim perf` gives
+rebuild    an executable replaced at the sweep's path while the sweep runs
+           (as a rebuild does) runs none of the later points: each is the
+           sweep's own program, whose build the points' identity names
 """
 import csv
 import json
@@ -305,6 +308,36 @@ def case_perf(rnicsim, source, work):
     if direct.returncode != 0 or rows[2]["bw_gbps"] != json.dumps(figures["bw_avg_gbps"]) or \
             rows[2]["bytes"] != "4096" or rows[2]["--size"] != "4096" or rows[2]["link.gbps"] != "25":
         fail(f"point 2 {rows[2]} against rnicsim perf's {figures}", direct.stdout + direct.stderr)
+
+
+def case_rebuild(rnicsim, source, work):
+    program = work / "rnicsim"
+    shutil.copy2(rnicsim, program)
+    sweep = write_sweep(work / "sweep.json", translation_sweep(source, 100000))
+    out = work / "out"
+    process = subprocess.Popen([str(program), "sweep", str(sweep), "--out", str(out), "-j", "1"],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + TIMEOUT_S
+    while not records(out):
+        if time.monotonic() > deadline or process.poll() is not None:
+            process.kill()
+            fail("the sweep ended or hung before its first point finished",
+                 "".join(process.communicate()))
+        time.sleep(0.01)
+    # What a rebuild does: a new file renamed over the old path. This one
+    # fails, so a point it ran would show.
+    rebuilt = work / "rebuilt"
+    rebuilt.write_text("#!/bin/sh\necho 'not the sweep program' >&2\nexit 3\n")
+    rebuilt.chmod(0o755)
+    os.replace(rebuilt, program)
+    stdout, stderr = process.communicate(timeout=TIMEOUT_S)
+    rows = table(out)
+    if process.returncode != 0 or [row["status"] for row in rows] != ["ok"] * 8:
+        fail(f"every point must run the sweep's own program: {rows}", stdout + stderr)
+    plain = work / "plain"
+    whole = run(rnicsim, "sweep", sweep, "--out", plain, "-j", "2")
+    if whole.returncode != 0 or table(out) != table(plain):
+        fail("the table differs from a sweep run without a rebuild", whole.stdout + whole.stderr)
 
 
 def main():
