@@ -17,14 +17,17 @@ namespace {
 
 namespace field = roce_descriptor;
 
-// One field of the descriptor: its bits, wherever they straddle words.
+// One field of the descriptor (at most 64 bits), wherever it straddles
+// words: the three words it can touch, shifted down as one. A word past the
+// port's last is never read, because no field reaches into it.
 std::uint64_t read_field(const std::uint32_t* words, const field::Field& f) {
-  std::uint64_t value = 0;
-  for (unsigned i = 0; i < f.bits; ++i) {
-    const unsigned bit = f.lsb + i;
-    value |= std::uint64_t{(words[bit / 32] >> (bit % 32)) & 1u} << i;
-  }
-  return value;
+  const unsigned first = f.lsb / 32;
+  const unsigned last = (f.lsb + f.bits - 1) / 32;
+  const unsigned shift = f.lsb % 32;
+  std::uint64_t value = words[first] >> shift;
+  if (last > first) value |= std::uint64_t{words[first + 1]} << (32 - shift);
+  if (last > first + 1) value |= std::uint64_t{words[first + 2]} << (64 - shift);
+  return f.bits == 64 ? value : value & ((std::uint64_t{1} << f.bits) - 1);
 }
 
 // `bytes` big-endian bytes of `value` into `out`.
