@@ -1,9 +1,11 @@
 #include "sweep/slurm_job.hpp"
 
+#include <fcntl.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -92,7 +94,19 @@ SlurmJob write_slurm_job(const fs::path& out, const SweepFile& sweep, const fs::
   return job;
 }
 
-std::string submit_slurm_job(const SlurmJob& job) {
+namespace {
+
+struct Captured {
+  bool started = false;
+  int error = 0;  // errno of a failed start
+  bool succeeded = false;
+  std::string output;
+};
+
+// Runs `words` (found on PATH) with its standard output captured; its
+// standard error stays the sweep's, or goes to /dev/null when `quiet`.
+Captured run_capturing(std::vector<std::string> words, bool quiet) {
+  Captured captured;
   int pipe_ends[2];
   if (pipe(pipe_ends) != 0) throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
   posix_spawn_file_actions_t actions;
@@ -100,39 +114,105 @@ std::string submit_slurm_job(const SlurmJob& job) {
   posix_spawn_file_actions_adddup2(&actions, pipe_ends[1], STDOUT_FILENO);
   posix_spawn_file_actions_addclose(&actions, pipe_ends[0]);
   posix_spawn_file_actions_addclose(&actions, pipe_ends[1]);
-  std::string program = "sbatch";
-  std::string parsable = "--parsable";
-  std::string script = job.script.string();
-  char* argv[] = {program.data(), parsable.data(), script.data(), nullptr};
+  if (quiet) posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
+  std::vector<char*> argv;
+  for (std::string& word : words) argv.push_back(word.data());
+  argv.push_back(nullptr);
   pid_t pid = 0;
-  const int error = posix_spawnp(&pid, "sbatch", &actions, nullptr, argv, environ);
+  captured.error = posix_spawnp(&pid, argv[0], &actions, nullptr, argv.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
   close(pipe_ends[1]);
-  if (error != 0) {
+  if (captured.error != 0) {
     close(pipe_ends[0]);
-    throw std::runtime_error(std::string("cannot start sbatch: ") + std::strerror(error) +
-                             " (is Slurm's client installed? --dry-run writes the script alone)");
+    return captured;
   }
-  std::string output;
+  captured.started = true;
   char buffer[256];
   for (ssize_t n; (n = read(pipe_ends[0], buffer, sizeof buffer)) != 0;) {
     if (n < 0) {
       if (errno == EINTR) continue;
       break;
     }
-    output.append(buffer, static_cast<std::size_t>(n));
+    captured.output.append(buffer, static_cast<std::size_t>(n));
   }
   close(pipe_ends[0]);
   int status = 0;
   while (waitpid(pid, &status, 0) == -1 && errno == EINTR) {
   }
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+  captured.succeeded = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+  return captured;
+}
+
+// Submission k's job-id file, beside its script.
+fs::path job_id_file(const fs::path& script) {
+  fs::path file = script;
+  return file.replace_extension(".job");
+}
+
+}  // namespace
+
+std::string submit_slurm_job(const SlurmJob& job) {
+  const Captured sbatch = run_capturing({"sbatch", "--parsable", job.script.string()}, false);
+  if (!sbatch.started) {
+    throw std::runtime_error(std::string("cannot start sbatch: ") + std::strerror(sbatch.error) +
+                             " (is Slurm's client installed? --dry-run writes the script alone)");
+  }
+  if (!sbatch.succeeded) {
     throw std::runtime_error("sbatch refused " + job.script.string() + " (its message is above)");
   }
   // --parsable prints "jobid" or "jobid;cluster".
-  const std::string id = output.substr(0, output.find_first_of(";\n"));
+  const std::string id = sbatch.output.substr(0, sbatch.output.find_first_of(";\n"));
   if (id.empty()) throw std::runtime_error("sbatch printed no job id for " + job.script.string());
+  write_text(job_id_file(job.script), id + "\n");
   return id;
+}
+
+std::vector<std::string> task_folders(const std::string& line) {
+  std::vector<std::string> folders;
+  for (std::size_t at = 0; at <= line.size();) {
+    const std::size_t slash = std::min(line.find('/', at), line.size());
+    folders.push_back(line.substr(at, slash - at));
+    at = slash + 1;
+  }
+  return folders;
+}
+
+QueuedPoints queued_points(const fs::path& out) {
+  QueuedPoints queued;
+  const fs::path folder = out / "slurm";
+  for (std::size_t k = 1; fs::exists(folder / ("sweep-" + std::to_string(k) + ".sbatch")); ++k) {
+    const fs::path script = folder / ("sweep-" + std::to_string(k) + ".sbatch");
+    std::ifstream id_file(job_id_file(script));
+    std::string id;
+    if (!(id_file >> id)) continue;  // written with --dry-run, or never submitted
+    // squeue lists a job's pending and running array tasks, one per line
+    // (-r); a job that has left the queue lists nothing, or is unknown.
+    const Captured squeue = run_capturing({"squeue", "-h", "-r", "-j", id, "-o", "%K"}, true);
+    if (!squeue.started) {
+      queued.warnings.push_back("cannot ask squeue about job " + id + " (" +
+                                std::strerror(squeue.error) + "): its unfinished points, if any, "
+                                "are submitted again");
+      continue;
+    }
+    if (!squeue.succeeded) continue;
+    std::ifstream task_list(folder / ("tasks-" + std::to_string(k) + ".txt"));
+    std::vector<std::string> lines;
+    for (std::string line; std::getline(task_list, line);) lines.push_back(line);
+    std::istringstream listed(squeue.output);
+    bool holds_some = false;
+    for (std::string task; listed >> task;) {
+      if (task.empty() || task.size() > 9 ||
+          task.find_first_not_of("0123456789") != std::string::npos) {
+        continue;  // not an array index
+      }
+      const unsigned long t = std::stoul(task);
+      if (t >= lines.size()) continue;
+      for (std::string& name : task_folders(lines[t])) queued.folders.insert(std::move(name));
+      holds_some = true;
+    }
+    if (holds_some) queued.jobs.push_back(id);
+  }
+  return queued;
 }
 
 }  // namespace rnicsim::sweep

@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <filesystem>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -42,8 +43,22 @@ SlurmJob write_slurm_job(const std::filesystem::path& out, const SweepFile& swee
                          const std::filesystem::path& program, const std::vector<Point>& points,
                          const std::vector<std::size_t>& missing, const SlurmOptions& options);
 
-// Submits the script with `sbatch --parsable`; returns the job id. Throws
-// std::runtime_error when sbatch cannot be started or refuses the job.
+// Submits the script with `sbatch --parsable` and keeps the job id beside it
+// (sweep-k.job); returns the id. Throws std::runtime_error when sbatch cannot
+// be started or refuses the job.
 std::string submit_slurm_job(const SlurmJob& job);
+
+// The folder names on one line of a task list ('/' between them).
+std::vector<std::string> task_folders(const std::string& line);
+
+// The points of earlier submissions in <out>/slurm whose array tasks Slurm
+// still holds, pending or running (`squeue -h -r -j ID -o %K` for each kept
+// job id): a resubmission leaves them out rather than queue them twice.
+struct QueuedPoints {
+  std::set<std::string> folders;
+  std::vector<std::string> jobs;      // the job ids that still hold some
+  std::vector<std::string> warnings;  // a job squeue could not be asked about
+};
+QueuedPoints queued_points(const std::filesystem::path& out);
 
 }  // namespace rnicsim::sweep

@@ -140,9 +140,7 @@ std::vector<std::size_t> task_points(const std::string& list, std::size_t task,
   std::map<std::string, std::size_t> by_folder;
   for (const Point& point : points) by_folder.emplace(point.folder, point.index);
   std::vector<std::size_t> indices;
-  for (std::size_t at = 0; at <= line.size();) {
-    const std::size_t slash = std::min(line.find('/', at), line.size());
-    const std::string name = line.substr(at, slash - at);
+  for (const std::string& name : task_folders(line)) {
     const auto found = by_folder.find(name);
     if (found == by_folder.end()) {
       bad_option("--task-list " + list, "point " + config::printable(name) +
@@ -150,7 +148,6 @@ std::vector<std::size_t> task_points(const std::string& list, std::size_t task,
                                             "after submission?)");
     }
     indices.push_back(found->second);
-    at = slash + 1;
   }
   return indices;
 }
@@ -346,18 +343,33 @@ int sweep_command(const SweepOptions& options, std::ostream& out, std::ostream& 
   for (const Point& point : points) all.push_back(&point);
   warn_invalid(all, err);
   if (options.mode == SweepMode::kSlurm) {
+    const QueuedPoints queued = queued_points(folder);
+    for (const std::string& warning : queued.warnings) err << "rnicsim: warning: " << warning << "\n";
     std::vector<std::size_t> missing;
     std::size_t invalid = 0;
+    std::size_t still_queued = 0;
     for (const Point& point : points) {
       if (!point.invalid.empty()) {
         ++invalid;
         continue;
       }
       const auto record = read_record(folder, point);
-      if (!(record && record->ok)) missing.push_back(point.index);
+      if (record && record->ok) continue;
+      if (queued.folders.count(point.folder) != 0) {
+        ++still_queued;
+        continue;
+      }
+      missing.push_back(point.index);
+    }
+    if (still_queued != 0) {
+      out << "sweep: " << still_queued << " points are still queued or running in job";
+      for (const std::string& id : queued.jobs) out << " " << id;
+      out << " and are not submitted again\n";
     }
     if (missing.empty()) {
-      out << "sweep: no point to submit: " << points.size() - invalid << " finished, " << invalid
+      out << "sweep: no point to submit: "
+          << points.size() - invalid - still_queued << " finished, " << still_queued
+          << " queued, " << invalid
           << " refused by the configuration (named above); --collect writes the table\n";
       return invalid == 0 ? kExitOk : kExitFailed;
     }

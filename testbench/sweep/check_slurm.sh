@@ -4,7 +4,8 @@
 # usage: check_slurm.sh RNICSIM SOURCE_DIR WORK_DIR
 #
 # Starts a private cluster (slurm_cluster.sh), submits an 8-point sweep as a
-# job array (two tasks at a time), waits for it to leave the queue, collects,
+# job array (two tasks at a time), submits again at once (nothing must go:
+# every point is queued or done), waits for the array to leave the queue, collects,
 # and compares the table with the same sweep run here: identical apart from
 # wall time and peak memory, which each point measures itself. Stops the
 # daemons it started by their PIDs. Exits 77 (skipped) only when the cluster
@@ -45,6 +46,15 @@ submitted=$("$rnicsim" sweep "$work/sweep.json" --out "$work/slurm" --slurm --ma
 echo "$submitted"
 job=$(sed -n 's/^sweep: submitted job \([0-9]*\);.*/\1/p' <<<"$submitted")
 [ -n "$job" ] || { echo "FAIL: no job id in rnicsim's output"; exit 1; }
+grep -qx "$job" "$work/slurm/slurm/sweep-1.job" || { echo "FAIL: sweep-1.job lacks job $job"; exit 1; }
+
+# Submitting again at once: every point is queued, running or finished, so
+# nothing is submitted twice.
+again=$("$rnicsim" sweep "$work/sweep.json" --out "$work/slurm" --slurm --dry-run)
+echo "$again"
+grep -q "are still queued or running in job $job and are not submitted again" <<<"$again" &&
+  grep -q "^sweep: no point to submit" <<<"$again" && [ ! -e "$work/slurm/slurm/sweep-2.sbatch" ] ||
+  { echo "FAIL: a resubmission while the array is queued must leave its points out"; exit 1; }
 
 # Done when squeue answers and lists nothing of the job (an unreachable
 # controller also prints nothing, but exits non-zero).
@@ -76,4 +86,13 @@ if ! diff <(strip "$work/local/results.csv") <(strip "$work/slurm/results.csv");
 fi
 tasks=$(ls "$work"/slurm/slurm/sweep-1-*.out | wc -l)
 [ "$tasks" -eq 8 ] || { echo "FAIL: $tasks array task outputs, expected 8"; exit 1; }
+
+# Once the array has left the queue, a point without a record is submitted
+# again, alone.
+lost=$(ls -d "$work"/slurm/points/*/ | head -n 1)
+rm "$lost/point.json"
+again=$("$rnicsim" sweep "$work/sweep.json" --out "$work/slurm" --slurm --dry-run)
+echo "$again"
+[ "$(cat "$work/slurm/slurm/tasks-2.txt")" = "$(basename "$lost")" ] ||
+  { echo "FAIL: the resubmission must hold the one point without a record"; exit 1; }
 echo "PASS: slurm: 8 points in 8 array tasks, the same table as the local run"
