@@ -13,6 +13,9 @@
 // - BM_WriteBwSplit/<impl>: the same run with the model's or the verilated
 //   rtl/dma_splitter in the request splitter (which takes no simulated time
 //   with either, so no timing key changes).
+// - BM_SplitEngine/<impl>: random DMA requests through the request
+//   splitter's engine, the model's or rtl/dma_splitter; reports requests and,
+//   for the RTL, clock cycles per wall second.
 // - BM_PageCache/<impl>/<entries>: random lookups (a fill after each miss,
 //   a peek before each lookup, now and then an invalidate) through the MTT
 //   cache the translation unit uses, the model's or the verilated
@@ -32,12 +35,14 @@
 #include "common/time_units.hpp"
 #include "config/config.hpp"
 #include "config/run_config.hpp"
+#include "dma/split_engine.hpp"
 #include "experiments/experiments.hpp"
 #include "experiments/perf/perf_experiment.hpp"
 #include "experiments/perf/perf_options.hpp"
 #include "packet/frame.hpp"
 #include "packet/icrc_engine.hpp"
 #include "packet/parser_engine.hpp"
+#include "rtl_bridge/dma_splitter_rtl.hpp"
 #include "rtl_bridge/icrc_rtl.hpp"
 #include "rtl_bridge/mtt_cache_rtl.hpp"
 #include "rtl_bridge/roce_parser_rtl.hpp"
@@ -139,6 +144,34 @@ BENCHMARK(BM_PageCache)
     ->Args({1, 64})
     ->Args({1, 4096})
     ->Unit(benchmark::kNanosecond);
+
+// Random DMA requests (reads and writes, 1 byte to 16 KiB at any address)
+// through the request splitter's engine, the model's or the verilated
+// rtl/dma_splitter, at the NIC's MPS 256 and MRRS 512; counts requests, TLPs
+// and, for the RTL, its clock cycles per wall second.
+void BM_SplitEngine(benchmark::State& state) {
+  const std::unique_ptr<SplitEngine> engine =
+      rtl_bridge::make_split_engine(impl_of(state.range(0)), TlpSizes{256, 512});
+  std::mt19937_64 rng(11);
+  std::vector<TlpCut> cuts;
+  std::uint64_t requests = 0;
+  std::uint64_t cycles = 0;
+  for (auto _ : state) {
+    const SplitRequest request{rng() % 2 == 0, rng() % (std::uint64_t{1} << 40),
+                               static_cast<std::uint32_t>(1 + rng() % 16384), 65535};
+    cuts.clear();
+    cycles += engine->cut(request, cuts).cycles;
+    benchmark::DoNotOptimize(cuts.data());
+    ++requests;
+  }
+  state.counters["requests_per_second"] =
+      benchmark::Counter(static_cast<double>(requests), benchmark::Counter::kIsRate);
+  if (impl_of(state.range(0)) == BlockImpl::kRtl) {
+    state.counters["rtl_cycles_per_second"] =
+        benchmark::Counter(static_cast<double>(cycles), benchmark::Counter::kIsRate);
+  }
+}
+BENCHMARK(BM_SplitEngine)->ArgNames({"rtl"})->Arg(0)->Arg(1)->Unit(benchmark::kNanosecond);
 
 // 4 KB write_bw, 20,000 messages, on the preset with `sets` on top.
 void run_write_bw(benchmark::State& state, std::vector<std::string> sets) {

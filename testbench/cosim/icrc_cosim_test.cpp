@@ -4,8 +4,9 @@
 // timing against the model's clocked-stage timing. Both datapath widths
 // issue 11 names (8 and 64 bytes per cycle) run every test.
 //
-// Stimulus: the 20 ICRC vectors and every frame of the real captures in
-// testbench/data/roce, our own frames (VLAN, IPv6, odd header bits), and
+// Stimulus: the ICRC vectors (the ten of the collection whose licence lets
+// us copy them: testbench/data/roce/SOURCES.md), every frame of the real
+// captures in testbench/data/roce, our own frames (VLAN, IPv6, odd header bits), and
 // seeded random frames of every supported opcode, many of them damaged on
 // purpose (a flipped bit inside or outside the ICRC's coverage, in a masked
 // field, Ethernet padding, IPv4 options, a cut frame, a wrong port, type,
