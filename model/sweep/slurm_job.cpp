@@ -36,6 +36,20 @@ std::string slurm_pattern_text(const std::string& path) {
   return text;
 }
 
+// Submission k's files in <out>/slurm: sweep-k.sbatch, its task list
+// tasks-k.txt, the job id sbatch gave it beside the script (sweep-k.job), and
+// its tasks' logs sweep-k-<task>.out.
+fs::path submission_stem(const fs::path& folder, std::size_t k) {
+  return folder / ("sweep-" + std::to_string(k));
+}
+fs::path script_file(const fs::path& folder, std::size_t k) {
+  return submission_stem(folder, k).string() + ".sbatch";
+}
+fs::path task_list_file(const fs::path& folder, std::size_t k) {
+  return folder / ("tasks-" + std::to_string(k) + ".txt");
+}
+fs::path job_id_file(fs::path script) { return script.replace_extension(".job"); }
+
 }  // namespace
 
 SlurmJob write_slurm_job(const fs::path& out, const SweepFile& sweep, const fs::path& program,
@@ -57,9 +71,9 @@ SlurmJob write_slurm_job(const fs::path& out, const SweepFile& sweep, const fs::
   const fs::path folder = out / "slurm";
   fs::create_directories(folder);
   std::size_t k = 1;
-  while (fs::exists(folder / ("sweep-" + std::to_string(k) + ".sbatch"))) ++k;
-  job.script = folder / ("sweep-" + std::to_string(k) + ".sbatch");
-  job.tasks = folder / ("tasks-" + std::to_string(k) + ".txt");
+  while (fs::exists(script_file(folder, k))) ++k;
+  job.script = script_file(folder, k);
+  job.tasks = task_list_file(folder, k);
 
   std::ostringstream tasks;
   for (std::size_t t = 0; t < job.task_count; ++t) {
@@ -79,7 +93,7 @@ SlurmJob write_slurm_job(const fs::path& out, const SweepFile& sweep, const fs::
          << "#SBATCH --array=0-" << job.task_count - 1;
   if (options.max_parallel != 0) script << "%" << options.max_parallel;
   script << "\n#SBATCH --ntasks=1\n#SBATCH --cpus-per-task=1\n"
-         << "#SBATCH --output=" << slurm_pattern_text((folder / ("sweep-" + std::to_string(k))).string())
+         << "#SBATCH --output=" << slurm_pattern_text(submission_stem(folder, k).string())
          << "-%a.out\n";
   if (options.partition) script << "#SBATCH --partition=" << *options.partition << "\n";
   if (options.time) script << "#SBATCH --time=" << *options.time << "\n";
@@ -143,12 +157,6 @@ Captured run_capturing(std::vector<std::string> words, bool quiet) {
   return captured;
 }
 
-// Submission k's job-id file, beside its script.
-fs::path job_id_file(const fs::path& script) {
-  fs::path file = script;
-  return file.replace_extension(".job");
-}
-
 }  // namespace
 
 std::string submit_slurm_job(const SlurmJob& job) {
@@ -180,9 +188,8 @@ std::vector<std::string> task_folders(const std::string& line) {
 QueuedPoints queued_points(const fs::path& out) {
   QueuedPoints queued;
   const fs::path folder = out / "slurm";
-  for (std::size_t k = 1; fs::exists(folder / ("sweep-" + std::to_string(k) + ".sbatch")); ++k) {
-    const fs::path script = folder / ("sweep-" + std::to_string(k) + ".sbatch");
-    std::ifstream id_file(job_id_file(script));
+  for (std::size_t k = 1; fs::exists(script_file(folder, k)); ++k) {
+    std::ifstream id_file(job_id_file(script_file(folder, k)));
     std::string id;
     if (!(id_file >> id)) continue;  // written with --dry-run, or never submitted
     // squeue lists a job's pending and running array tasks, one per line
@@ -195,13 +202,13 @@ QueuedPoints queued_points(const fs::path& out) {
       continue;
     }
     if (!squeue.succeeded) continue;
-    std::ifstream task_list(folder / ("tasks-" + std::to_string(k) + ".txt"));
+    std::ifstream task_list(task_list_file(folder, k));
     std::vector<std::string> lines;
     for (std::string line; std::getline(task_list, line);) lines.push_back(line);
     std::istringstream listed(squeue.output);
     bool holds_some = false;
     for (std::string task; listed >> task;) {
-      if (task.empty() || task.size() > 9 ||
+      if (task.size() > 9 ||
           task.find_first_not_of("0123456789") != std::string::npos) {
         continue;  // not an array index
       }

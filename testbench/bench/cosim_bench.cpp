@@ -147,8 +147,8 @@ BENCHMARK(BM_PageCache)
 
 // Random DMA requests (reads and writes, 1 byte to 16 KiB at any address)
 // through the request splitter's engine, the model's or the verilated
-// rtl/dma_splitter, at the NIC's MPS 256 and MRRS 512; counts requests, TLPs
-// and, for the RTL, its clock cycles per wall second.
+// rtl/dma_splitter, at the NIC's MPS 256 and MRRS 512; counts requests and,
+// for the RTL, its clock cycles per wall second.
 void BM_SplitEngine(benchmark::State& state) {
   const std::unique_ptr<SplitEngine> engine =
       rtl_bridge::make_split_engine(impl_of(state.range(0)), TlpSizes{256, 512});
