@@ -278,6 +278,19 @@ int run_command(const RunArguments& run, std::ostream& out, std::ostream& err) {
     fs::remove_all(staging, ignored);
     created.remove_all();
     throw config::ConfigError(run.config, "", e.what());
+  } catch (const RunFailedWithResults& e) {
+    // The simulated system failed, and what it did up to then (counters, a
+    // capture) is the evidence of why: kept in place, and the run fails.
+    try {
+      move_into_place(staging, destination, source, out);
+    } catch (...) {
+      std::error_code ignored;
+      fs::remove_all(staging, ignored);
+      created.remove_all();
+      throw;
+    }
+    throw RunFailure{run.config + ": the run failed: " + e.what() + " (its results are in " +
+                     run.out + ")"};
   } catch (const RunFailed& e) {
     // The simulated system hit a fault the model cannot yet recover from.
     std::error_code ignored;

@@ -193,6 +193,7 @@ void run_experiment(const RunRequest& request, std::ostream& report) {
     const PerfResult result = run_perf(run, *request.perf, configured, report, request.terminal);
     write_perf_outputs(*request.perf, run.used(), result, request.folder);
     if (plot && !result.breakdowns.empty()) draw_plot("plot_breakdown.py", request.folder, report);
+    if (result.failure) throw RunFailedWithResults(*result.failure);
   } else {
     throw std::logic_error("no runner for experiment " + experiment);
   }

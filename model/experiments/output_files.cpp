@@ -44,15 +44,37 @@ void replace_text(const std::filesystem::path& file, const std::string& text) {
   }
 }
 
+namespace {
+
+// Whether `folder` is the working folder or holds it: walks up from "."
+// through ".." and compares each folder on the way with `folder` (same file,
+// fs::equivalent), so it needs no getcwd(), which fails when a parent of the
+// working folder cannot be read. A parent this user cannot reach ends the
+// walk: the folders above it are not ones this run could be asked to replace
+// by a path through it.
+bool holds_working_folder(const std::filesystem::path& folder) {
+  namespace fs = std::filesystem;
+  std::error_code error;
+  if (!fs::is_directory(folder, error)) return false;  // not there yet: holds nothing
+  fs::path up = ".";
+  for (;;) {
+    if (fs::equivalent(up, folder, error)) return true;
+    if (error) return false;
+    const fs::path parent = up / "..";
+    if (fs::equivalent(parent, up, error) || error) return false;  // the root, or unreachable
+    up = parent;
+  }
+}
+
+}  // namespace
+
 std::filesystem::path checked_output_folder(const std::string& out, const std::string& source,
                                             const std::string& marker, const std::string& kind,
                                             const std::string& refusal) {
   namespace fs = std::filesystem;
   fs::path folder = fs::weakly_canonical(fs::absolute(out));
   if (!folder.has_filename() && folder.has_relative_path()) folder = folder.parent_path();
-  const fs::path cwd = fs::weakly_canonical(fs::current_path());
-  const auto [end, unused] = std::mismatch(folder.begin(), folder.end(), cwd.begin(), cwd.end());
-  if (!folder.has_filename() || end == folder.end()) {
+  if (!folder.has_filename() || holds_working_folder(folder)) {
     throw config::ConfigError(source, "", "is the current directory or contains it");
   }
   if (fs::exists(folder)) {

@@ -200,6 +200,14 @@ void Completer::retire_front(QpContext& qp, ibv_wc_status status) {
 }
 
 void Completer::on_nak(QpContext& qp, std::uint8_t syndrome, std::uint32_t psn) {
+  // A NAK for a PSN already acknowledged is older than the responses that
+  // acknowledged it (delayed or duplicated on the way): a duplicate response,
+  // which the requester discards (IBTA 9.7.5.1.x). Acting on it would
+  // go back over packets the responder already has.
+  if (psn_diff(psn, qp.acked_psn) < 0) {
+    ++shared_.stats().stale_naks;
+    return;
+  }
   // A NAK acknowledges every request before its PSN.
   if (retire_through(qp, psn_add(psn, kPsnMask))) progress(qp);
   SendWork* work = qp.work_holding(psn);

@@ -75,6 +75,7 @@ struct TransportStats {
   std::uint64_t retransmitted_packets = 0;  // request packets sent again
   std::uint64_t retry_exceeded = 0;         // WQEs ended with IBV_WC_RETRY_EXC_ERR
   std::uint64_t ghost_responses = 0;        // responses to PSNs never sent: ignored
+  std::uint64_t stale_naks = 0;             // NAKs for PSNs already acknowledged: ignored
   std::uint64_t activations = 0;
 };
 
@@ -231,6 +232,9 @@ class Requester : public sc_core::sc_module {
   bool next_packet_in_window(const QpContext& qp, const SendWork& work) const;
   // Whether `work` is still the QP's next to send and may send now.
   bool still_next(QpContext& qp, const SendWork& work) const;
+  // Whether request packet `index` of `count` (PSN `psn`) sets AckReq.
+  bool asks_for_ack(const QpContext& qp, std::uint32_t index, std::uint32_t count,
+                    std::uint32_t psn) const;
   void fetch_wqes(QpContext& qp);
   void take_fetched(QpContext& qp);
   bool start_wqe(QpContext& qp);

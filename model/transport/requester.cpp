@@ -80,6 +80,23 @@ bool Requester::next_packet_in_window(const QpContext& qp, const SendWork& work)
   return window_open(qp, psn_add(work.first_psn, work.sent), shared_.config().max_unacked_packets);
 }
 
+bool Requester::asks_for_ack(const QpContext& qp, std::uint32_t index, std::uint32_t count,
+                             std::uint32_t psn) const {
+  // The responder owes an ACK only for a packet with AckReq set (IBTA
+  // 9.7.5.1.1), so the requester asks before it must stop: on a message's
+  // last packet, every ack_request_packets-th of a long message (at least
+  // twice per window, so a small window keeps packets in flight while the
+  // ACK returns), on the packet that fills the window, and on the last packet
+  // of a go-back-N resend. Without these a full window waits a transport
+  // timeout for an ACK nobody owes.
+  const std::uint32_t window = shared_.config().max_unacked_packets;
+  const std::uint32_t every =
+      std::min(shared_.config().ack_request_packets, std::max<std::uint32_t>(1, window / 2));
+  const bool fills_window = !window_open(qp, psn_add(psn, 1), window);
+  const bool ends_resend = psn_add(psn, 1) == qp.sent_psn_end;
+  return index + 1 == count || (index + 1) % every == 0 || fills_window || ends_resend;
+}
+
 bool Requester::still_next(QpContext& qp, const SendWork& work) const {
   return qp.first_unsent() == &work && sim_now() >= qp.resume_at &&
          next_packet_in_window(qp, work);
@@ -336,10 +353,7 @@ void Requester::send_packet(QpContext& qp, SendWork& work) {
   const std::uint32_t skipped = wqe.opcode == IBV_WR_RDMA_READ ? work.responses : 0;
   h.bth.psn = psn_add(work.first_psn, index + skipped);
   h.bth.solicited_event = wqe.solicited && index + 1 == count;
-  // The last packet asks for an ACK, and so does every ack_request_packets-th
-  // of a long message, so the window moves before the message ends.
-  const std::uint32_t every = shared_.config().ack_request_packets;
-  h.bth.ack_req = index + 1 == count || (index + 1) % every == 0;
+  h.bth.ack_req = asks_for_ack(qp, index, count, h.bth.psn);
   std::uint64_t offset = std::uint64_t{index} * qp.pmtu;
   std::uint32_t length = 0;
   switch (wqe.opcode) {

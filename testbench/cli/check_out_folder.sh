@@ -42,9 +42,12 @@ trap cleanup EXIT
 # Sets bin, config and as_user so that "${as_user[@]}" "$bin" run "$config"
 # runs rnicsim as a user the permission modes apply to: as root, nobody
 # (through setpriv or runuser), with the binary and config copied where nobody
-# can reach them. Exits 77 (skipped) when that cannot be arranged.
+# can reach them, and works from $tmp, which that user can enter (ctest's
+# working folder may sit in a clone under a 0700 home). Exits 77 (skipped)
+# when that cannot be arranged.
 as_a_plain_user() {
   chmod 755 "$tmp"
+  cd "$tmp" || fail "cd $tmp"
   cp "$rnicsim" "$seed" "$tmp/" || fail "cannot copy rnicsim"
   bin="$tmp/$(basename "$rnicsim")"
   config="$tmp/$(basename "$seed")"
@@ -121,6 +124,23 @@ case $case_name in
     [[ $out =~ note:\ the\ earlier\ results,\ moved\ to\ $tmp/w/old\.previous-[0-9]+,\ could\ not\ all\ be\ removed ]] ||
       fail "no note about the earlier results"
     ls "$tmp"/w/old.previous-*/notes/mine.txt >/dev/null 2>&1 || fail "the earlier results were lost"
+    ;;
+
+  working_folder_unreachable)
+    # A working folder this user cannot enter, every path given absolute:
+    # rnicsim never needs the working folder then, and the run succeeds.
+    as_a_plain_user
+    [ -n "${as_user[*]}" ] || { echo "SKIP: not root: cannot make a folder this user cannot enter"; exit 77; }
+    mkdir -p "$tmp/closed/inner" "$tmp/w"
+    chmod 700 "$tmp/closed"
+    chown nobody "$tmp/w"
+    if "${as_user[@]}" test -x "$tmp/closed"; then
+      echo "SKIP: $tmp/closed stays reachable for nobody (a file system ignoring modes?)"
+      exit 77
+    fi
+    cd "$tmp/closed/inner" || fail "cd $tmp/closed/inner"
+    run 0 '^$' "${as_user[@]}" "$bin" run "$config" --out "$tmp/w/run" --set output.plot=false
+    [ -f "$tmp/w/run/summary.json" ] || fail "the run wrote no $tmp/w/run/summary.json"
     ;;
 
   failed_run_leaves_nothing)

@@ -497,6 +497,61 @@ TEST(RcFaults, ExponentialBackoffDoublesThePeriodAtEachTimeoutInARow) {
   EXPECT_EQ(f.stats(0).local_ack_timeout_err, 3u);
 }
 
+// A NAK that arrives after ACKs past its PSN is older than they are (here
+// delayed on the wire): a duplicate response, discarded (IBTA vol. 1
+// 9.7.5.2, the requester's checks of a response PSN; rxe's completer drops a
+// response older than its oldest WQE likewise). PSN 3 of a 64-packet WRITE is
+// lost; the responder's NAK for it is held back on the wire, so the transport
+// timer (8.2 us) recovers the loss, and the resend's ACKs (every 4th packet)
+// move past PSN 3 while the WRITE is still outstanding. Then the NAK arrives
+// and must change nothing: the WRITE goes twice in all, never a third time.
+TEST(RcFaults, StaleNakAfterLaterAcksIsIgnored) {
+  config::Json given = faults_script("a", "drop:opcode=write,psn=3");
+  given["nodes"]["b"]["faults"]["script"] = "delay:opcode=nak,ns=11000";
+  given["transport"]["ack_request_packets"] = 4;
+  FaultBench f(given);
+  f.bench.run([&] {
+    RcBench& bench = f.bench;
+    RcOptions options;
+    options.timeout = 1;  // 8.192 us
+    bench.connect(options);
+    const Buffer src = bench.buffer(0, 65536, kAllAccess);
+    const Buffer dst = bench.buffer(1, 65536, kAllAccess);
+    bench.fill(src, pattern(65536, 9));
+    const ibv_sge sge = sge_of(src, 65536);
+    ibv_send_wr wr = work_request(IBV_WR_RDMA_WRITE, &sge, 1, &dst);
+    ASSERT_EQ(bench.driver(0).ibv_post_send(bench.a.qps[0], &wr, nullptr), 0);
+    const ibv_wc wc = bench.next_completion(0, bench.a.send_cq);
+    EXPECT_EQ(wc.status, IBV_WC_SUCCESS) << ibv_wc_status_str(wc.status);
+    EXPECT_EQ(bench.contents(dst, 0, 65536), pattern(65536, 9));
+    sc_core::wait(50, sc_core::SC_US);
+  });
+  const std::vector<WirePacket> packets = f.packets();
+  std::vector<std::string> expected;
+  for (std::uint32_t psn = 0; psn < 64; ++psn) {
+    const char* name = psn == 0 ? "WRITE_FIRST" : psn == 63 ? "WRITE_LAST" : "WRITE_MIDDLE";
+    expected.push_back("a>b " + std::string(name) + " " + std::to_string(psn));
+  }
+  // The timer goes back to the oldest unacknowledged PSN, 0 (PSN 3 was the
+  // first to ask for an ACK): the WRITE goes twice, whole.
+  EXPECT_EQ(sent_by(packets, "a>b"), joined(expected + expected));
+  EXPECT_EQ(f.stats(0).local_ack_timeout_err, 1u);
+  EXPECT_EQ(f.stats(0).retransmitted_packets, 64u);
+  EXPECT_EQ(f.stats(0).stale_naks, 1u);
+  EXPECT_EQ(f.stats(0).packet_seq_err, 0u);
+  // The scenario held: the NAK (its time in the capture is when b sent it)
+  // arrived after an ACK past PSN 3 and before the WRITE's last ACK.
+  auto sent_at = [&](const std::string& line) -> std::uint64_t {
+    for (const WirePacket& p : packets)
+      if (p.line == line) return p.time_ns;
+    ADD_FAILURE() << "no " << line;
+    return 0;
+  };
+  const std::uint64_t nak_arrives_ns = sent_at("b>a NAK_SEQ 3") + 11000;
+  EXPECT_GT(nak_arrives_ns, sent_at("b>a ACK 7"));
+  EXPECT_LT(nak_arrives_ns, sent_at("b>a ACK 63"));
+}
+
 // An ACK for a PSN the requester never sent acknowledges nothing: it is
 // counted and ignored, and the QP goes on.
 TEST(RcFaults, GhostAckForAPsnNeverSentIsIgnored) {

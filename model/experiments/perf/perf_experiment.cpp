@@ -130,14 +130,16 @@ class PerfWorkload : public sc_core::sc_module {
       local.qpn = a_.qps[q]->qp_num;
       local.psn = (o.first_psn + q) & 0xFFFFFF;
       local.out_reads = o.max_rd_atomic;
-      local.rkey = client_sink_[q].mr->rkey;
-      local.vaddr = client_sink_[q].va;
+      // Each side prints the buffer its peer's requests access, as perftest
+      // does: the server's is what the client's RETH or atomic header carries.
+      local.rkey = remote_target(0, q).mr->rkey;
+      local.vaddr = remote_target(0, q).va;
       local.gid = node_gid(0);
       remote.qpn = b_.qps[q]->qp_num;
       remote.psn = (local.psn + 0x1000) & 0xFFFFFF;
       remote.out_reads = o.max_rd_atomic;
-      remote.rkey = server_sink_[q].mr->rkey;
-      remote.vaddr = server_sink_[q].va;
+      remote.rkey = remote_target(1, q).mr->rkey;
+      remote.vaddr = remote_target(1, q).va;
       remote.gid = node_gid(1);
       info.local.push_back(local);
       info.remote.push_back(remote);
@@ -145,8 +147,16 @@ class PerfWorkload : public sc_core::sc_module {
     report_ << perf::format_banner(options_, info) << perf::format_table_header(options_);
   }
 
-  ibv_send_wr request(std::uint32_t q, std::uint64_t bytes, const ibv_sge& sge, bool signaled,
-                      std::uint64_t wr_id) {
+  // The buffer of `node` that the other node's requests on QP `q` access:
+  // READs read its source, the other verbs write its sink.
+  const Region& remote_target(std::size_t node, std::uint32_t q) const {
+    if (options_.is_read()) return node == 0 ? client_source_[q] : server_source_[q];
+    return node == 0 ? client_sink_[q] : server_sink_[q];
+  }
+
+  // A work request of `node`'s on QP `q`, to the peer's buffer.
+  ibv_send_wr request(std::size_t node, std::uint32_t q, std::uint64_t bytes, const ibv_sge& sge,
+                      bool signaled, std::uint64_t wr_id) {
     ibv_send_wr wr;
     wr.wr_id = wr_id;
     wr.sg_list = &sge;
@@ -154,7 +164,7 @@ class PerfWorkload : public sc_core::sc_module {
     wr.send_flags = signaled ? std::uint32_t{IBV_SEND_SIGNALED} : 0u;
     if (options_.sends_inline(bytes) && !options_.is_read() && !options_.is_atomic())
       wr.send_flags |= IBV_SEND_INLINE;
-    const Region& target = options_.is_read() ? server_source_[q] : server_sink_[q];
+    const Region& target = remote_target(1 - node, q);
     if (options_.is_write()) {
       wr.opcode = IBV_WR_RDMA_WRITE;
     } else if (options_.is_read()) {
@@ -226,7 +236,7 @@ class PerfWorkload : public sc_core::sc_module {
       if (posts) posts->push_back(now_ps());
       if (node == 0) breakdown().begin("a.cpu");
       const ibv_sge sge{source.va, static_cast<std::uint32_t>(bytes), source.mr->lkey};
-      post(node, side.qps[0], request(0, bytes, sge, true, i));
+      post(node, side.qps[0], request(node, 0, bytes, sge, true, i));
       if (node == 0) await_byte(0, sink.va + last, marker);
       completion(node, side.send_cq);
       if (node == 0) progress_.advance();
@@ -257,7 +267,7 @@ class PerfWorkload : public sc_core::sc_module {
       if (posts) posts->push_back(now_ps());
       if (node == 0) breakdown().begin("a.cpu");
       const ibv_sge sge{source.va, static_cast<std::uint32_t>(bytes), source.mr->lkey};
-      post(node, side.qps[0], request(0, bytes, sge, true, i));
+      post(node, side.qps[0], request(node, 0, bytes, sge, true, i));
       if (node == 0) {
         completion(0, side.recv_cq);
         if (repost) post_recv(0, side.qps[0], sink, bytes);
@@ -274,7 +284,7 @@ class PerfWorkload : public sc_core::sc_module {
       breakdown().begin("a.cpu");
       const ibv_sge sge{client_sink_[0].va, static_cast<std::uint32_t>(bytes),
                         client_sink_[0].mr->lkey};
-      post(0, a_.qps[0], request(0, bytes, sge, true, i));
+      post(0, a_.qps[0], request(0, 0, bytes, sge, true, i));
       completion(0, a_.send_cq);
       breakdown().end("a.cpu", "completion polled", driver(0).last_landed(), "CQE in memory");
       progress_.advance();
@@ -307,7 +317,7 @@ class PerfWorkload : public sc_core::sc_module {
           const Region& source = options_.is_read() ? client_sink_[q] : client_source_[q];
           const ibv_sge sge{source.va, static_cast<std::uint32_t>(bytes), source.mr->lkey};
           if (every_message || next == 0) posted[every_message ? next : 0] = now_ps();
-          post(0, a_.qps[q], request(q, bytes, sge, signaled, next));
+          post(0, a_.qps[q], request(0, q, bytes, sge, signaled, next));
           open[q].push_back(next);
           ++next;
           ++sent[q];
@@ -541,7 +551,12 @@ PerfResult run_perf(config::RunConfig& run, const PerfOptions& options,
   progress.start("iterations", options.iterations * (options.is_latency() ? 1 : options.qps) *
                                    options.sizes.size());
   const auto started = std::chrono::steady_clock::now();
-  simulate_workload(1);
+  std::optional<std::string> failure;
+  try {
+    simulate_workload(1);
+  } catch (const RunFailed& e) {
+    failure = e.what();  // its counters and capture are what tell the user why
+  }
   const double wall =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   nlohmann::json counters = nlohmann::json::object();
@@ -590,6 +605,7 @@ PerfResult run_perf(config::RunConfig& run, const PerfOptions& options,
   counters["link"] = links;
   result.counters = counters;
   result.fault_trace = std::move(fault_trace);
+  result.failure = std::move(failure);
   // Activations: our channels' and stages' own counts, plus the processes
   // that count themselves (transport units, DMA engines, root complexes).
   std::uint64_t activations = activity().total();
@@ -629,6 +645,7 @@ void write_perf_outputs(const perf::PerfOptions& options, const nlohmann::json& 
                                 ? perf::perf_json(options, config, result.latency)
                                 : perf::perf_json(options, config, result.bandwidth);
   document["counters"] = result.counters;
+  if (result.failure) document["failure"] = *result.failure;
   const std::string text = document.dump(2) + "\n";
   write_text(folder / "perf.json", text);
   write_text(folder / "speed.json", result.speed.dump(2) + "\n");

@@ -33,11 +33,16 @@ struct PerfResult {
   Breakdowns breakdowns;
   // --pcap: both wires' frames, staged until write_perf_outputs puts them in place.
   std::unique_ptr<WireCapture> capture;
+  // Why the simulated system failed (a completion in error, say), when it
+  // did: the rows and counters are those up to the failure, and they are
+  // written all the same, so the user can see why.
+  std::optional<std::string> failure;
 };
 
 // Reads the configuration (nodes a and b, link, transport, verbs), calls
 // `configured` once it has, then simulates each size of `options` in turn,
-// printing perftest's banner, table and rows to `report` as they come.
+// printing perftest's banner, table and rows to `report` as they come. A run
+// that simulates to a failure (RunFailed) returns with `failure` set.
 // With --pcap, every frame of both wires goes into a staged capture; a path
 // where it cannot be created is a ConfigError naming --pcap, before any
 // simulation.
@@ -66,7 +71,8 @@ nlohmann::json link_counters(const WireLink& wire);
 // counters), at options.json_path when --json asked for it, and the capture
 // moved to options.pcap_path when --pcap did (an OutputError if it cannot be);
 // speed.json (wall time, packets and process activations per wall second);
-// faults.csv when a wire has faults configured.
+// faults.csv when a wire has faults configured. A failed run's perf.json
+// names its failure ("failure").
 void write_perf_outputs(const perf::PerfOptions& options, const nlohmann::json& config,
                         const PerfResult& result, const std::filesystem::path& folder);
 
