@@ -3,8 +3,8 @@
 #include <stdexcept>
 #include <string_view>
 
-#include "packet/frame.hpp"
-#include "packet/headers.hpp"
+#include "formats/frame.hpp"
+#include "formats/headers.hpp"
 
 namespace rnicsim::testbench {
 namespace {

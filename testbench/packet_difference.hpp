@@ -3,7 +3,7 @@
 // parser (an RTL twin, a second decoder) to another field by field.
 #include <string>
 
-#include "packet/frame.hpp"
+#include "formats/frame.hpp"
 
 namespace rnicsim::testbench {
 

@@ -1,7 +1,7 @@
 #include "random_packets.hpp"
 
-#include "packet/headers.hpp"
-#include "packet/opcodes.hpp"
+#include "formats/headers.hpp"
+#include "formats/opcodes.hpp"
 
 namespace rnicsim::testbench {
 

@@ -5,7 +5,7 @@
 #include <random>
 #include <vector>
 
-#include "packet/frame.hpp"
+#include "formats/frame.hpp"
 
 namespace rnicsim::testbench {
 

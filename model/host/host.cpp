@@ -1,6 +1,6 @@
 #include "host/host.hpp"
 
-#include "host_memory/host_memory_config.hpp"
+#include "host/memory/host_memory_config.hpp"
 
 namespace rnicsim {
 namespace {

@@ -17,13 +17,13 @@
 #include <tlm_utils/simple_initiator_socket.h>
 
 #include "config/run_config.hpp"
-#include "driver/address_space.hpp"
-#include "driver/verbs.hpp"
-#include "driver/verbs_config.hpp"
+#include "host/driver/address_space.hpp"
+#include "host/driver/verbs.hpp"
+#include "host/driver/verbs_config.hpp"
 #include "host/interrupt_controller.hpp"
-#include "host_memory/host_memory.hpp"
-#include "host_memory/page_allocator.hpp"
-#include "mtt/mpt_format.hpp"
+#include "host/memory/host_memory.hpp"
+#include "host/memory/page_allocator.hpp"
+#include "interface/mpt_format.hpp"
 #include "pcie/pcie_config.hpp"
 #include "pcie/pcie_link.hpp"
 

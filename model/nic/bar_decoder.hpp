@@ -1,6 +1,6 @@
 #pragma once
 // BarDecoder: the NIC's register window (BAR) as the host's MMIO writes reach
-// it: the Ethernet port's registers (ethernet/ethernet_formats.hpp) go to
+// it: the Ethernet port's registers (interface/ethernet_formats.hpp) go to
 // the port, everything else (doorbells, BlueFlame, commands) to the command
 // unit. Structure only: the targets keep their own decoding.
 #include <cstdint>
@@ -10,8 +10,8 @@
 #include <tlm_utils/simple_target_socket.h>
 
 #include "common/little_endian.hpp"
-#include "ethernet/ethernet_formats.hpp"
-#include "ethernet/ethernet_port.hpp"
+#include "interface/ethernet_formats.hpp"
+#include "nic/ethernet/ethernet_port.hpp"
 
 namespace rnicsim {
 

@@ -1,12 +1,12 @@
 #include "nic/nic.hpp"
 
 #include "common/clock_domain.hpp"
-#include "dma/dma_config.hpp"
-#include "mtt/mtt_config.hpp"
-#include "rtl_bridge/dma_splitter_rtl.hpp"
-#include "rtl_bridge/icrc_rtl.hpp"
-#include "rtl_bridge/mtt_cache_rtl.hpp"
-#include "rtl_bridge/roce_parser_rtl.hpp"
+#include "nic/dma/dma_config.hpp"
+#include "nic/translation/mtt_config.hpp"
+#include "nic/dma/dma_splitter_rtl.hpp"
+#include "nic/packet/icrc_rtl.hpp"
+#include "nic/translation/mtt_cache_rtl.hpp"
+#include "nic/packet/roce_parser_rtl.hpp"
 
 namespace rnicsim {
 

@@ -15,7 +15,7 @@
 //   received --> demux --> responder (requests) ---------> transmit
 //                      --> completer (responses)
 //
-// The transport units (transport/rc_units.hpp) share the QP and CQ contexts
+// The transport units (nic/transport/rc_units.hpp) share the QP and CQ contexts
 // and each has its own DMA port; the requester and responder translate
 // through `translation`. `transmit` takes their packet descriptors;
 // `received` holds the packets that passed the ICRC and header checks.
@@ -30,19 +30,19 @@
 #include "common/channel.hpp"
 #include "config/config.hpp"
 #include "config/run_config.hpp"
-#include "dma/dma_engine.hpp"
-#include "dma/request_splitter.hpp"
-#include "ethernet/ethernet_config.hpp"
-#include "ethernet/ethernet_port.hpp"
-#include "ethernet/port_switch.hpp"
-#include "link/receive_buffer.hpp"
-#include "mtt/memory_translation.hpp"
+#include "nic/dma/dma_engine.hpp"
+#include "nic/dma/request_splitter.hpp"
+#include "nic/ethernet/ethernet_config.hpp"
+#include "nic/ethernet/ethernet_port.hpp"
+#include "nic/ethernet/port_switch.hpp"
+#include "wire/receive_buffer.hpp"
+#include "nic/translation/memory_translation.hpp"
 #include "nic/bar_decoder.hpp"
-#include "packet/icrc_blocks.hpp"
-#include "packet/packet_blocks.hpp"
+#include "nic/packet/icrc_blocks.hpp"
+#include "nic/packet/packet_blocks.hpp"
 #include "pcie/pcie_config.hpp"
-#include "transport/rc_units.hpp"
-#include "transport/transport_config.hpp"
+#include "nic/transport/rc_units.hpp"
+#include "nic/transport/transport_config.hpp"
 
 namespace rnicsim {
 
@@ -108,7 +108,7 @@ class Nic : public sc_core::sc_module {
   Completer completer;
 
  private:
-  // With the Ethernet port: the MAC is shared (ethernet/port_switch.hpp).
+  // With the Ethernet port: the MAC is shared (nic/ethernet/port_switch.hpp).
   //   icrc_tx --> roce_to_mac --> tx_merge --> mac_tx
   //   port    --> port_to_mac -->
   //   wire rx --> rx_steer --> steer_to_roce --> icrc_rx

@@ -1,6 +1,6 @@
 #include "system/node.hpp"
 
-#include "mtt/mtt_config.hpp"
+#include "nic/translation/mtt_config.hpp"
 
 namespace rnicsim {
 

@@ -5,7 +5,7 @@
 //   host.pcie.pcie2nic --> nic.registers.pcie2nic (MMIO: doorbells, driver commands, Ethernet port)
 //
 // The driver reaches the NIC over PCIe only: a deregistration is a command
-// (driver/README.md). A node whose host has no verbs config (the translation
+// (host/driver/README.md). A node whose host has no verbs config (the translation
 // experiment) never deregisters (its driver would refuse to, having no NIC
 // to tell), so nothing else joins the driver to the NIC.
 //

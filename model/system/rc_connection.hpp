@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "driver/verbs.hpp"
+#include "host/driver/verbs.hpp"
 #include "system/testbed.hpp"
 
 namespace rnicsim {

@@ -1,12 +1,12 @@
 #include "system/testbed.hpp"
 
-#include "ethernet/ethernet_config.hpp"
+#include "nic/ethernet/ethernet_config.hpp"
 
 #include <stdexcept>
 
 #include "common/time_units.hpp"
-#include "link/fault_config.hpp"
-#include "link/link_config.hpp"
+#include "wire/fault_config.hpp"
+#include "wire/link_config.hpp"
 
 namespace rnicsim {
 

@@ -10,7 +10,7 @@
 // preamble and gap added) and never wait for the receiver: a frame that finds
 // the receive buffer (link.rx_buffer_bytes) full is dropped and counted, a
 // loss like any other that RC retransmission recovers. Each wire has the
-// faults of its sending node's "faults" section (link/fault_injector.hpp).
+// faults of its sending node's "faults" section (wire/fault_injector.hpp).
 #include <array>
 #include <memory>
 #include <optional>
@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "config/run_config.hpp"
-#include "link/wire_link.hpp"
+#include "wire/wire_link.hpp"
 #include "system/node.hpp"
 
 namespace rnicsim {

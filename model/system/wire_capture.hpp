@@ -20,8 +20,8 @@
 #include <vector>
 
 #include "common/transfer.hpp"
-#include "link/wire_link.hpp"
-#include "packet/pcap.hpp"
+#include "wire/wire_link.hpp"
+#include "formats/pcap.hpp"
 
 namespace rnicsim {
 

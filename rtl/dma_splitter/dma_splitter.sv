@@ -3,7 +3,7 @@
 `default_nettype none
 
 // DMA request splitter: the RTL twin of the model's request-splitting rule
-// (cut_into_tlps, model/dma/split_engine.hpp). A request for `length`
+// (cut_into_tlps, model/nic/dma/split_engine.hpp). A request for `length`
 // bytes at `address` leaves as TLP requests of at most MPS bytes (writes) or
 // MRRS bytes (reads), each ending on a multiple of that size, so that none
 // crosses a 4 KiB boundary and all after a short first one are aligned; at

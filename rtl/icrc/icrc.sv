@@ -3,7 +3,7 @@
 `default_nettype none
 
 // RoCEv2 Invariant CRC engine: the RTL twin of the model's ICRC block
-// (model/packet/icrc.cpp and locate_icrc in model/packet/frame.cpp).
+// (model/formats/icrc.cpp and locate_icrc in model/formats/frame.cpp).
 //
 // Takes an Ethernet frame (destination MAC first, no FCS) DATA_BYTES per
 // beat and gives one result per frame, the cycle after its last beat:

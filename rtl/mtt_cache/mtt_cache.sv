@@ -3,7 +3,7 @@
 `default_nettype none
 
 // Translation cache: the RTL twin of the model's TranslationCache with LRU
-// replacement (model/mtt/translation_cache.hpp), the cache MemoryTranslation
+// replacement (model/nic/translation/translation_cache.hpp), the cache MemoryTranslation
 // keeps of MPT entries and MTT page addresses. ENTRIES lines in sets of
 // WAYS, the set of an entry number its low bits (the model's index % sets).
 //

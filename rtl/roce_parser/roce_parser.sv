@@ -3,7 +3,7 @@
 `default_nettype none
 
 // RoCEv2 receive parser: the RTL twin of the model's PacketParser
-// (parse_frame with the ICRC left to the ICRC block, model/packet/frame.cpp).
+// (parse_frame with the ICRC left to the ICRC block, model/formats/frame.cpp).
 //
 // Takes an Ethernet frame (destination MAC first, no FCS) DATA_BYTES per
 // beat and gives one descriptor per frame (roce_parser_pkg::descriptor_t,
@@ -62,7 +62,7 @@ module roce_parser #(
   localparam logic [7:0] IpProtocolUdp = 8'd17;
   localparam logic [15:0] RoceV2UdpPort = 16'd4791;
 
-  // The model's ParseError values (model/packet/frame.hpp); the scoreboard
+  // The model's ParseError values (model/formats/frame.hpp); the scoreboard
   // compares them as numbers.
   localparam logic [3:0] ErrTruncatedEthernet = 4'd0;
   localparam logic [3:0] ErrUnsupportedEtherType = 4'd1;
@@ -79,7 +79,7 @@ module roce_parser #(
   localparam logic [3:0] ErrPad = 4'd12;
   localparam logic [3:0] ErrPayloadLength = 4'd13;
 
-  // Payload rules (model/packet/opcodes.hpp PayloadRule).
+  // Payload rules (model/formats/opcodes.hpp PayloadRule).
   localparam logic [1:0] PayloadNone = 2'd0;
   localparam logic [1:0] PayloadExactlyPmtu = 2'd1;
   localparam logic [1:0] PayloadOneToPmtu = 2'd2;
@@ -298,7 +298,7 @@ module roce_parser #(
             error = ErrBthVersion;
           end
 
-          // The opcode table (model/packet/opcodes.cpp): which extended
+          // The opcode table (model/formats/opcodes.cpp): which extended
           // headers follow the BTH, their bytes, and the payload rule. UC
           // 0x20-0x2B repeats RC 0x00-0x0B.
           known = 1'b1;

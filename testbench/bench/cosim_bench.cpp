@@ -2,7 +2,7 @@
 // what swapping one into the NIC costs.
 // - BM_IcrcEngine/<impl>/<bytes per cycle>: one 4 KB RoCEv2 frame after
 //   another through the ICRC engine the ICRC blocks use, the model's or the
-//   verilated rtl/icrc (model/rtl_bridge); reports frames and, for the RTL,
+//   verilated rtl/icrc (model/nic/rtl_bridge); reports frames and, for the RTL,
 //   clock cycles per wall second.
 // - BM_ParserEngine/<impl>/<bytes per cycle>: the same through the parser
 //   engine the packet parser uses, the model's or rtl/roce_parser.
@@ -35,17 +35,17 @@
 #include "common/time_units.hpp"
 #include "config/config.hpp"
 #include "config/run_config.hpp"
-#include "dma/split_engine.hpp"
-#include "experiments/experiments.hpp"
-#include "experiments/perf/perf_experiment.hpp"
-#include "experiments/perf/perf_options.hpp"
-#include "packet/frame.hpp"
-#include "packet/icrc_engine.hpp"
-#include "packet/parser_engine.hpp"
-#include "rtl_bridge/dma_splitter_rtl.hpp"
-#include "rtl_bridge/icrc_rtl.hpp"
-#include "rtl_bridge/mtt_cache_rtl.hpp"
-#include "rtl_bridge/roce_parser_rtl.hpp"
+#include "nic/dma/split_engine.hpp"
+#include "program/experiments/experiments.hpp"
+#include "program/experiments/perf/perf_experiment.hpp"
+#include "program/experiments/perf/perf_options.hpp"
+#include "formats/frame.hpp"
+#include "nic/packet/icrc_engine.hpp"
+#include "nic/packet/parser_engine.hpp"
+#include "nic/dma/dma_splitter_rtl.hpp"
+#include "nic/packet/icrc_rtl.hpp"
+#include "nic/translation/mtt_cache_rtl.hpp"
+#include "nic/packet/roce_parser_rtl.hpp"
 
 namespace rnicsim {
 namespace {

@@ -14,9 +14,9 @@
 
 #include "common/module_macros.hpp"
 #include "common/time_units.hpp"
-#include "experiments/dma/dma_experiment.hpp"
-#include "experiments/experiments.hpp"
-#include "host_memory/memory_initiator.hpp"
+#include "program/experiments/dma/dma_experiment.hpp"
+#include "program/experiments/experiments.hpp"
+#include "host/memory/memory_initiator.hpp"
 #include "system/testbed.hpp"
 
 namespace rnicsim {

@@ -6,9 +6,9 @@
 #include <systemc>
 #include <vector>
 
-#include "packet/crc32.hpp"
-#include "packet/frame.hpp"
-#include "packet/icrc.hpp"
+#include "formats/crc32.hpp"
+#include "formats/frame.hpp"
+#include "formats/icrc.hpp"
 
 namespace rnicsim::packet {
 namespace {

@@ -10,9 +10,9 @@
 #include "common/activity.hpp"
 #include "common/run_progress.hpp"
 #include "common/time_units.hpp"
-#include "experiments/experiments.hpp"
-#include "experiments/pipeline/data_path.hpp"
-#include "experiments/pipeline/pipeline_config.hpp"
+#include "program/experiments/experiments.hpp"
+#include "program/experiments/pipeline/data_path.hpp"
+#include "program/experiments/pipeline/pipeline_config.hpp"
 
 namespace rnicsim {
 namespace {

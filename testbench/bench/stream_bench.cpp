@@ -14,9 +14,9 @@
 #include "common/channel.hpp"
 #include "common/module_macros.hpp"
 #include "common/time_units.hpp"
-#include "link/wire_link.hpp"
-#include "packet/icrc_blocks.hpp"
-#include "packet/packet_blocks.hpp"
+#include "wire/wire_link.hpp"
+#include "nic/packet/icrc_blocks.hpp"
+#include "nic/packet/packet_blocks.hpp"
 
 namespace rnicsim::packet {
 namespace {

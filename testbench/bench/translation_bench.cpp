@@ -12,11 +12,11 @@
 
 #include "common/module_macros.hpp"
 #include "common/time_units.hpp"
-#include "driver/address_space.hpp"
-#include "driver/verbs.hpp"
-#include "host_memory/host_memory.hpp"
-#include "host_memory/page_allocator.hpp"
-#include "mtt/memory_translation.hpp"
+#include "host/driver/address_space.hpp"
+#include "host/driver/verbs.hpp"
+#include "host/memory/host_memory.hpp"
+#include "host/memory/page_allocator.hpp"
+#include "nic/translation/memory_translation.hpp"
 
 namespace rnicsim {
 namespace {

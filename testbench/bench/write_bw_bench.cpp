@@ -22,9 +22,9 @@
 #include "common/time_units.hpp"
 #include "config/config.hpp"
 #include "config/run_config.hpp"
-#include "experiments/experiments.hpp"
-#include "experiments/perf/perf_experiment.hpp"
-#include "experiments/perf/perf_options.hpp"
+#include "program/experiments/experiments.hpp"
+#include "program/experiments/perf/perf_experiment.hpp"
+#include "program/experiments/perf/perf_options.hpp"
 
 namespace rnicsim {
 namespace {

@@ -10,9 +10,9 @@
 #include "common/module_macros.hpp"
 #include "counting_new.hpp"
 #include "common/time_units.hpp"
-#include "dma/dma_engine.hpp"
-#include "dma/request_splitter.hpp"
-#include "host_memory/host_memory.hpp"
+#include "nic/dma/dma_engine.hpp"
+#include "nic/dma/request_splitter.hpp"
+#include "host/memory/host_memory.hpp"
 #include "pcie/pcie_link.hpp"
 
 namespace rnicsim {

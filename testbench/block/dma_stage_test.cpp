@@ -7,7 +7,7 @@
 
 #include "block/transfer_bench.hpp"
 #include "common/time_units.hpp"
-#include "dma/dma_stage.hpp"
+#include "stage_view/dma_stage.hpp"
 
 namespace rnicsim {
 namespace {

@@ -18,7 +18,7 @@
 #include "block/transfer_bench.hpp"
 #include "common/stage.hpp"
 #include "common/time_units.hpp"
-#include "link/wire_link.hpp"
+#include "wire/wire_link.hpp"
 
 namespace rnicsim {
 namespace {

@@ -1,6 +1,6 @@
 // The frame engines the NIC's ICRC and parser blocks run (packet/icrc_engine,
 // packet/parser_engine), with the verilated RTL behind them
-// (model/rtl_bridge): what the blocks see through the engine interface, at
+// (model/nic/rtl_bridge): what the blocks see through the engine interface, at
 // both verilated widths. The co-simulation tests (label cosim) hold the RTL
 // to the model on far more frames; these hold the bridge: the same answers
 // as the model's engine frame after frame on one engine, its name, and an
@@ -13,11 +13,11 @@
 #include <string>
 
 #include "own_frames.hpp"
-#include "packet/icrc_engine.hpp"
-#include "packet/parser_engine.hpp"
+#include "nic/packet/icrc_engine.hpp"
+#include "nic/packet/parser_engine.hpp"
 #include "packet_difference.hpp"
-#include "rtl_bridge/icrc_rtl.hpp"
-#include "rtl_bridge/roce_parser_rtl.hpp"
+#include "nic/packet/icrc_rtl.hpp"
+#include "nic/packet/roce_parser_rtl.hpp"
 
 namespace rnicsim {
 namespace {

@@ -8,8 +8,8 @@
 
 #include "block/transfer_bench.hpp"
 #include "common/time_units.hpp"
-#include "host_cpu/application_writer.hpp"
-#include "host_cpu/kernel_copy.hpp"
+#include "stage_view/application_writer.hpp"
+#include "stage_view/kernel_copy.hpp"
 
 namespace rnicsim {
 namespace {

@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "common/time_units.hpp"
-#include "host_memory/host_memory.hpp"
-#include "host_memory/memory_initiator.hpp"
+#include "host/memory/host_memory.hpp"
+#include "host/memory/memory_initiator.hpp"
 
 namespace rnicsim {
 namespace {

@@ -11,15 +11,15 @@
 
 #include "block/impl_param.hpp"
 #include "common/time_units.hpp"
-#include "dma/dma_engine.hpp"
-#include "dma/request_splitter.hpp"
-#include "driver/address_space.hpp"
-#include "driver/verbs.hpp"
-#include "host_memory/host_memory.hpp"
-#include "host_memory/page_allocator.hpp"
-#include "mtt/memory_translation.hpp"
+#include "nic/dma/dma_engine.hpp"
+#include "nic/dma/request_splitter.hpp"
+#include "host/driver/address_space.hpp"
+#include "host/driver/verbs.hpp"
+#include "host/memory/host_memory.hpp"
+#include "host/memory/page_allocator.hpp"
+#include "nic/translation/memory_translation.hpp"
 #include "pcie/pcie_link.hpp"
-#include "rtl_bridge/mtt_cache_rtl.hpp"
+#include "nic/translation/mtt_cache_rtl.hpp"
 
 namespace rnicsim {
 namespace {

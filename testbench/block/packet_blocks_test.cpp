@@ -11,11 +11,11 @@
 
 #include "block/stream_harness.hpp"
 #include "common/time_units.hpp"
-#include "link/wire_link.hpp"
-#include "packet/frame_json.hpp"
-#include "packet/icrc_blocks.hpp"
-#include "packet/packet_blocks.hpp"
-#include "packet/pcap.hpp"
+#include "wire/wire_link.hpp"
+#include "formats/frame_json.hpp"
+#include "nic/packet/icrc_blocks.hpp"
+#include "nic/packet/packet_blocks.hpp"
+#include "formats/pcap.hpp"
 
 namespace rnicsim::packet {
 namespace {

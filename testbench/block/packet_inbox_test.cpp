@@ -1,4 +1,4 @@
-// PacketInbox (transport/packet_inbox.hpp) and Channel::take_head: a thread
+// PacketInbox (nic/transport/packet_inbox.hpp) and Channel::take_head: a thread
 // that takes packets through the inbox must see every packet at the times a
 // thread popping them and then waiting its delay sees them, and its writer
 // must be held back exactly as much. Two copies of one queue run side by
@@ -15,7 +15,7 @@
 
 #include "common/channel.hpp"
 #include "common/time_units.hpp"
-#include "transport/packet_inbox.hpp"
+#include "nic/transport/packet_inbox.hpp"
 
 namespace rnicsim {
 namespace {

@@ -14,10 +14,10 @@
 
 #include "common/module_macros.hpp"
 #include "common/time_units.hpp"
-#include "dma/dma_engine.hpp"
-#include "dma/request_splitter.hpp"
-#include "host_memory/host_memory.hpp"
-#include "host_memory/memory_initiator.hpp"
+#include "nic/dma/dma_engine.hpp"
+#include "nic/dma/request_splitter.hpp"
+#include "host/memory/host_memory.hpp"
+#include "host/memory/memory_initiator.hpp"
 #include "pcie/pcie_link.hpp"
 #include "pcie/tlp.hpp"
 

@@ -13,8 +13,8 @@
 
 #include "block/impl_param.hpp"
 #include "common/time_units.hpp"
-#include "dma/request_splitter.hpp"
-#include "rtl_bridge/dma_splitter_rtl.hpp"
+#include "nic/dma/request_splitter.hpp"
+#include "nic/dma/dma_splitter_rtl.hpp"
 #include "pcie/tlp.hpp"
 #include "pcie/tlp_list.hpp"
 

@@ -9,7 +9,7 @@
 #include "block/stream_harness.hpp"
 #include "common/channel.hpp"
 #include "common/transfer.hpp"
-#include "host_memory/host_memory.hpp"
+#include "host/memory/host_memory.hpp"
 
 namespace rnicsim::testbench {
 

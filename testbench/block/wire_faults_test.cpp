@@ -13,9 +13,9 @@
 
 #include "block/stream_harness.hpp"
 #include "common/time_units.hpp"
-#include "link/fault_script.hpp"
-#include "link/wire_link.hpp"
-#include "packet/frame.hpp"
+#include "wire/fault_script.hpp"
+#include "wire/wire_link.hpp"
+#include "formats/frame.hpp"
 
 namespace rnicsim {
 namespace {

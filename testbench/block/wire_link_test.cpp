@@ -10,7 +10,7 @@
 #include "block/stream_harness.hpp"
 #include "block/transfer_bench.hpp"
 #include "common/time_units.hpp"
-#include "link/wire_link.hpp"
+#include "wire/wire_link.hpp"
 
 namespace rnicsim {
 namespace {

@@ -23,8 +23,8 @@
 #include "cosim/mode.hpp"
 #include "cosim/stalls.hpp"
 #include "cosim/test_vcd.hpp"
-#include "dma/request_splitter.hpp"
-#include "rtl_bridge/clocking.hpp"
+#include "nic/dma/request_splitter.hpp"
+#include "nic/rtl_bridge/clocking.hpp"
 
 namespace rnicsim::cosim {
 namespace {

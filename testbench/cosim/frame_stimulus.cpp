@@ -6,11 +6,11 @@
 #include <utility>
 
 #include "own_frames.hpp"
-#include "packet/frame.hpp"
-#include "packet/headers.hpp"
-#include "packet/icrc.hpp"
-#include "packet/opcodes.hpp"
-#include "packet/pcap.hpp"
+#include "formats/frame.hpp"
+#include "formats/headers.hpp"
+#include "formats/icrc.hpp"
+#include "formats/opcodes.hpp"
+#include "formats/pcap.hpp"
 #include "random_packets.hpp"
 
 namespace rnicsim::cosim {

@@ -29,7 +29,7 @@
 #include "cosim/mode.hpp"
 #include "cosim/stalls.hpp"
 #include "cosim/test_vcd.hpp"
-#include "rtl_bridge/verilated_ports.hpp"
+#include "nic/rtl_bridge/verilated_ports.hpp"
 
 namespace rnicsim::cosim {
 

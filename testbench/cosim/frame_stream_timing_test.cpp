@@ -1,5 +1,5 @@
 // The bridge's check that a frame-stream block answers the cycle after a
-// frame's last beat (model/rtl_bridge/frame_stream.hpp), which the ICRC and
+// frame's last beat (model/nic/rtl_bridge/frame_stream.hpp), which the ICRC and
 // parser engines rely on to keep the RTL to the stage's charge. Exercised
 // here with a stand-in block whose answer comes at a chosen cycle, so that
 // every way to miss it is seen to fail with a message naming the frame.
@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "rtl_bridge/frame_stream.hpp"
+#include "nic/rtl_bridge/frame_stream.hpp"
 
 namespace rnicsim::rtl_bridge {
 namespace {

@@ -37,8 +37,8 @@
 #include "cosim/frame_stream_driver.hpp"
 #include "cosim/mode.hpp"
 #include "cosim/stalls.hpp"
-#include "packet/frame.hpp"
-#include "packet/icrc.hpp"
+#include "formats/frame.hpp"
+#include "formats/icrc.hpp"
 
 namespace rnicsim::cosim {
 namespace {

@@ -1,6 +1,6 @@
 // The RTL translation cache (rtl/mtt_cache) against its model twin,
 // TranslationCache<std::uint64_t> with LRU replacement
-// (model/mtt/translation_cache.hpp). The RTL takes lookups, fills and
+// (model/nic/translation/translation_cache.hpp). The RTL takes lookups, fills and
 // invalidates on three streams, one per cycle in a fixed priority; the
 // scoreboard replays the operations in the order the RTL took them into the
 // model and compares every lookup response (hit, value) and every miss the
@@ -47,7 +47,7 @@
 #include "cosim/mode.hpp"
 #include "cosim/stalls.hpp"
 #include "cosim/test_vcd.hpp"
-#include "mtt/translation_cache.hpp"
+#include "nic/translation/translation_cache.hpp"
 
 namespace rnicsim::cosim {
 namespace {

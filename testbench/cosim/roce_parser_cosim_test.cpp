@@ -36,12 +36,12 @@
 #include "cosim/frame_stream_driver.hpp"
 #include "cosim/mode.hpp"
 #include "cosim/stalls.hpp"
-#include "packet/frame.hpp"
-#include "packet/headers.hpp"
-#include "packet/opcodes.hpp"
+#include "formats/frame.hpp"
+#include "formats/headers.hpp"
+#include "formats/opcodes.hpp"
 #include "packet_difference.hpp"
 #include "random_packets.hpp"
-#include "rtl_bridge/roce_parser_rtl.hpp"
+#include "nic/packet/roce_parser_rtl.hpp"
 
 namespace rnicsim::cosim {
 namespace {

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "experiments/dma/dma_experiment.hpp"
-#include "experiments/experiments.hpp"
+#include "program/experiments/dma/dma_experiment.hpp"
+#include "program/experiments/experiments.hpp"
 
 namespace rnicsim {
 namespace {

@@ -11,10 +11,10 @@
 #include <string>
 #include <vector>
 
-#include "experiments/experiments.hpp"
-#include "experiments/pipeline/pipeline_config.hpp"
+#include "program/experiments/experiments.hpp"
+#include "program/experiments/pipeline/pipeline_config.hpp"
 #include "common/run_progress.hpp"
-#include "experiments/pipeline/pipeline_experiment.hpp"
+#include "program/experiments/pipeline/pipeline_experiment.hpp"
 
 namespace rnicsim {
 namespace {

@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "experiments/experiments.hpp"
-#include "experiments/translation/translation_experiment.hpp"
+#include "program/experiments/experiments.hpp"
+#include "program/experiments/translation/translation_experiment.hpp"
 
 namespace rnicsim {
 namespace {

@@ -6,7 +6,7 @@
 
 #include "common/systemc_banner.hpp"
 #include "own_frames.hpp"
-#include "packet/pcap.hpp"
+#include "formats/pcap.hpp"
 
 int sc_main(int argc, char* argv[]) {
   if (argc != 2) {

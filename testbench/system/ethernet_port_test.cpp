@@ -11,10 +11,10 @@
 
 #include "common/simulation.hpp"
 #include "common/time_units.hpp"
-#include "kernel/ethernet_driver.hpp"
-#include "kernel/kernel_memory.hpp"
-#include "packet/tcp_header.hpp"
-#include "packet/tso.hpp"
+#include "host/kernel/ethernet_driver.hpp"
+#include "host/kernel/kernel_memory.hpp"
+#include "formats/tcp_header.hpp"
+#include "nic/packet/tso.hpp"
 #include "system/rc_bench.hpp"
 #include "system/testbed.hpp"
 

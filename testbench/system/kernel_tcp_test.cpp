@@ -13,7 +13,7 @@
 
 #include "common/simulation.hpp"
 #include "common/time_units.hpp"
-#include "kernel/kernel_stack.hpp"
+#include "host/kernel/kernel_stack.hpp"
 #include "system/rc_bench.hpp"
 #include "system/testbed.hpp"
 

@@ -11,9 +11,9 @@
 #include <unordered_map>
 #include <vector>
 
-#include "driver/address_space.hpp"
-#include "driver/verbs.hpp"
-#include "host_memory/host_memory.hpp"
+#include "host/driver/address_space.hpp"
+#include "host/driver/verbs.hpp"
+#include "host/memory/host_memory.hpp"
 
 namespace rnicsim::testing {
 

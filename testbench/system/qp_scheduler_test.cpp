@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "packet/frame.hpp"
+#include "formats/frame.hpp"
 #include "system/rc_bench.hpp"
 
 namespace rnicsim {

@@ -13,7 +13,7 @@
 
 #include "common/simulation.hpp"
 #include "config/run_config.hpp"
-#include "experiments/experiments.hpp"
+#include "program/experiments/experiments.hpp"
 #include "system/rc_connection.hpp"
 #include "system/testbed.hpp"
 

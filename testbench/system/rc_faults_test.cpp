@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "packet/frame.hpp"
-#include "packet/pcap.hpp"
+#include "formats/frame.hpp"
+#include "formats/pcap.hpp"
 #include "system/rc_bench.hpp"
 #include "system/wire_capture.hpp"
 

@@ -10,7 +10,7 @@
 #include <tuple>
 #include <vector>
 
-#include "transport/verbs_types.hpp"
+#include "interface/verbs_types.hpp"
 
 namespace rnicsim::testing {
 

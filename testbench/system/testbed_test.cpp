@@ -10,7 +10,7 @@
 
 #include "common/simulation.hpp"
 #include "config/run_config.hpp"
-#include "experiments/experiments.hpp"
+#include "program/experiments/experiments.hpp"
 #include "system/testbed.hpp"
 
 namespace rnicsim {

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "packet/frame.hpp"
+#include "formats/frame.hpp"
 #include "system/bad_rkey_write.hpp"
 
 namespace rnicsim {

@@ -1,7 +1,7 @@
 // CRC-32 kernels: the 256-bit fold must give ISA-L's result bit for bit, for
 // every length, alignment and running CRC, and both must agree with a plain
 // bit-at-a-time CRC written from the definition.
-#include "packet/crc32.hpp"
+#include "formats/crc32.hpp"
 
 #include <gtest/gtest.h>
 

@@ -5,10 +5,10 @@
 #include <systemc>
 #include <vector>
 
-#include "ethernet/ethernet_formats.hpp"
-#include "ethernet/interrupt_moderation.hpp"
-#include "ethernet/port_switch.hpp"
-#include "packet/frame.hpp"
+#include "interface/ethernet_formats.hpp"
+#include "nic/ethernet/interrupt_moderation.hpp"
+#include "nic/ethernet/port_switch.hpp"
+#include "formats/frame.hpp"
 
 namespace rnicsim::ethernet {
 namespace {

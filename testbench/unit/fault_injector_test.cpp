@@ -2,7 +2,7 @@
 // name, random faults come at their rates from a generator that gives the
 // same decisions for a seed on every run and platform, and corruption is
 // caught where its mode says (the FCS, or only the ICRC).
-#include "link/fault_injector.hpp"
+#include "wire/fault_injector.hpp"
 
 #include <gtest/gtest.h>
 
@@ -15,11 +15,11 @@
 
 #include "config/config.hpp"
 #include "config/run_config.hpp"
-#include "experiments/experiments.hpp"
-#include "link/fault_script.hpp"
-#include "packet/frame.hpp"
-#include "packet/icrc.hpp"
-#include "packet/opcodes.hpp"
+#include "program/experiments/experiments.hpp"
+#include "wire/fault_script.hpp"
+#include "formats/frame.hpp"
+#include "formats/icrc.hpp"
+#include "formats/opcodes.hpp"
 #include "random_packets.hpp"
 
 namespace rnicsim {

@@ -12,11 +12,11 @@
 #include <string>
 #include <vector>
 
-#include "packet/frame.hpp"
-#include "packet/headers.hpp"
-#include "packet/icrc.hpp"
-#include "packet/opcodes.hpp"
-#include "packet/segmentation.hpp"
+#include "formats/frame.hpp"
+#include "formats/headers.hpp"
+#include "formats/icrc.hpp"
+#include "formats/opcodes.hpp"
+#include "nic/packet/segmentation.hpp"
 #include "random_packets.hpp"
 
 namespace rnicsim::packet {

@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "own_frames.hpp"
-#include "packet/frame.hpp"
-#include "packet/headers.hpp"
+#include "formats/frame.hpp"
+#include "formats/headers.hpp"
 
 namespace rnicsim::packet {
 namespace {

@@ -17,7 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "own_frames.hpp"
-#include "packet/frame.hpp"
+#include "formats/frame.hpp"
 
 namespace rnicsim::packet {
 namespace {

@@ -14,10 +14,10 @@
 #include <string>
 #include <vector>
 
-#include "packet/frame.hpp"
-#include "packet/headers.hpp"
-#include "packet/icrc.hpp"
-#include "packet/pcap.hpp"
+#include "formats/frame.hpp"
+#include "formats/headers.hpp"
+#include "formats/icrc.hpp"
+#include "formats/pcap.hpp"
 
 namespace rnicsim::packet {
 namespace {

@@ -1,6 +1,6 @@
 // `rnicsim perf`'s command line: perftest's defaults and dependencies per
 // test, the option spellings it accepts, and one clear error per bad option.
-#include "experiments/perf/perf_options.hpp"
+#include "program/experiments/perf/perf_options.hpp"
 
 #include <gtest/gtest.h>
 

@@ -2,7 +2,7 @@
 // print_report_lat computes them, bandwidth rows as print_report_bw does, and
 // every line in perftest's exact format (expected strings written out by hand
 // from the printf formats in perftest_parameters.h).
-#include "experiments/perf/perf_report.hpp"
+#include "program/experiments/perf/perf_report.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // The command mailbox's layout (transport/queue_formats), byte for byte as
-// transport/README.md draws it.
-#include "transport/queue_formats.hpp"
+// nic/transport/README.md draws it.
+#include "interface/queue_formats.hpp"
 
 #include <gtest/gtest.h>
 

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "experiments/experiments.hpp"
+#include "program/experiments/experiments.hpp"
 
 namespace rnicsim {
 namespace {

@@ -8,7 +8,7 @@
 #include <gtest/gtest.h>
 
 #include "config_error_of.hpp"
-#include "sweep/sweep_plan.hpp"
+#include "program/sweep/sweep_plan.hpp"
 
 namespace rnicsim::sweep {
 namespace {

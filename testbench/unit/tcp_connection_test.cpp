@@ -2,7 +2,7 @@
 // bounds the bytes in flight exactly, ACKs follow Linux's every-other-segment
 // and delayed-ACK rules, the receiver opens its window by RFC 1122's rule, and
 // a lost or duplicated segment is an error that names the connection.
-#include "kernel/tcp_connection.hpp"
+#include "host/kernel/tcp_connection.hpp"
 
 #include <gtest/gtest.h>
 

@@ -2,7 +2,7 @@
 // field, one frame whose checksums were worked out by hand (RFC 1071
 // arithmetic, checked with tshark), the parser on every truncation and every
 // inconsistent length, and TSO segments against the frame they came from.
-#include "packet/tcp_header.hpp"
+#include "formats/tcp_header.hpp"
 
 #include <gtest/gtest.h>
 
@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "packet/headers.hpp"
-#include "packet/tso.hpp"
+#include "formats/headers.hpp"
+#include "nic/packet/tso.hpp"
 
 namespace rnicsim::packet {
 namespace {

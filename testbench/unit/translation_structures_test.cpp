@@ -7,9 +7,9 @@
 #include <stdexcept>
 #include <vector>
 
-#include "host_memory/page_allocator.hpp"
-#include "mtt/mpt_format.hpp"
-#include "mtt/translation_cache.hpp"
+#include "host/memory/page_allocator.hpp"
+#include "interface/mpt_format.hpp"
+#include "nic/translation/translation_cache.hpp"
 
 namespace rnicsim {
 namespace {

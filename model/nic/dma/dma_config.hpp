@@ -1,0 +1,20 @@
+#pragma once
+#include "common/stage_timing.hpp"
+#include "config/config.hpp"
+#include "config/run_config.hpp"
+#include "nic/dma/dma_engine.hpp"
+#include "nic/dma/request_splitter.hpp"
+#include "pcie/pcie_config.hpp"
+
+namespace rnicsim {
+
+void declare_dma_keys(config::Schema& schema);
+// The DMA stage's datapath timing (the pipeline experiment's "dma" step).
+StageTiming dma_timing(const config::Section& dma);
+// The PCIe requester: its tags and its write window.
+DmaEngineConfig dma_engine_config(const config::Section& dma);
+// The request splitter: its implementation, and the link's request sizes.
+RequestSplitterConfig request_splitter_config(const config::Section& request_split,
+                                              const pcie::PcieConfig& pcie);
+
+}  // namespace rnicsim

@@ -1,0 +1,266 @@
+#pragma once
+// The RC transport's state: one context per QP and per CQ, as the NIC keeps
+// them, and the table that holds them. The units (command unit, requester,
+// responder, completer) share the table; each touches only its own part of
+// a context, named after it. Kernel-free apart from the events that wake
+// the units.
+//
+// The values live here; the context caches (transport_units.hpp) charge
+// the time a real NIC spends fetching a context it does not hold.
+//
+// The per-QP queues reuse their storage: plain values sit in RingQueues,
+// items that own vectors (segments, bytes) in SlotRings, whose popped items
+// keep their capacity for the next, so a QP in steady state allocates nothing.
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <systemc>
+#include <vector>
+
+#include "common/ring_queue.hpp"
+#include "common/slot_ring.hpp"
+#include "common/transfer.hpp"
+#include "nic/translation/memory_translation.hpp"
+#include "formats/frame.hpp"
+#include "nic/transport/dma_client.hpp"
+#include "interface/queue_formats.hpp"
+
+namespace rnicsim {
+
+// PSNs are 24-bit and wrap: a comes before b when b - a, mod 2^24, is in (0, 2^23).
+constexpr std::uint32_t kPsnMask = 0xFFFFFF;
+inline std::uint32_t psn_add(std::uint32_t psn, std::uint32_t n) { return (psn + n) & kPsnMask; }
+inline std::int32_t psn_diff(std::uint32_t a, std::uint32_t b) {  // a - b, in (-2^23, 2^23]
+  std::int32_t d = static_cast<std::int32_t>((a - b) & kPsnMask);
+  return d >= (1 << 23) ? d - (1 << 24) : d;
+}
+
+// A ring of fixed-size entries in host memory whose pages need not be
+// contiguous: entry i of the ring lies in page (i * entry_bytes) / page_bytes.
+struct RingLayout {
+  std::vector<std::uint64_t> pages;
+  std::uint64_t page_bytes = 0;
+  std::uint32_t entry_bytes = 0;
+  std::uint32_t entries = 0;  // a power of two
+
+  std::uint64_t address(std::uint64_t index) const;
+  // Entries from `index` on that lie contiguously in one page, without wrapping.
+  std::uint32_t contiguous(std::uint64_t index) const;
+};
+
+// A send WQE the requester has started: its PSNs, and what is left to send
+// and to complete.
+struct SendWork {
+  SendWqe wqe;
+  std::uint32_t first_psn = 0;
+  std::uint32_t packets = 0;       // PSNs it takes (READ: its response packets)
+  std::uint32_t sent = 0;          // request packets sent (READ and atomic: 0 or 1)
+  // READ and atomic: response packets taken, in PSN order (an atomic has
+  // one). A READ's retry asks only for the rest: its request carries PSN
+  // first_psn + responses and the RETH moved on.
+  std::uint32_t responses = 0;
+  bool read_or_atomic = false;
+  // Success, or the local error it completes with once its QP is flushed
+  // (a payload read that failed: IBV_WC_LOC_PROT_ERR).
+  ibv_wc_status error = IBV_WC_SUCCESS;
+  TranslationResult local;         // its local buffer, physical (not for inline)
+  SegmentCursor local_cursor;      // where the last packet's bytes began in it
+  std::uint32_t last_psn() const { return psn_add(first_psn, packets - 1); }
+  std::uint32_t request_packets() const { return read_or_atomic ? 1 : packets; }
+  // Nothing left to send: every request packet, or (a READ or atomic
+  // rewound while its last responses were on their way) every response taken.
+  bool all_sent() const {
+    return sent >= request_packets() || (read_or_atomic && responses >= packets);
+  }
+};
+
+// A WQE the driver wrote with its doorbell (BlueFlame): the requester takes
+// it instead of fetching the WQE from the send ring.
+struct BlueFlameWqe {
+  std::uint32_t first_block = 0;  // where it lies in the send ring
+  std::vector<std::uint8_t> bytes;
+};
+
+// A receive WQE the responder has fetched.
+struct RecvWork {
+  RecvWqe wqe;
+  std::uint64_t capacity = 0;  // the SGEs' sum
+};
+
+// The message the responder is in the middle of (SEND or WRITE).
+struct InboundMessage {
+  bool active = false;
+  bool is_send = false;
+  bool with_imm = false;
+  std::uint32_t imm = 0;
+  std::uint64_t offset = 0;      // bytes placed so far
+  TranslationResult target;      // where its bytes go, physical
+  SegmentCursor target_cursor;
+  std::uint64_t target_length = 0;
+  bool failed = false;           // a NAK was sent; the rest is dropped
+
+  // As a new InboundMessage{}, but the segments keep their capacity.
+  void reset() {
+    std::vector<PhysicalSegment> segments = std::move(target.segments);
+    segments.clear();
+    *this = InboundMessage{};
+    target.segments = std::move(segments);
+  }
+};
+
+struct QpContext {
+  std::uint32_t qpn = 0;
+  std::uint32_t pd = 0;
+  std::uint64_t context_address = 0;
+  ibv_qp_state state = IBV_QPS_RESET;
+  bool destroyed = false;
+  std::uint32_t send_cqn = 0;
+  std::uint32_t recv_cqn = 0;
+  RingLayout send_ring;  // entries are 64 B blocks
+  RingLayout recv_ring;
+  // Attributes from modify.
+  std::uint32_t pmtu = 1024;
+  std::uint32_t dest_qpn = 0;
+  std::uint32_t access = 0;
+  ibv_ah_attr ah;
+  std::uint8_t min_rnr_timer = 0;
+  std::uint8_t timeout = 0;
+  std::uint8_t retry_cnt = 0;
+  std::uint8_t rnr_retry = 0;
+  std::uint8_t max_rd_atomic = 1;
+  std::uint8_t max_dest_rd_atomic = 1;
+
+  // Requester.
+  std::uint32_t send_producer = 0;  // blocks, from the doorbell
+  std::uint32_t send_fetched = 0;   // blocks fetched or taken from BlueFlame
+  bool fetch_pending = false;
+  std::uint32_t fetch_ticket = 0;  // the WQE fetch's DMA ticket
+  std::uint32_t fetch_blocks = 0;
+  std::shared_ptr<Bytes> fetch_buffer;
+  SlotRing<BlueFlameWqe> blueflame; // written with their doorbells, not yet taken, in ring order
+  SlotRing<SendWqe> fetched;        // fetched, not started
+  SlotRing<SendWork> outstanding;   // started, not completed, in PSN order
+  // How many WQEs at the front of `outstanding` are known to have sent every
+  // request packet: first_unsent() looks from there, not from the front (up
+  // to the send queue depth of WQEs wait there for their ACKs). Kept by
+  // pop_outstanding(); a go-back-N resend sets it back to 0.
+  std::size_t sent_prefix = 0;
+  std::uint32_t next_psn = 0;
+  std::uint32_t acked_psn = 0;      // the oldest PSN not yet acknowledged
+  std::uint32_t rd_atomic_outstanding = 0;
+  std::uint32_t rnr_retries_left = 0;
+  sc_core::sc_time resume_at;       // an RNR NAK holds the requester until then
+  // Retransmission (IBTA 9.7.6, and Linux rxe's completer). The transport
+  // timer runs while a packet sent is unacknowledged: `ack_deadline` is its
+  // expiry (zero: stopped), restarted by each response that makes progress.
+  // Timeouts and NAK sequence errors each use one of `retries_left`
+  // (retry_cnt, reset by progress); a go-back-N under way (`retry_started`)
+  // ignores further sequence errors and implied NAKs until progress or a
+  // timeout, so one loss starts one retry.
+  std::uint32_t sent_psn_end = 0;   // one past the last PSN any packet sent asks a response for
+  sc_core::sc_time ack_deadline;
+  std::uint32_t retries_left = 0;
+  std::uint32_t timeouts_in_row = 0;  // for exponential backoff (transport.ack_timeout_backoff)
+  bool retry_started = false;
+  std::uint64_t send_completed = 0; // WQEs retired
+
+  // Responder.
+  std::uint32_t recv_producer = 0;  // entries, from the doorbell
+  std::uint32_t recv_fetched = 0;
+  bool recv_fetch_pending = false;
+  RingQueue<RecvWork> recv_ready;
+  std::uint32_t expected_psn = 0;
+  std::uint32_t msn = 0;
+  bool nak_outstanding = false;     // a NAK went out; out-of-sequence packets are dropped silently
+  InboundMessage inbound;
+  std::uint32_t rd_atomic_in_progress = 0;
+  std::uint32_t acks_owed = 0;      // messages that asked for an ACK since the last one
+  std::vector<std::uint32_t> unacked_writes;  // DMA tickets of payload not yet acknowledged
+  std::uint32_t last_acked_psn = 0;
+  // The last max_dest_rd_atomic atomics executed, so that a duplicate (its
+  // ACK was lost and the requester retried) is answered with the value it
+  // first returned and not executed again (IBTA 9.7.5.1.5).
+  struct SavedAtomic {
+    std::uint32_t psn = 0;
+    std::uint64_t original = 0;
+  };
+  std::vector<SavedAtomic> saved_atomics;  // at most max_dest_rd_atomic, the oldest replaced
+  std::size_t next_saved_atomic = 0;
+
+  // The first started WQE with request packets still to send, or null.
+  SendWork* first_unsent() {
+    while (sent_prefix < outstanding.size()) {
+      SendWork& work = outstanding[sent_prefix];
+      if (!work.all_sent()) return &work;
+      ++sent_prefix;
+    }
+    return nullptr;
+  }
+  // The outstanding WQE whose PSNs hold `psn`, or null.
+  SendWork* work_holding(std::uint32_t psn) {
+    for (SendWork& work : outstanding) {
+      if (psn_diff(psn, work.first_psn) >= 0 && psn_diff(work.last_psn(), psn) >= 0) return &work;
+    }
+    return nullptr;
+  }
+  // Go-back-N: the requester sends again from `psn`, which an outstanding
+  // WQE holds (else nothing changes): that WQE's packets from `psn` on and
+  // every later WQE's. A READ asks again only for the responses it lacks.
+  void rewind_to(std::uint32_t psn) {
+    const SendWork* holder = work_holding(psn);
+    if (holder == nullptr) return;
+    sent_prefix = 0;
+    bool after = false;
+    for (SendWork& work : outstanding) {
+      if (&work == holder) after = true;
+      if (!after) continue;
+      if (work.read_or_atomic) {
+        if (work.sent > 0 && rd_atomic_outstanding > 0) --rd_atomic_outstanding;
+        work.sent = 0;
+      } else {
+        work.sent = &work == holder ? static_cast<std::uint32_t>(psn_diff(psn, work.first_psn)) : 0;
+      }
+    }
+  }
+  // Retires (or flushes) the oldest outstanding WQE.
+  void pop_outstanding() {
+    outstanding.pop_front();
+    if (sent_prefix > 0) --sent_prefix;
+  }
+
+  // Whether a packet sent still waits for its acknowledgement or response.
+  bool awaiting_response() const {
+    return !outstanding.empty() && psn_diff(sent_psn_end, acked_psn) > 0;
+  }
+
+  bool requester_ready() const { return state == IBV_QPS_RTS; }
+  bool responder_ready() const {
+    return state == IBV_QPS_RTR || state == IBV_QPS_RTS;
+  }
+};
+
+struct CqContext {
+  std::uint32_t cqn = 0;
+  std::uint64_t context_address = 0;
+  RingLayout ring;
+  std::uint64_t producer = 0;  // CQEs written
+};
+
+// Every QP and CQ of one NIC, and the events that wake its units.
+class RcContexts {
+ public:
+  QpContext* qp(std::uint32_t qpn);
+  CqContext* cq(std::uint32_t cqn);
+  QpContext& add_qp(std::uint32_t qpn);
+  CqContext& add_cq(std::uint32_t cqn);
+  const std::map<std::uint32_t, std::unique_ptr<QpContext>>& qps() const { return qps_; }
+
+  sc_core::sc_event send_work;  // a send doorbell, a QP to RTS or ERR, an ACK opening a window
+  sc_core::sc_event recv_work;  // a receive doorbell, a QP to ERR
+
+ private:
+  std::map<std::uint32_t, std::unique_ptr<QpContext>> qps_;
+  std::map<std::uint32_t, std::unique_ptr<CqContext>> cqs_;
+};
+
+}  // namespace rnicsim

@@ -1,0 +1,52 @@
+#pragma once
+// The RC transport's config keys (node section "transport"): its clock, the
+// cycles each unit charges, how much it keeps in flight, ACK coalescing and
+// the QP and CQ context caches. configs/README.md lists them with units.
+#include <cstdint>
+#include <systemc>
+
+#include "config/config.hpp"
+#include "config/run_config.hpp"
+#include "nic/translation/translation_cache.hpp"
+
+namespace rnicsim {
+
+// How the requester picks the next QP with work: round robin from the one
+// after the last picked, or strictly the lowest QP number with work.
+enum class QpScheduler : std::uint8_t { kRoundRobin, kStrictPriority };
+
+// How the requester's transport timer grows over timeouts in a row: fixed
+// at 4.096 us x 2^timeout (IBTA 9.7.6.1.3), or doubling at each timeout
+// until a response makes progress, as ConnectX-5 is reported to retry.
+enum class AckTimeoutBackoff : std::uint8_t { kFixed, kExponential };
+
+struct TransportConfig {
+  double clock_mhz = 0;
+  QpScheduler qp_scheduler = QpScheduler::kRoundRobin;
+  AckTimeoutBackoff ack_timeout_backoff = AckTimeoutBackoff::kFixed;
+  std::uint32_t wqe_cycles = 0;         // requester: decode and start one WQE
+  std::uint32_t packet_cycles = 0;      // requester: one request packet
+  std::uint32_t responder_cycles = 0;   // responder: one request packet
+  std::uint32_t completer_cycles = 0;   // completer: one response packet
+  std::uint32_t transmit_latency_cycles = 0;  // requester's pipeline: descriptor to builder
+  std::uint32_t receive_latency_cycles = 0;   // parser to responder or completer
+  std::uint32_t command_cycles = 0;     // firmware: one command
+  std::uint32_t wqe_fetch_blocks = 0;   // 64 B send blocks one WQE fetch reads at most
+  std::uint32_t recv_prefetch = 0;      // receive WQEs the responder keeps fetched ahead
+  std::uint32_t max_unacked_packets = 0;  // per QP
+  std::uint32_t ack_coalesce_messages = 0;
+  std::uint32_t ack_request_packets = 0;  // the requester asks for an ACK at least this often
+  std::uint32_t payload_reads = 0;      // requester payload reads in flight
+  std::uint32_t responder_dma = 0;      // responder DMA requests in flight (writes, reads)
+  std::uint32_t completer_dma = 0;      // completer DMA writes in flight
+  CacheGeometry qp_cache;
+  CacheGeometry cq_cache;
+  std::uint32_t qp_context_bytes = 0;   // read by DMA on a QP context miss
+  std::uint32_t cq_context_bytes = 0;
+  std::uint64_t seed = 0;
+};
+
+void declare_transport_keys(config::Schema& schema);
+TransportConfig transport_config(const config::Section& transport);
+
+}  // namespace rnicsim

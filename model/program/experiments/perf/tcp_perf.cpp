@@ -1,0 +1,290 @@
+// The kernel TCP tests of `rnicsim perf`: tcp_lat (netperf TCP_RR) and
+// tcp_bw (TCP_STREAM) over the NICs' Ethernet ports and the hosts' kernel
+// stacks (kernel/), reported in perftest's tables and JSON rows like the
+// RDMA tests, with each host's CPU time in perf.json's counters.
+#include <chrono>
+#include <cstdio>
+#include <memory>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "common/run_progress.hpp"
+#include "common/simulation.hpp"
+#include "common/time_units.hpp"
+#include "program/experiments/perf/cpu_report.hpp"
+#include "program/experiments/perf/perf_experiment.hpp"
+#include "host/kernel/kernel_stack.hpp"
+#include "system/testbed.hpp"
+
+namespace rnicsim {
+namespace {
+
+using perf::PerfOptions;
+
+constexpr std::uint16_t kClientPort = 40000;
+constexpr std::uint16_t kServerPort = 12865;  // netperf's control port, as a familiar number
+
+std::uint64_t now_ps() { return to_ps(sim_now()); }
+
+// Message `index` of a size: bytes that differ from one message to the next.
+std::vector<std::uint8_t> message_bytes(std::uint64_t bytes, std::uint64_t index) {
+  std::vector<std::uint8_t> m(bytes);
+  for (std::uint64_t i = 0; i < bytes; ++i) {
+    m[i] = static_cast<std::uint8_t>(i * 13 + index * 7 + (i >> 8));
+  }
+  return m;
+}
+
+// The client (node a) and server (node b) applications.
+class TcpPerfWorkload : public sc_core::sc_module {
+ public:
+  RNICSIM_PROCESS_MODULE(TcpPerfWorkload);
+
+  TcpPerfWorkload(const sc_core::sc_module_name& name, Testbed& testbed, KernelStack& client,
+                  KernelStack& server, const PerfOptions& options, std::ostream& report,
+                  RunProgress& progress)
+      : sc_core::sc_module(name),
+        testbed_(testbed),
+        client_(client),
+        server_(server),
+        options_(options),
+        report_(report),
+        progress_(progress) {
+    SC_THREAD(run_client);
+    SC_THREAD(run_server);
+  }
+
+  PerfResult result;
+
+ private:
+  Host& host(std::size_t node) { return testbed_.node(node).host; }
+
+  void run_client() {
+    AddressSpace& process = host(0).software().process;
+    const std::uint64_t largest = options_.sizes.back();
+    request_ = process.allocate(largest);
+    response_ = process.allocate(largest);
+    for (const std::uint64_t bytes : options_.sizes) {
+      size_ = bytes;
+      ++sizes_started_;
+      size_start_.notify(sc_core::SC_ZERO_TIME);
+      std::vector<std::uint64_t> posts, completed;
+      for (std::uint64_t k = 0; k < options_.iterations; ++k) {
+        const std::vector<std::uint8_t> out = message_bytes(bytes, k);
+        process.write(host(0).memory, request_, out.data(), bytes);
+        posts.push_back(now_ps());
+        // --breakdown follows the request from send() to the server's recv().
+        if (options_.is_latency()) MessageBreakdown::instance().begin("a.cpu");
+        client_.send(request_, bytes);
+        if (options_.is_latency()) {
+          client_.recv(response_, bytes);
+          expect(0, response_, bytes, k + 1000000);
+        }
+        progress_.advance();
+      }
+      while (!server_done_) sc_core::wait(server_finished_);
+      server_done_ = false;
+      progress_.finish();
+      if (options_.is_latency()) {
+        result.latency.push_back(perf::latency_row(bytes, posts, options_.test));
+        report_ << perf::format_latency_row(result.latency.back());
+        if (options_.breakdown) {
+          result.breakdowns.push_back({bytes, MessageBreakdown::instance().take()});
+        }
+      } else {
+        result.bandwidth.push_back(perf::bw_row(bytes, posts, received_at_, options_));
+        report_ << perf::format_bw_row(result.bandwidth.back(), options_.report_gbits);
+      }
+      report_.flush();
+    }
+    report_ << perf::format_table_footer();
+    finish_workload();
+  }
+
+  void run_server() {
+    AddressSpace& process = host(1).software().process;
+    std::uint64_t buffer = 0;
+    for (std::uint64_t served = 0;; ++served) {
+      while (sizes_started_ == served) sc_core::wait(size_start_);
+      const std::uint64_t bytes = size_;
+      if (buffer == 0) buffer = process.allocate(options_.sizes.back());
+      received_at_.clear();
+      for (std::uint64_t k = 0; k < options_.iterations; ++k) {
+        server_.recv(buffer, bytes);
+        MessageBreakdown::instance().end("b.cpu", "copied to user, recv returned");
+        received_at_.push_back(now_ps());
+        expect(1, buffer, bytes, k);
+        if (options_.is_latency()) {
+          const std::vector<std::uint8_t> out = message_bytes(bytes, k + 1000000);
+          process.write(host(1).memory, buffer, out.data(), bytes);
+          server_.send(buffer, bytes);
+        }
+      }
+      server_done_ = true;
+      server_finished_.notify(sc_core::SC_ZERO_TIME);
+    }
+  }
+
+  // The message a side received is the one sent, byte for byte.
+  void expect(std::size_t node, std::uint64_t va, std::uint64_t bytes, std::uint64_t index) {
+    std::vector<std::uint8_t> got(bytes);
+    host(node).software().process.read(host(node).memory, va, got.data(), bytes);
+    if (got != message_bytes(bytes, index)) {
+      fail_run("tcp perf: message " + std::to_string(index) + " of " + std::to_string(bytes) +
+               " bytes arrived at node " + (node == 0 ? "a" : "b") + " with other bytes");
+    }
+  }
+
+  Testbed& testbed_;
+  KernelStack& client_;
+  KernelStack& server_;
+  const PerfOptions& options_;
+  std::ostream& report_;
+  RunProgress& progress_;
+  std::uint64_t request_ = 0;
+  std::uint64_t response_ = 0;
+  std::vector<std::uint64_t> received_at_;
+  sc_core::sc_event size_start_, server_finished_;
+  std::uint64_t size_ = 0;
+  std::uint64_t sizes_started_ = 0;
+  bool server_done_ = false;
+};
+
+std::string moderation_text(const EthernetPortConfig& port) {
+  char text[96];
+  std::snprintf(text, sizeof text, "moderated, %g us / %u frames",
+                to_ns(port.interrupt_delay) / 1000.0, port.interrupt_events);
+  return text;
+}
+
+std::string banner(const PerfOptions& options, const KernelConfig& kernel,
+                   const EthernetPortConfig& port) {
+  const char* line =
+      "---------------------------------------------------------------------------------------\n";
+  char text[1024];
+  std::snprintf(text, sizeof text,
+                "%s                    %s %s Test\n"
+                " Connection type : TCP\t\tDevice         : rnicsim0 (Ethernet port)\n"
+                " MSS             : %u[B]\t\tTimestamps     : %s\n"
+                " TSO             : %s\t\tChecksum offload: %s\n"
+                " Interrupts      : %s\n"
+                " Socket buffers  : send %u[B], receive %u[B]\n%s",
+                line, perf::verb_title(options.test).c_str(),
+                options.is_bw() ? "BW" : "Latency", kernel.tcp.mss,
+                kernel.tcp.timestamps ? "ON" : "OFF", kernel.tso ? "ON" : "OFF",
+                kernel.checksum_offload ? "ON" : "OFF",
+                kernel.busy_poll
+                    ? "busy polling"
+                    : moderation_text(port).c_str(),
+                kernel.tcp.send_buffer_bytes, kernel.tcp.receive_buffer_bytes, line);
+  return text;
+}
+
+nlohmann::json node_json(KernelStack& stack, const EthernetPort& port, double elapsed_ns,
+                         std::uint64_t messages) {
+  const kernel::TcpCounters& tcp = stack.connection().counters();
+  const EthernetPortStats& p = port.stats();
+  return {{"cpu", cpu_json({{"app_core", &stack.app_core()},
+                            {"softirq_core", &stack.softirq_core()}},
+                           elapsed_ns, messages)},
+          {"tcp",
+           {{"segments_sent", tcp.segments_sent},
+            {"segments_received", tcp.segments_received},
+            {"pure_acks_sent", tcp.pure_acks_sent},
+            {"piggybacked_acks", tcp.piggybacked_acks},
+            {"delayed_ack_timer_acks", tcp.delayed_ack_timer_acks},
+            {"window_updates", tcp.window_updates}}},
+          {"kernel",
+           {{"frames_sent", stack.stats().frames_sent},
+            {"frames_received", stack.stats().frames_received},
+            {"interrupts", stack.stats().interrupts},
+            {"wakeups", stack.stats().wakeups},
+            {"busy_polls", stack.stats().busy_polls}}},
+          {"ethernet_port",
+           {{"tx_frames", p.tx_frames},
+            {"tso_segments", p.tso_segments},
+            {"rx_frames", p.rx_frames},
+            {"rx_no_buffer", p.rx_no_buffer},
+            {"rx_checksum_bad", p.rx_checksum_bad},
+            {"interrupts", p.interrupts}}}};
+}
+
+}  // namespace
+
+PerfResult run_tcp_perf(config::RunConfig& run, const PerfOptions& options,
+                        const std::function<void()>& configured, std::ostream& report,
+                        std::ostream* terminal) {
+  TestbedConfig c = testbed_config(run, {"a", "b"});
+  add_ethernet_ports(run, c);
+  std::vector<KernelConfig> kernels;
+  for (std::size_t i = 0; i < 2; ++i) {
+    read_host_software_config(run, c.node_names[i], c.nodes[i].host);
+    // The NIC runs RoCE beside the port: its verbs driver is configured as for
+    // the RDMA tests, though this test posts no work.
+    read_verbs_config(run, c.node_names[i], c.nodes[i].host);
+    kernels.push_back(kernel_config(run.node_section(c.node_names[i], "kernel"),
+                                    static_cast<std::uint32_t>(c.nodes[i].nic.ethernet_mtu)));
+  }
+  // Every frame of a full window must find a receive buffer: with no loss
+  // recovery, a drop would stop the run.
+  for (std::size_t i = 0; i < 2; ++i) {
+    const KernelConfig& k = kernels[i];
+    const std::uint64_t most = std::uint64_t{k.ring_entries} * k.tcp.mss;
+    if (k.tcp.receive_buffer_bytes > most) {
+      const std::string key = "kernel.tcp_receive_buffer_bytes";
+      throw config::ConfigError(
+          run.loaded().source_of(key), "nodes." + c.node_names[i] + "." + key,
+          std::to_string(k.tcp.receive_buffer_bytes) + " bytes is a window of more full " +
+              "segments than the " + std::to_string(k.ring_entries) +
+              " receive descriptors (kernel.ring_entries); a frame could find no buffer, and " +
+              "the kernel path has no loss recovery yet: at most " + std::to_string(most));
+    }
+  }
+  configured();
+  std::unique_ptr<WireCapture> capture = open_capture(options);
+  Testbed testbed("testbed", c);
+  if (capture) {
+    for (std::size_t i = 0; i < testbed.node_count(); ++i) capture->tap(testbed.wire_to(i));
+  }
+  const TcpEndpoint client{node_address(0), kClientPort};
+  const TcpEndpoint server{node_address(1), kServerPort};
+  // The first data byte each way: any numbers will do; these are fixed so
+  // that runs are identical.
+  const std::uint32_t client_isn = 0x10000000;
+  const std::uint32_t server_isn = 0x20000000;
+  KernelStack client_stack("kernel_a", testbed.node(0).host, kernels[0], client, server,
+                           client_isn, server_isn, kernels[1].tcp.receive_buffer_bytes);
+  KernelStack server_stack("kernel_b", testbed.node(1).host, kernels[1], server, client,
+                           server_isn, client_isn, kernels[0].tcp.receive_buffer_bytes);
+  report << banner(options, kernels[0], *c.nodes[0].nic.ethernet) << perf::format_table_header(options);
+  RunProgress progress(terminal);
+  if (options.breakdown && options.is_latency()) MessageBreakdown::instance().enable();
+  TcpPerfWorkload workload("perf", testbed, client_stack, server_stack, options, report,
+                           progress);
+  progress.start("iterations", options.iterations * options.sizes.size());
+  const auto started = std::chrono::steady_clock::now();
+  simulate_workload(1);
+  const double wall =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  PerfResult result = std::move(workload.result);
+  result.capture = std::move(capture);
+  const double elapsed_ns = to_ns(sim_now());
+  const std::uint64_t messages = options.iterations * options.sizes.size();
+  nlohmann::json counters = nlohmann::json::object();
+  counters["a"] = node_json(client_stack, *testbed.node(0).nic.ethernet_port(), elapsed_ns, messages);
+  counters["b"] = node_json(server_stack, *testbed.node(1).nic.ethernet_port(), elapsed_ns, messages);
+  nlohmann::json links = nlohmann::json::object();
+  for (std::size_t i = 0; i < testbed.node_count(); ++i) {
+    links[testbed.wire_to(i).basename()] = link_counters(testbed.wire_to(i));
+  }
+  counters["link"] = links;
+  result.counters = counters;
+  result.speed = {{"wall_seconds", wall}};
+  // The CPU per message, below the table (perf.json has it by core and kind).
+  for (const char* node : {"a", "b"}) report << format_cpu_line(node, counters[node]["cpu"]);
+  if (!result.breakdowns.empty()) report << format_breakdown(result.breakdowns);
+  return result;
+}
+
+}  // namespace rnicsim
