@@ -58,9 +58,9 @@ class WorkloadStalled : public std::runtime_error {
   WorkloadStalled(std::size_t finished, std::size_t parts);
 };
 
-// The simulated system met a condition the model cannot yet recover from
-// (a frame dropped before retransmission exists, say): the run stops loudly
-// rather than hang or report wrong numbers.
+// The simulated system met a condition the run cannot go on from (a
+// completion in error, a Data dropped on a path that has no recovery): the
+// run stops loudly rather than hang or report wrong numbers.
 class RunFailed : public std::runtime_error {
  public:
   explicit RunFailed(const std::string& reason) : std::runtime_error(reason) {}

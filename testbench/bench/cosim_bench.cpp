@@ -1,4 +1,4 @@
-// Co-simulation speed (issue 11): how fast the verilated RTL twins run, and
+// Co-simulation speed: how fast the verilated RTL twins run, and
 // what swapping one into the NIC costs.
 // - BM_IcrcEngine/<impl>/<bytes per cycle>: one 4 KB RoCEv2 frame after
 //   another through the ICRC engine the ICRC blocks use, the model's or the

@@ -2,7 +2,7 @@
 // ICRC blocks compute (locate_icrc and compute_icrc): the same frames through
 // both, a scoreboard comparing each frame's result, and the RTL's cycle
 // timing against the model's clocked-stage timing. Both datapath widths
-// issue 11 names (8 and 64 bytes per cycle) run every test.
+// (8 and 64 bytes per cycle) run every test.
 //
 // Stimulus: the ICRC vectors (the ten of the collection whose licence lets
 // us copy them: testbench/data/roce/SOURCES.md), every frame of the real

@@ -3,7 +3,7 @@
 // a scoreboard comparing each frame's verdict (the reason code of the first
 // failing check, or on success every header field and where the payload
 // lies), and the RTL's cycle timing against the model's clocked stage. Both
-// datapath widths issue 11 names (8 and 64 bytes per cycle) run every test.
+// datapath widths (8 and 64 bytes per cycle) run every test.
 // The RTL's descriptor is read through the bridge the NIC uses
 // (rtl_bridge::parse_result_from_descriptor), so the layout generated from
 // rtl/roce_parser/descriptor.fields is checked end to end.

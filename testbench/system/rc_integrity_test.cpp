@@ -455,8 +455,8 @@ config::Json testbed_config() {
   // A jumbo-frame port, so every PMTU up to 4096 is an active MTU. Pages
   // handed out in random order (the default, written out so that the buffers
   // stay physically scattered if the default changes). The wire never waits
-  // and nothing retransmits a dropped frame yet (issue 12), so each receive
-  // buffer holds 1 GiB, more than any point moves in all: 64 QPs of 8 MiB
+  // (a full receive buffer drops and go-back-N resends), so on the perfect
+  // wire each receive buffer holds 1 GiB, more than any point moves in all: 64 QPs of 8 MiB
   // WRITEs at PMTU 4096 outrun the responder (it translates each message whole
   // at its first packet) and overflow the default 4 MiB.
   return config::Json::parse(R"({"nic": {"ethernet_mtu_bytes": 4200},
@@ -536,7 +536,7 @@ struct Wire {
 };
 
 const Wire kPerfectWire{"Perfect", config::Json::object()};
-// The acceptance's two faulty wires (issue 12), seeded by the run's seed.
+// Two faulty wires, seeded by the run's seed.
 const Wire kLossyWire{"Lossy",
                       config::Json::parse(R"({"loss_rate": 0.01, "corrupt_rate": 0.001})"), true};
 const Wire kChaoticWire{"Chaotic",

@@ -18,7 +18,7 @@
 // output the ACKs open). The socket is locked while either works on it, as
 // Linux's socket lock does, so frames leave in sequence order.
 //
-// No loss recovery (issue 13): a segment out of sequence or failing its
+// No loss recovery: a segment out of sequence or failing its
 // checksum stops the run with an error naming the connection.
 #include <cstdint>
 #include <deque>

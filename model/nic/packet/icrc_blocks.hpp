@@ -1,6 +1,6 @@
 #pragma once
-// The ICRC as its own block pair, the seam where its RTL twin (issue 11)
-// will plug in:
+// The ICRC as its own block pair, the seam where its RTL twin (rtl/icrc)
+// plugs in:
 // - IcrcInserter (transmit) fills the ICRC field of the builder's frames and
 //   hands them on as the Transfers the wire carries;
 // - IcrcChecker (receive) recomputes the ICRC of each RoCEv2 frame and drops

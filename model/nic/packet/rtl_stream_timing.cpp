@@ -7,8 +7,8 @@ namespace rnicsim::packet {
 
 namespace {
 
-// The widths every frame-stream twin is verilated at (issue 11: at least 8
-// and 64 bytes per cycle).
+// The widths every frame-stream twin is verilated at: 8 and 64 bytes per
+// cycle, a 64-bit and a 512-bit datapath.
 bool verilated_width(std::uint64_t width) { return width == 8 || width == 64; }
 
 std::optional<config::Violation> rtl_timing_violation(const config::Json& doc,
