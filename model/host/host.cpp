@@ -42,7 +42,7 @@ HostSoftware::HostSoftware(HostMemory& memory, const HostConfig& config)
                 : 0,
             config.page_bytes, config.fragmentation, config.page_seed),
       process(pages, kApplicationVirtualBase),
-      driver(memory, process, config.icm) {}
+      driver(memory, process, config.icm, config.port) {}
 
 Host::Host(const sc_core::sc_module_name& name, const HostConfig& config)
     : sc_core::sc_module(name),

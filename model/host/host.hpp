@@ -46,6 +46,7 @@ struct HostConfig {
   double fragmentation = 0;      // how scattered free frames are (PageAllocator)
   std::uint64_t page_seed = 0;   // the page allocator's random stream
   IcmLayout icm;                 // the NIC's tables, from kIcmBase
+  ibv_port_attr port;            // the NIC's port, as ibv_query_port reports it
   std::optional<VerbsConfig> verbs;  // set when the experiment uses the queue verbs
 };
 

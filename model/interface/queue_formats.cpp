@@ -412,6 +412,14 @@ std::uint32_t ibv_mtu_to_bytes(ibv_mtu mtu) {
   return 128u << mtu;
 }
 
+ibv_mtu roce_active_mtu(std::uint32_t ethernet_mtu) {
+  constexpr std::uint32_t kRoceHeaders = 96;
+  for (std::uint32_t mtu = 4096; mtu >= 256; mtu /= 2) {
+    if (ethernet_mtu >= mtu + kRoceHeaders) return ibv_mtu_from_bytes(mtu);
+  }
+  return static_cast<ibv_mtu>(0);
+}
+
 ibv_mtu ibv_mtu_from_bytes(std::uint32_t bytes) {
   for (int m = IBV_MTU_256; m <= IBV_MTU_4096; ++m)
     if ((128u << m) == bytes) return static_cast<ibv_mtu>(m);

@@ -69,6 +69,32 @@ std::uint32_t ibv_mtu_to_bytes(ibv_mtu mtu);
 // IBV_MTU_* for 256..4096; 0 for any other number.
 ibv_mtu ibv_mtu_from_bytes(std::uint32_t bytes);
 
+enum ibv_port_state : std::uint8_t {
+  IBV_PORT_NOP = 0,
+  IBV_PORT_DOWN = 1,
+  IBV_PORT_INIT = 2,
+  IBV_PORT_ARMED = 3,
+  IBV_PORT_ACTIVE = 4,
+  IBV_PORT_ACTIVE_DEFER = 5,
+};
+constexpr std::uint8_t IBV_LINK_LAYER_ETHERNET = 2;
+
+// ibv_query_port's answer: the fields a RoCE port fills (libibverbs' names).
+struct ibv_port_attr {
+  ibv_port_state state = IBV_PORT_NOP;
+  ibv_mtu max_mtu = IBV_MTU_4096;
+  ibv_mtu active_mtu = IBV_MTU_1024;
+  int gid_tbl_len = 0;
+  std::uint16_t lid = 0;  // no LIDs on RoCE
+  std::uint8_t link_layer = IBV_LINK_LAYER_ETHERNET;
+};
+
+// A RoCE port's active MTU: the largest IB MTU that fits in the Ethernet MTU
+// with 96 bytes of headers (GRH 40, UDP 8, BTH 12, XRC ETH 4, AtomicETH 28,
+// ICRC 4), as Linux's iboe_get_mtu; 1500 gives 1024, 4200 gives 4096. 0 when
+// not even 256 fits (below 352).
+ibv_mtu roce_active_mtu(std::uint32_t ethernet_mtu);
+
 struct ibv_sge {
   std::uint64_t addr = 0;
   std::uint32_t length = 0;

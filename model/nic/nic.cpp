@@ -17,9 +17,10 @@ void declare_nic_keys(config::Schema& schema) {
                  .at_least(1)
                  .at_most(65536));
   schema.add(config::integer_key("nic.ethernet_mtu_bytes", 1500, "bytes",
-                                 "the port's Ethernet MTU; its RoCE active MTU is the largest "
-                                 "IB MTU that fits with 96 B of headers (1500 gives 1024, 4200 "
-                                 "gives 4096), the MTU perf uses unless -m asks for less")
+                                 "the port's Ethernet MTU; its RoCE active MTU (ibv_query_port) "
+                                 "is the largest IB MTU that fits with 96 B of headers (1500 "
+                                 "gives 1024, 4200 gives 4096); a connection runs at the smaller "
+                                 "of its two ends' (perf: and at -m when that is smaller)")
                  .at_least(352)
                  .at_most(9216));
 }
@@ -39,6 +40,16 @@ NicConfig nic_config(config::RunConfig& run, const std::string& node, const pcie
   c.queue_items = run.node_section(node, "nic").integer("queue_items");
   c.ethernet_mtu = run.node_section(node, "nic").integer("ethernet_mtu_bytes");
   return c;
+}
+
+ibv_port_attr nic_port_attributes(const NicConfig& config) {
+  ibv_port_attr port;
+  port.state = IBV_PORT_ACTIVE;
+  port.max_mtu = IBV_MTU_4096;
+  port.active_mtu = roce_active_mtu(static_cast<std::uint32_t>(config.ethernet_mtu));
+  port.gid_tbl_len = 1;
+  port.link_layer = IBV_LINK_LAYER_ETHERNET;
+  return port;
 }
 
 Nic::Nic(const sc_core::sc_module_name& name, const NicConfig& config)

@@ -30,6 +30,7 @@
 #include "common/channel.hpp"
 #include "config/config.hpp"
 #include "config/run_config.hpp"
+#include "interface/verbs_types.hpp"
 #include "nic/dma/dma_engine.hpp"
 #include "nic/dma/request_splitter.hpp"
 #include "nic/ethernet/ethernet_config.hpp"
@@ -59,7 +60,7 @@ struct NicConfig {
   TransportConfig transport;
   NicAddress address;           // set by the testbed, per node
   std::size_t queue_items = 0;  // capacity of each channel between two blocks
-  std::uint64_t ethernet_mtu = 0;  // the port's; its RoCE active MTU follows from it
+  std::uint64_t ethernet_mtu = 0;  // the port's; its RoCE active MTU follows from it (roce_active_mtu)
   // The plain Ethernet port, for experiments that run a kernel network stack;
   // without it the MAC carries RoCE alone and the wire feeds the ICRC checker.
   std::optional<EthernetPortConfig> ethernet;
@@ -73,6 +74,11 @@ void declare_nic_keys(config::Schema& schema);
 NicConfig nic_config(config::RunConfig& run, const std::string& node,
                      const pcie::PcieConfig& pcie, std::uint64_t icm_base,
                      std::optional<std::uint32_t> mtt_cache_entries = std::nullopt);
+
+// The NIC's one port as a verbs driver reports it (ibv_query_port): active,
+// Ethernet link layer, its active MTU from nic.ethernet_mtu_bytes
+// (roce_active_mtu), max MTU 4096, one GID (the node's IPv4 address).
+ibv_port_attr nic_port_attributes(const NicConfig& config);
 
 class Nic : public sc_core::sc_module {
  public:

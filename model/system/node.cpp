@@ -10,6 +10,7 @@ NodeConfig node_config(config::RunConfig& run, const std::string& node,
   const IcmLayout icm = icm_layout(run.node_section(node, "mtt"), kIcmBase);
   c.host = host_config(run, node, icm);
   c.nic = nic_config(run, node, c.host.pcie, kIcmBase, mtt_cache_entries);
+  c.host.port = nic_port_attributes(c.nic);
   return c;
 }
 

@@ -73,7 +73,7 @@ void run_bench(benchmark::State& state, std::uint32_t mtt_cache_entries) {
   c.hit_cycles = 4;
   c.initiation_interval_cycles = 1;
   c.walker_outstanding = 4;
-  VerbsDriver driver(memory, space, c.icm);
+  VerbsDriver driver(memory, space, c.icm, ibv_port_attr{});  // no NIC port: it only registers
   MemoryTranslation unit("translation", c);
   unit.walker2dma.socket.bind(memory.socket);
   ibv_pd* pd = driver.ibv_alloc_pd();

@@ -49,7 +49,7 @@ struct Host {
       : memory("memory", HostMemoryConfig{1ULL << 32, nanoseconds(walk_ns)}),
         allocator(16ULL << 20, 64ULL << 20, 4096, 1.0, 11),
         space(allocator, 1ULL << 40),
-        driver(memory, space, config.icm),
+        driver(memory, space, config.icm, ibv_port_attr{}),  // no NIC port: it only registers
         unit("translation", config, rtl_bridge::make_entry_cache_makers(caches, caches)) {
     unit.walker2dma.socket.bind(memory.socket);
     driver.on_invalidate([this](std::uint32_t i, std::uint64_t f, std::uint32_t p) {

@@ -14,6 +14,28 @@ using testing::kAllAccess;
 using testing::sge_of;
 using testing::work_request;
 
+// Each node's driver reports its own NIC port: active MTU from that node's
+// Ethernet MTU, Ethernet link layer, one GID; a second port does not exist.
+TEST(RcVerbs, QueryPortReportsEachNodesOwnPort) {
+  config::Json given;
+  given["nodes"]["a"]["nic"]["ethernet_mtu_bytes"] = 4200;
+  given["nodes"]["b"]["nic"]["ethernet_mtu_bytes"] = 1500;
+  RcBench bench(given);
+  ibv_port_attr a, b, none;
+  ASSERT_EQ(bench.driver(0).ibv_query_port(1, &a), 0);
+  ASSERT_EQ(bench.driver(1).ibv_query_port(1, &b), 0);
+  EXPECT_EQ(a.active_mtu, IBV_MTU_4096);
+  EXPECT_EQ(b.active_mtu, IBV_MTU_1024);
+  for (const ibv_port_attr& port : {a, b}) {
+    EXPECT_EQ(port.state, IBV_PORT_ACTIVE);
+    EXPECT_EQ(port.max_mtu, IBV_MTU_4096);
+    EXPECT_EQ(port.link_layer, IBV_LINK_LAYER_ETHERNET);
+    EXPECT_EQ(port.gid_tbl_len, 1);
+    EXPECT_EQ(port.lid, 0);
+  }
+  EXPECT_EQ(bench.driver(0).ibv_query_port(2, &none), EINVAL);
+}
+
 TEST(RcVerbs, RdmaWriteMovesEveryByteAndCompletesOnce) {
   RcBench bench;
   bench.run([&] {

@@ -282,23 +282,6 @@ TEST(PerfOptions, CommandLineMistakes) {
             "b.json: more than one CONFIG given (a.json before it)");
 }
 
-TEST(PerfOptions, ActiveMtuFromEthernetMtuFollowsTheKernel) {
-  EXPECT_EQ(active_mtu_for_ethernet_mtu(1500), 1024u);
-  EXPECT_EQ(active_mtu_for_ethernet_mtu(4200), 4096u);
-  EXPECT_EQ(active_mtu_for_ethernet_mtu(9000), 4096u);
-  // 96 bytes of RoCE headers come off first.
-  EXPECT_EQ(active_mtu_for_ethernet_mtu(4192), 4096u);
-  EXPECT_EQ(active_mtu_for_ethernet_mtu(4191), 2048u);
-  EXPECT_EQ(active_mtu_for_ethernet_mtu(2144), 2048u);
-  EXPECT_EQ(active_mtu_for_ethernet_mtu(2143), 1024u);
-  EXPECT_EQ(active_mtu_for_ethernet_mtu(1120), 1024u);
-  EXPECT_EQ(active_mtu_for_ethernet_mtu(1119), 512u);
-  EXPECT_EQ(active_mtu_for_ethernet_mtu(608), 512u);
-  EXPECT_EQ(active_mtu_for_ethernet_mtu(607), 256u);
-  EXPECT_EQ(active_mtu_for_ethernet_mtu(352), 256u);
-  EXPECT_THROW(active_mtu_for_ethernet_mtu(351), std::invalid_argument);
-}
-
 TEST(PerfOptions, EffectiveMtuIsNeverAboveTheActiveOne) {
   EXPECT_EQ(effective_mtu(parse({"write_lat"}), 1024), 1024u);
   EXPECT_EQ(effective_mtu(parse({"write_lat", "-m", "512"}), 1024), 512u);

@@ -10,6 +10,26 @@
 namespace rnicsim {
 namespace {
 
+TEST(RoceActiveMtu, FollowsTheKernelsIboeGetMtu) {
+  const auto bytes = [](std::uint32_t ethernet_mtu) {
+    return ibv_mtu_to_bytes(roce_active_mtu(ethernet_mtu));
+  };
+  EXPECT_EQ(bytes(1500), 1024u);
+  EXPECT_EQ(bytes(4200), 4096u);
+  EXPECT_EQ(bytes(9000), 4096u);
+  // 96 bytes of RoCE headers come off first.
+  EXPECT_EQ(bytes(4192), 4096u);
+  EXPECT_EQ(bytes(4191), 2048u);
+  EXPECT_EQ(bytes(2144), 2048u);
+  EXPECT_EQ(bytes(2143), 1024u);
+  EXPECT_EQ(bytes(1120), 1024u);
+  EXPECT_EQ(bytes(1119), 512u);
+  EXPECT_EQ(bytes(608), 512u);
+  EXPECT_EQ(bytes(607), 256u);
+  EXPECT_EQ(bytes(352), 256u);
+  EXPECT_EQ(static_cast<int>(roce_active_mtu(351)), 0);
+}
+
 TEST(CommandMailbox, DeregMrIsOpFiveWithIndexMttRangeAndPages) {
   Command command;
   command.op = CommandOp::kDeregMr;

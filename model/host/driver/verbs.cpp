@@ -6,13 +6,21 @@
 
 namespace rnicsim {
 
-VerbsDriver::VerbsDriver(HostMemory& memory, const AddressSpace& space, const IcmLayout& icm)
+VerbsDriver::VerbsDriver(HostMemory& memory, const AddressSpace& space, const IcmLayout& icm,
+                         const ibv_port_attr& port)
     : memory_(memory),
       space_(space),
       icm_(icm),
+      port_(port),
       variants_(icm.mpt_entries, 0),
       mpt_in_use_(icm.mpt_entries, false),
       free_mtt_{{0, icm.mtt_entries}} {}
+
+int VerbsDriver::ibv_query_port(std::uint8_t port_num, ibv_port_attr* attr) {
+  if (port_num != 1 || attr == nullptr) return last_error_ = EINVAL;
+  *attr = port_;
+  return 0;
+}
 
 ibv_pd* VerbsDriver::ibv_alloc_pd() {
   pds_.push_back(std::make_unique<ibv_pd>(ibv_pd{static_cast<std::uint32_t>(pds_.size() + 1)}));

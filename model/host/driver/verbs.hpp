@@ -100,7 +100,8 @@ struct DriverPlatform {
 
 class VerbsDriver {
  public:
-  VerbsDriver(HostMemory& memory, const AddressSpace& space, const IcmLayout& icm);
+  VerbsDriver(HostMemory& memory, const AddressSpace& space, const IcmLayout& icm,
+              const ibv_port_attr& port);
 
   // Gives the queue verbs their host; they throw std::logic_error without it.
   void attach(const DriverPlatform& platform) { platform_ = platform; }
@@ -110,6 +111,10 @@ class VerbsDriver {
   // spinning. Commands (CQ and QP set-up, ibv_dereg_mr) are not charged.
   // Without a core the calling thread only waits the same times.
   void use_core(CpuCore* core) { core_ = core; }
+
+  // The NIC's port: 0 and its attributes for port 1 (a NIC has one), else
+  // EINVAL. Takes no time: the driver learned them when it loaded.
+  int ibv_query_port(std::uint8_t port_num, ibv_port_attr* attr);
 
   // Queue verbs. They return nullptr or an errno value and set last_error().
   // Call them from an SC_THREAD: they take CPU time and talk to the NIC.
@@ -174,6 +179,7 @@ class VerbsDriver {
   HostMemory& memory_;
   const AddressSpace& space_;
   IcmLayout icm_;
+  ibv_port_attr port_;
   std::vector<std::unique_ptr<ibv_pd>> pds_;
   std::vector<std::unique_ptr<ibv_mr>> mrs_;
   std::vector<std::uint8_t> variants_;       // next key variant per MPT index

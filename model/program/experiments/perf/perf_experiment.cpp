@@ -42,13 +42,10 @@ class PerfWorkload : public sc_core::sc_module {
  public:
   RNICSIM_PROCESS_MODULE(PerfWorkload);
   PerfWorkload(const sc_core::sc_module_name& name, Testbed& testbed, const PerfOptions& options,
-               std::uint32_t mtu, std::uint32_t active_mtu, std::ostream& report,
-               RunProgress& progress)
+               std::ostream& report, RunProgress& progress)
       : sc_core::sc_module(name),
         testbed_(testbed),
         options_(options),
-        mtu_(mtu),
-        active_mtu_(active_mtu),
         report_(report),
         progress_(progress) {
     // Each application runs on one core, which the verbs charge.
@@ -79,7 +76,21 @@ class PerfWorkload : public sc_core::sc_module {
     return r;
   }
 
+  // The connection's MTU: each end's port reports its own active MTU, and
+  // the pair runs at the smaller one (perftest takes its port's active MTU,
+  // or -m when that is smaller, on each side).
+  void choose_mtu() {
+    ibv_port_attr ports[2];
+    for (std::size_t i = 0; i < 2; ++i) {
+      if (driver(i).ibv_query_port(1, &ports[i]) != 0)
+        fail_run("ibv_query_port failed (errno " + std::to_string(driver(i).last_error()) + ")");
+    }
+    active_mtu_ = std::min(ibv_mtu_to_bytes(ports[0].active_mtu), ibv_mtu_to_bytes(ports[1].active_mtu));
+    mtu_ = perf::effective_mtu(options_, active_mtu_);
+  }
+
   void set_up() {
+    choose_mtu();
     RcOptions o;
     o.qps = options_.qps;
     o.cap.max_send_wr = std::max<std::uint32_t>(1, options_.tx_depth);
@@ -461,8 +472,8 @@ class PerfWorkload : public sc_core::sc_module {
 
   Testbed& testbed_;
   const PerfOptions& options_;
-  std::uint32_t mtu_;
-  std::uint32_t active_mtu_;
+  std::uint32_t mtu_ = 0;         // the connection's path MTU
+  std::uint32_t active_mtu_ = 0;  // the smaller of the two ports' active MTUs
   std::ostream& report_;
   RunProgress& progress_;
   RcSide a_, b_;
@@ -526,9 +537,6 @@ PerfResult run_perf(config::RunConfig& run, const PerfOptions& options,
     read_host_software_config(run, c.node_names[i], c.nodes[i].host);
     read_verbs_config(run, c.node_names[i], c.nodes[i].host);
   }
-  const std::uint32_t active_mtu =
-      perf::active_mtu_for_ethernet_mtu(static_cast<std::uint32_t>(c.nodes[0].nic.ethernet_mtu));
-  const std::uint32_t mtu = perf::effective_mtu(options, active_mtu);
   configured();
   std::unique_ptr<WireCapture> capture = open_capture(options);
   Testbed testbed("testbed", c);
@@ -544,7 +552,7 @@ PerfResult run_perf(config::RunConfig& run, const PerfOptions& options,
         [&fault_trace](const FaultEvent& e) { *fault_trace += fault_trace_csv_row(e); });
   }
   RunProgress progress(terminal);
-  PerfWorkload workload("perf", testbed, options, mtu, active_mtu, report, progress);
+  PerfWorkload workload("perf", testbed, options, report, progress);
   if (options.breakdown) MessageBreakdown::instance().enable();
   reset_activity();
   // The client's iterations; a BW test's are per QP.

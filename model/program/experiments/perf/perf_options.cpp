@@ -606,16 +606,6 @@ std::string perf_usage() {
          "done, and which size with -a) shows on stderr while stderr is a terminal.\n";
 }
 
-std::uint32_t active_mtu_for_ethernet_mtu(std::uint32_t ethernet_mtu) {
-  // GRH 40 + UDP 8 + BTH 12 + XRC ETH 4 + AtomicETH 28 + ICRC 4.
-  constexpr std::uint32_t kRoceHeaders = 96;
-  for (std::uint32_t mtu = 4096; mtu >= 256; mtu /= 2) {
-    if (ethernet_mtu >= mtu + kRoceHeaders) return mtu;
-  }
-  throw std::invalid_argument("Ethernet MTU " + std::to_string(ethernet_mtu) +
-                              " leaves no room for a 256-byte RoCE MTU (needs at least 352)");
-}
-
 std::uint32_t effective_mtu(const PerfOptions& options, std::uint32_t active_mtu) {
   return options.mtu == 0 ? active_mtu : std::min(options.mtu, active_mtu);
 }

@@ -116,11 +116,6 @@ std::string perf_usage();
 // "qp", ...; not rnicsim's "json", "pcap", "out", "set"), by its long name.
 bool is_workload_option(std::string_view long_name);
 
-// The RoCE port's active MTU for an Ethernet MTU, as the kernel derives it
-// (iboe_get_mtu): the largest IB MTU that fits once 96 bytes of headers (GRH
-// 40, UDP 8, BTH 12, XRC 4, AtomicETH 28, ICRC 4) are taken off. 1500 gives
-// 1024; 4192 or more gives 4096. std::invalid_argument below 352 (no IB MTU fits).
-std::uint32_t active_mtu_for_ethernet_mtu(std::uint32_t ethernet_mtu);
 // The MTU the QPs use: -m, or the port's active MTU when -m is absent or
 // higher (perftest's set_mtu: "Requested mtu is higher than active mtu").
 std::uint32_t effective_mtu(const PerfOptions& options, std::uint32_t active_mtu);
