@@ -6,7 +6,7 @@
 #include <array>
 #include <cstdint>
 
-#include "nic/transport/qp_state.hpp"
+#include "interface/qp_state.hpp"
 
 namespace rnicsim {
 

@@ -15,7 +15,7 @@
 //   received --> demux --> responder (requests) ---------> transmit
 //                      --> completer (responses)
 //
-// The transport units (nic/transport/rc_units.hpp) share the QP and CQ contexts
+// The transport units (nic/transport/transport_shared.hpp) share the QP and CQ contexts
 // and each has its own DMA port; the requester and responder translate
 // through `translation`. `transmit` takes their packet descriptors;
 // `received` holds the packets that passed the ICRC and header checks.
@@ -42,7 +42,12 @@
 #include "nic/packet/icrc_blocks.hpp"
 #include "nic/packet/packet_blocks.hpp"
 #include "pcie/pcie_config.hpp"
-#include "nic/transport/rc_units.hpp"
+#include "nic/transport/command_unit.hpp"
+#include "nic/transport/completer.hpp"
+#include "nic/transport/receive_demux.hpp"
+#include "nic/transport/requester.hpp"
+#include "nic/transport/responder.hpp"
+#include "nic/transport/transport_shared.hpp"
 #include "nic/transport/transport_config.hpp"
 
 namespace rnicsim {

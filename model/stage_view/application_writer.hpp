@@ -8,7 +8,7 @@
 
 #include "common/stage.hpp"
 #include "common/transfer.hpp"
-#include "host/memory/memory_initiator.hpp"
+#include "common/memory_initiator.hpp"
 
 namespace rnicsim {
 

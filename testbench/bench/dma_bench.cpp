@@ -16,7 +16,7 @@
 #include "common/time_units.hpp"
 #include "program/experiments/dma/dma_experiment.hpp"
 #include "program/experiments/experiments.hpp"
-#include "host/memory/memory_initiator.hpp"
+#include "common/memory_initiator.hpp"
 #include "system/testbed.hpp"
 
 namespace rnicsim {

@@ -10,7 +10,7 @@
 
 #include "common/time_units.hpp"
 #include "host/memory/host_memory.hpp"
-#include "host/memory/memory_initiator.hpp"
+#include "common/memory_initiator.hpp"
 
 namespace rnicsim {
 namespace {

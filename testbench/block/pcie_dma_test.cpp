@@ -17,7 +17,7 @@
 #include "nic/dma/dma_engine.hpp"
 #include "nic/dma/request_splitter.hpp"
 #include "host/memory/host_memory.hpp"
-#include "host/memory/memory_initiator.hpp"
+#include "common/memory_initiator.hpp"
 #include "pcie/pcie_link.hpp"
 #include "pcie/tlp.hpp"
 

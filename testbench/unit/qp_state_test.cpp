@@ -1,6 +1,6 @@
 // ibv_modify_qp's rules for an RC QP: the path a perftest connection takes,
 // the masks each step requires, and the transitions that do not exist.
-#include "nic/transport/qp_state.hpp"
+#include "interface/qp_state.hpp"
 
 #include <gtest/gtest.h>
 

@@ -5,7 +5,7 @@
 // their rings in host pages and send the NIC a command (a mailbox in host
 // memory, its address written to the command doorbell by MMIO; the driver
 // waits for the NIC's status word). ibv_modify_qp checks the transition
-// (nic/transport/qp_state.hpp) and sends it as a command. ibv_post_send writes
+// (interface/qp_state.hpp) and sends it as a command. ibv_post_send writes
 // WQEs into the send ring and rings the doorbell by MMIO (a small single WQE
 // goes with the doorbell: BlueFlame); ibv_post_recv likewise. ibv_poll_cq
 // reads CQEs from the ring. Each verb charges its CPU time (verbs.*) to the

@@ -35,7 +35,7 @@
 #include "host/kernel/kernel_config.hpp"
 #include "host/kernel/kernel_memory.hpp"
 #include "host/kernel/tcp_connection.hpp"
-#include "nic/transport/rc_units.hpp"
+#include "interface/nic_address.hpp"
 
 namespace rnicsim {
 

@@ -45,7 +45,7 @@
 #include "common/clock_domain.hpp"
 #include "common/module_macros.hpp"
 #include "common/ring_queue.hpp"
-#include "host/memory/memory_initiator.hpp"
+#include "common/memory_initiator.hpp"
 #include "nic/translation/entry_cache.hpp"
 #include "interface/mpt_format.hpp"
 #include "nic/translation/translation_cache.hpp"

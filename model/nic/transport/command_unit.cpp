@@ -8,7 +8,7 @@
 
 #include "common/little_endian.hpp"
 #include "common/message_breakdown.hpp"
-#include "nic/transport/rc_units.hpp"
+#include "nic/transport/command_unit.hpp"
 
 namespace rnicsim {
 namespace {

@@ -13,7 +13,7 @@
 // retry's overlap) are ignored.
 #include "common/message_breakdown.hpp"
 #include "common/time_units.hpp"
-#include "nic/transport/rc_units.hpp"
+#include "nic/transport/completer.hpp"
 
 namespace rnicsim {
 namespace {

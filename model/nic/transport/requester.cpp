@@ -5,7 +5,7 @@
 #include "common/message_breakdown.hpp"
 #include "common/time_units.hpp"
 #include "nic/packet/segmentation.hpp"
-#include "nic/transport/rc_units.hpp"
+#include "nic/transport/requester.hpp"
 
 namespace rnicsim {
 namespace {

@@ -8,7 +8,7 @@
 
 #include "common/message_breakdown.hpp"
 #include "nic/packet/segmentation.hpp"
-#include "nic/transport/rc_units.hpp"
+#include "nic/transport/responder.hpp"
 
 namespace rnicsim {
 namespace {

@@ -12,7 +12,7 @@
 #include "common/time_units.hpp"
 #include "nic/dma/dma_config.hpp"
 #include "host/memory/host_memory_config.hpp"
-#include "host/memory/memory_initiator.hpp"
+#include "common/memory_initiator.hpp"
 
 namespace rnicsim {
 namespace {

@@ -1,4 +1,4 @@
-#include "nic/transport/qp_state.hpp"
+#include "interface/qp_state.hpp"
 
 #include <cerrno>
 

@@ -1,4 +1,4 @@
-#include "host/memory/memory_initiator.hpp"
+#include "common/memory_initiator.hpp"
 
 #include <string>
 

@@ -1,0 +1,74 @@
+#pragma once
+// The RC responder (see transport_shared.hpp for the units).
+#include <cstdint>
+#include <deque>
+#include <systemc>
+
+#include "common/byte_pool.hpp"
+#include "common/channel.hpp"
+#include "common/module_macros.hpp"
+#include "nic/dma/dma_engine.hpp"
+#include "nic/packet/packet_blocks.hpp"
+#include "nic/translation/memory_translation.hpp"
+#include "nic/transport/ordered_sender.hpp"
+#include "nic/transport/packet_inbox.hpp"
+#include "nic/transport/transport_shared.hpp"
+
+namespace rnicsim {
+
+class Responder : public sc_core::sc_module {
+ public:
+  sc_core::sc_port<PopIf<packet::ReceivedPacket>> in;
+
+  RNICSIM_PROCESS_MODULE(Responder);
+  Responder(const sc_core::sc_module_name& name, TransportShared& shared, DmaPort& port,
+            MemoryTranslation& translation, Channel<packet::ReceivedPacket>& queue);
+
+  OrderedSender sender;
+
+ private:
+  void end_of_elaboration() override;
+  void run();
+  void run_recv_flush();
+  // Acts on a packet popped at `popped_at`, once the responder's cycles passed.
+  void handle(const packet::ReceivedPacket& packet, const sc_core::sc_time& popped_at);
+  void handle_write_or_send(QpContext& qp, const packet::ReceivedPacket& packet);
+  void handle_read(QpContext& qp, const packet::ReceivedPacket& packet, bool duplicate);
+  void handle_atomic(QpContext& qp, const packet::ReceivedPacket& packet);
+  void answer_duplicate_atomic(QpContext& qp, std::uint32_t psn);
+  // Whether the next request waiting is a retry of the READ being answered
+  // (from `first_psn`, `sent` responses so far): a READ request for the same
+  // QP at one of the PSNs already answered (that response was lost).
+  bool retry_waiting(const QpContext& qp, std::uint32_t first_psn, std::uint32_t sent) const;
+  void send_atomic_ack(QpContext& qp, std::uint32_t psn, std::uint64_t original,
+                       const std::vector<std::uint32_t>& after);
+  bool fetch_recv(QpContext& qp);
+  // A response packet carrying an AETH (`syndrome`, the QP's MSN): an ACK or
+  // NAK, or an atomic ACK once its AtomicAckETH is added.
+  packet::TransmitRequest aeth_response(const QpContext& qp, std::uint8_t opcode,
+                                        std::uint32_t psn, std::uint8_t syndrome) const;
+  void send_ack(QpContext& qp, std::uint8_t syndrome, std::uint32_t psn);
+  void maybe_ack(QpContext& qp, std::uint32_t psn, bool requested);
+  void fail_message(QpContext& qp, std::uint8_t nak, ibv_wc_status recv_status, std::uint32_t psn);
+  // A READ response whose payload could not be read (the sender did not send it).
+  void response_read_failed(const packet::TransmitRequest& response);
+  void recv_completion(QpContext& qp, const RecvWork& recv, ibv_wc_status status,
+                       std::uint32_t byte_len, bool with_imm, std::uint32_t imm, bool rdma_imm);
+
+  TransportShared& shared_;
+  DmaClient dma_;
+  MemoryTranslation& translation_;
+  Channel<packet::ReceivedPacket>& queue_;
+  PacketInbox inbox_;
+  std::vector<std::uint32_t> owing_acks_;  // QPs with ACKs held back for coalescing
+  // Reused by the thread that handles packets (run): payload writes, a
+  // READ's source, an atomic's target and the write its response waits for.
+  std::vector<DmaRequest> writes_;
+  TranslationResult read_source_;
+  std::vector<PhysicalSegment> atomic_target_;
+  std::vector<std::uint32_t> atomic_written_;
+  BytePool atomic_results_;
+  BytePool recv_fetches_;  // receive WQE fetches (both threads fetch)
+};
+
+}  // namespace rnicsim

@@ -1,0 +1,112 @@
+#pragma once
+// The RC transport's units, split as Linux rxe splits them:
+//
+//   pcie2nic (MMIO) --> CommandUnit: doorbells, BlueFlame, driver commands
+//   Requester: QP scheduler (transport.qp_scheduler), WQE fetch, local translation,
+//              payload DMA, one request packet at a time per QP --> transmit
+//   received --> ReceiveDemux --> requests  --> Responder: PSN checks, remote
+//                                               translation, DMA writes, RECV
+//                                               WQEs, READ responses, atomics,
+//                                               ACKs and NAKs --> transmit
+//                             --> responses --> Completer: ACKs, NAKs, READ
+//                                               data, atomic results, CQEs
+//
+// They share the NIC's contexts (RcContexts) and context caches; each has
+// its own DMA port and charges its cycles in the transport's clock domain.
+// A lost or corrupted packet is recovered by the requester: the transport
+// timer (AckTimer), NAK sequence errors and implied NAKs go back to the first
+// unacknowledged PSN (go-back-N), retry_cnt times.
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <string>
+#include <systemc>
+
+#include "common/byte_pool.hpp"
+#include "common/clock_domain.hpp"
+#include "interface/nic_address.hpp"
+#include "nic/packet/packet_blocks.hpp"
+#include "nic/translation/translation_cache.hpp"
+#include "nic/transport/ack_timer.hpp"
+#include "nic/transport/dma_client.hpp"
+#include "nic/transport/rc_contexts.hpp"
+#include "nic/transport/transport_config.hpp"
+
+namespace rnicsim {
+
+// Counters of the transport, per NIC. Where mlx5's RDMA counters have one
+// for the same event its name is used (see the README).
+struct TransportStats {
+  std::uint64_t doorbells = 0;
+  std::uint64_t blueflame_writes = 0;
+  std::uint64_t commands = 0;
+  std::uint64_t wqe_fetches = 0;
+  std::uint64_t wqes_started = 0;
+  std::uint64_t request_packets = 0;
+  std::uint64_t response_packets = 0;  // ACKs, NAKs, READ responses, atomic ACKs sent
+  std::uint64_t acks_sent = 0;
+  std::uint64_t naks_sent = 0;
+  std::uint64_t rnr_naks_sent = 0;
+  std::uint64_t duplicate_requests = 0;
+  std::uint64_t out_of_sequence = 0;
+  std::uint64_t cqes = 0;
+  std::uint64_t qp_cache_misses = 0;
+  std::uint64_t cq_cache_misses = 0;
+  std::uint64_t dropped_no_qp = 0;  // packets for a QP that does not exist or is not ready
+  // Retransmission, at the requester.
+  std::uint64_t packet_seq_err = 0;         // NAK sequence errors received
+  std::uint64_t local_ack_timeout_err = 0;  // transport timer expiries
+  std::uint64_t rnr_nak_retry_err = 0;      // RNR NAKs received
+  std::uint64_t implied_nak_seq_err = 0;    // responses that skipped a READ's or atomic's
+  std::uint64_t retransmitted_packets = 0;  // request packets sent again
+  std::uint64_t retry_exceeded = 0;         // WQEs ended with IBV_WC_RETRY_EXC_ERR
+  std::uint64_t ghost_responses = 0;        // responses to PSNs never sent: ignored
+  std::uint64_t stale_naks = 0;             // NAKs for PSNs already acknowledged: ignored
+  std::uint64_t activations = 0;
+};
+
+// What the units share: contexts, caches, clock, counters.
+class TransportShared {
+ public:
+  TransportShared(const TransportConfig& config, const NicAddress& address);
+
+  const TransportConfig& config() const { return config_; }
+  const NicAddress& address() const { return address_; }
+  RcContexts& contexts() { return contexts_; }
+  TransportStats& stats() { return stats_; }
+  AckTimer& ack_timer() { return ack_timer_; }
+  sc_core::sc_time cycles(std::uint64_t n) const { return clock_.cycles(n); }
+
+  // Charges a QP (CQ) context fetch by DMA when the cache misses it.
+  void touch_qp(const QpContext& qp, DmaClient& dma);
+  void touch_cq(const CqContext& cq, DmaClient& dma);
+  // Writes a CQE for `wc` into CQ `cqn` by DMA through `dma` (after every
+  // earlier write of that client: posted writes stay in order).
+  void write_cqe(std::uint32_t cqn, const ibv_wc& wc, DmaClient& dma,
+                 std::uint32_t wqe_counter = 0);
+  // The packet headers every packet to the QP's peer shares.
+  packet::RocePacket header_template(const QpContext& qp) const;
+
+  // Moves the QP to ERR: the requester and responder then flush its WQEs.
+  void set_error(QpContext& qp);
+
+ private:
+  TransportConfig config_;
+  NicAddress address_;
+  ClockDomain clock_;
+  RcContexts contexts_;
+  TransportStats stats_;
+  AckTimer ack_timer_;
+  TranslationCache<bool> qp_cache_;
+  TranslationCache<bool> cq_cache_;
+  BytePool cqe_buffers_;      // a CQE's bytes live until its posted write completes
+  BytePool context_buffers_;  // a context read's destination, one per read in flight
+};
+
+// Work completion opcode of a send WQE's opcode.
+ibv_wc_opcode wc_opcode_of(ibv_wr_opcode opcode);
+// The RNR NAK timer code's delay (REFERENCE section 5), in microseconds.
+double rnr_timer_us(std::uint8_t code);
+
+}  // namespace rnicsim
