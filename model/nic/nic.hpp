@@ -65,7 +65,8 @@ struct NicConfig {
   TransportConfig transport;
   NicAddress address;           // set by the testbed, per node
   std::size_t queue_items = 0;  // capacity of each channel between two blocks
-  std::uint64_t ethernet_mtu = 0;  // the port's; its RoCE active MTU follows from it (roce_active_mtu)
+  // The port's; its RoCE active MTU follows from it (roce_active_mtu).
+  std::uint64_t ethernet_mtu = 0;
   // The plain Ethernet port, for experiments that run a kernel network stack;
   // without it the MAC carries RoCE alone and the wire feeds the ICRC checker.
   std::optional<EthernetPortConfig> ethernet;

@@ -259,6 +259,12 @@ int run_command(const RunArguments& run, std::ostream& out, std::ostream& err) {
     created.remove_all();
     throw;
   }
+  // What a run that ends without its results in place leaves behind: nothing.
+  const auto discard_staging = [&] {
+    std::error_code ignored;
+    fs::remove_all(staging, ignored);
+    created.remove_all();
+  };
   try {
     std::ostringstream banner;
     banner << "rnicsim " << experiment << ": "
@@ -274,9 +280,7 @@ int run_command(const RunArguments& run, std::ostream& out, std::ostream& err) {
     throw_if_stop_requested();
     move_into_place(staging, destination, source, out);
   } catch (const SimulatedTimeExceeded& e) {
-    std::error_code ignored;
-    fs::remove_all(staging, ignored);
-    created.remove_all();
+    discard_staging();
     throw config::ConfigError(run.config, "", e.what());
   } catch (const RunFailedWithResults& e) {
     // The simulated system failed, and what it did up to then (counters, a
@@ -284,32 +288,24 @@ int run_command(const RunArguments& run, std::ostream& out, std::ostream& err) {
     try {
       move_into_place(staging, destination, source, out);
     } catch (...) {
-      std::error_code ignored;
-      fs::remove_all(staging, ignored);
-      created.remove_all();
+      discard_staging();
       throw;
     }
     throw RunFailure{run.config + ": the run failed: " + e.what() + " (its results are in " +
                      run.out + ")"};
   } catch (const RunFailed& e) {
     // The simulated system hit a fault the model cannot yet recover from.
-    std::error_code ignored;
-    fs::remove_all(staging, ignored);
-    created.remove_all();
+    discard_staging();
     throw RunFailure{run.config + ": the run failed: " + e.what()};
   } catch (const OutputError& e) {
-    std::error_code ignored;
-    fs::remove_all(staging, ignored);
-    created.remove_all();
+    discard_staging();
     // A file the run writes outside its folder (perf's --json and --pcap) is
     // named as given, not by a path relative to the staging folder.
     const fs::path inside = e.file().lexically_relative(staging);
     if (inside.empty() || *inside.begin() == "..") throw RunFailure{e.what()};
     throw RunFailure{source + ": cannot write " + inside.string() + ": " + e.reason()};
   } catch (...) {
-    std::error_code ignored;
-    fs::remove_all(staging, ignored);
-    created.remove_all();
+    discard_staging();
     throw;
   }
   return kExitOk;

@@ -85,7 +85,8 @@ class PerfWorkload : public sc_core::sc_module {
       if (driver(i).ibv_query_port(1, &ports[i]) != 0)
         fail_run("ibv_query_port failed (errno " + std::to_string(driver(i).last_error()) + ")");
     }
-    active_mtu_ = std::min(ibv_mtu_to_bytes(ports[0].active_mtu), ibv_mtu_to_bytes(ports[1].active_mtu));
+    active_mtu_ =
+        std::min(ibv_mtu_to_bytes(ports[0].active_mtu), ibv_mtu_to_bytes(ports[1].active_mtu));
     mtu_ = perf::effective_mtu(options_, active_mtu_);
   }
 
