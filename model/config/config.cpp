@@ -114,12 +114,15 @@ const char* kind_name(ValueKind kind) {
       return "string";
     case ValueKind::kIntegerList:
       return "integer list";
+    case ValueKind::kStringList:
+      return "string list";
   }
   return "unknown";
 }
 
 std::string kind_with_article(ValueKind kind) {
   if (kind == ValueKind::kIntegerList) return "a non-empty list of integers";
+  if (kind == ValueKind::kStringList) return "a list of strings";
   return std::string(kind == ValueKind::kInteger ? "an " : "a ") + kind_name(kind);
 }
 
@@ -142,6 +145,10 @@ bool has_kind(const Json& value, ValueKind kind) {
       return value.is_array() && !value.empty() &&
              std::all_of(value.begin(), value.end(),
                          [](const Json& element) { return element.is_number_integer(); });
+    case ValueKind::kStringList:
+      return value.is_array() &&
+             std::all_of(value.begin(), value.end(),
+                         [](const Json& element) { return element.is_string(); });
   }
   return false;
 }
@@ -203,6 +210,19 @@ std::optional<std::string> check_integer_rules(const KeySpec& spec, const Json& 
   return std::nullopt;
 }
 
+// A string (or a list element) among the key's choices, if it has any.
+std::optional<std::string> check_choice(const KeySpec& spec, const Json& value,
+                                        const std::string& where) {
+  if (spec.choices.empty()) return std::nullopt;
+  const auto& text = value.get_ref<const std::string&>();
+  if (std::find(spec.choices.begin(), spec.choices.end(), text) != spec.choices.end()) {
+    return std::nullopt;
+  }
+  std::string allowed;
+  for (const auto& choice : spec.choices) allowed += (allowed.empty() ? "" : ", ") + quote(choice);
+  return "must be one of " + allowed + " (got " + quote(text) + where + ")";
+}
+
 // The one check shared by validate() and Schema::add(), so a default can never
 // be something a user could not write. Returns the reason, or nothing if valid.
 std::optional<std::string> check_value(const KeySpec& spec, const Json& value) {
@@ -221,14 +241,12 @@ std::optional<std::string> check_value(const KeySpec& spec, const Json& value) {
       if (auto reason = check_integer_rules(spec, value, "")) return reason;
     }
   }
-  if (spec.kind == ValueKind::kString && !spec.choices.empty()) {
-    const auto& text = value.get_ref<const std::string&>();
-    if (std::find(spec.choices.begin(), spec.choices.end(), text) == spec.choices.end()) {
-      std::string allowed;
-      for (const auto& choice : spec.choices) {
-        allowed += (allowed.empty() ? "" : ", ") + quote(choice);
+  if (spec.kind == ValueKind::kString) return check_choice(spec, value, "");
+  if (spec.kind == ValueKind::kStringList) {
+    for (std::size_t i = 0; i < value.size(); ++i) {
+      if (auto reason = check_choice(spec, value[i], " at index " + std::to_string(i))) {
+        return reason;
       }
-      return "must be one of " + allowed + " (got " + quote(text) + ")";
     }
   }
   return std::nullopt;
@@ -321,15 +339,6 @@ void require_object_top_level(const Json& doc, const std::string& source) {
   if (!doc.is_object()) {
     throw ConfigError(source, "", "expected an object at the top level, got " + describe(doc));
   }
-}
-
-// A node's name: a letter, then letters, digits or '_' ("a", "b", "host_2").
-bool is_node_name(std::string_view name) {
-  if (name.empty() || !std::islower(static_cast<unsigned char>(name.front()))) return false;
-  return std::all_of(name.begin(), name.end(), [](char c) {
-    return std::islower(static_cast<unsigned char>(c)) ||
-           std::isdigit(static_cast<unsigned char>(c)) || c == '_';
-  });
 }
 
 std::string node_section_list(const Schema& schema) {
@@ -795,7 +804,8 @@ void Schema::add(KeySpec spec) {
   if ((spec.min || spec.max) && !is_numeric(spec.kind)) {
     throw std::logic_error("config key '" + path + "': min/max need an integer or number key");
   }
-  if (!spec.choices.empty() && spec.kind != ValueKind::kString) {
+  if (!spec.choices.empty() && spec.kind != ValueKind::kString &&
+      spec.kind != ValueKind::kStringList) {
     throw std::logic_error("config key '" + path + "': choices need a string key");
   }
   const bool integral = spec.kind == ValueKind::kInteger || spec.kind == ValueKind::kIntegerList;
@@ -1079,6 +1089,14 @@ std::string printable(std::string_view text) {
     }
   }
   return out;
+}
+
+bool is_node_name(std::string_view name) {
+  if (name.empty() || !std::islower(static_cast<unsigned char>(name.front()))) return false;
+  return std::all_of(name.begin(), name.end(), [](char c) {
+    return std::islower(static_cast<unsigned char>(c)) ||
+           std::isdigit(static_cast<unsigned char>(c)) || c == '_';
+  });
 }
 
 }  // namespace rnicsim::config

@@ -38,7 +38,8 @@ class ConfigError : public std::runtime_error {
 };
 
 // kIntegerList: a non-empty JSON array of integers; min and max bound each element.
-enum class ValueKind { kBoolean, kInteger, kNumber, kString, kIntegerList };
+// kStringList: a JSON array of strings (empty allowed); choices bound each element.
+enum class ValueKind { kBoolean, kInteger, kNumber, kString, kIntegerList, kStringList };
 
 struct KeySpec {
   std::string path;            // dotted JSON path, e.g. "link.gbps"
@@ -107,6 +108,10 @@ inline KeySpec integer_list_key(std::string path, Json default_value, std::strin
   return make_key(ValueKind::kIntegerList, std::move(path), std::move(default_value),
                   std::move(unit), std::move(doc));
 }
+inline KeySpec string_list_key(std::string path, Json default_value, std::string doc) {
+  return make_key(ValueKind::kStringList, std::move(path), std::move(default_value), "",
+                  std::move(doc));
+}
 inline KeySpec number_key(std::string path, double default_value, std::string unit,
                           std::string doc) {
   return make_key(ValueKind::kNumber, std::move(path), default_value, std::move(unit),
@@ -147,6 +152,10 @@ class Schema {
 
 // The top-level section that holds per-node overrides.
 inline constexpr std::string_view kNodesSection = "nodes";
+
+// A node's name: a lower-case letter, then lower-case letters, digits or '_'
+// ("a", "client", "host_2").
+bool is_node_name(std::string_view name);
 
 // `doc` as node `node` sees it: every node section replaced by its merge
 // with `nodes.<node>.<section>`, and no "nodes" member. Rules between keys

@@ -18,6 +18,7 @@
 
 #include "config/run_config.hpp"
 #include "host/host.hpp"
+#include "host/kernel/kernel_config.hpp"
 #include "nic/nic.hpp"
 
 namespace rnicsim {
@@ -25,10 +26,13 @@ namespace rnicsim {
 struct NodeConfig {
   HostConfig host;
   NicConfig nic;
+  // Set when the experiment runs the kernel network stack on the node's
+  // Ethernet port (TestbedRequest::kernel_stack).
+  std::optional<KernelConfig> kernel;
 };
 
-// The hardware of node `node` (its host memory, PCIe and NIC). Experiments
-// that register memory also call read_host_software_config on `.host`.
+// The hardware of node `node` (its host memory, PCIe and NIC); testbed_config
+// adds the software an experiment asks for.
 NodeConfig node_config(config::RunConfig& run, const std::string& node,
                        std::optional<std::uint32_t> mtt_cache_entries = std::nullopt);
 

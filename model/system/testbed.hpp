@@ -1,10 +1,10 @@
 #pragma once
 // Testbed: the nodes of an experiment and the cables between them, built
-// from config (structure only).
+// from config (structure only; topology.hpp gives the shape).
 //
-//   two nodes:  a.nic.mac_tx --wire a_to_b--> b.nic.icrc_rx
-//               b.nic.mac_tx --wire b_to_a--> a.nic.icrc_rx
-//   one node:   a.nic.mac_tx --wire loopback--> a.nic.icrc_rx (a loopback cable)
+//   a cable a-b:  a.nic.mac_tx --wire a_to_b--> b.nic.icrc_rx
+//                 b.nic.mac_tx --wire b_to_a--> a.nic.icrc_rx
+//   a lone node:  a.nic.mac_tx --wire loopback--> a.nic.icrc_rx (a loopback cable)
 //
 // The wires carry the NIC's real RoCEv2 frames ("roce" framing: FCS, padding,
 // preamble and gap added) and never wait for the receiver: a frame that finds
@@ -21,12 +21,13 @@
 #include "config/run_config.hpp"
 #include "wire/wire_link.hpp"
 #include "system/node.hpp"
+#include "system/topology.hpp"
 
 namespace rnicsim {
 
 struct TestbedConfig {
-  std::vector<std::string> node_names;  // one or two
-  std::vector<NodeConfig> nodes;
+  Topology topology;  // the nodes built and their cables
+  std::vector<NodeConfig> nodes;  // nodes[i]: topology.nodes[i]'s
   WireLinkConfig link;
   std::vector<FaultConfig> faults;  // faults[i]: on the frames node i sends
   // Set for the seed figure on the testbed (the pipeline experiment's
@@ -36,20 +37,27 @@ struct TestbedConfig {
   std::optional<WireFraming> bare_data;
 };
 
-// The nodes' sections (nodes.<name>.<section>, else <section>, faults
-// included) and the link section.
-TestbedConfig testbed_config(config::RunConfig& run, const std::vector<std::string>& node_names,
-                             std::optional<std::uint32_t> mtt_cache_entries = std::nullopt);
-// The same for a testbed whose wires carry an experiment's bare Data
-// (TestbedConfig::bare_data, set by the caller): the faults sections are not
-// read, so a fault key is refused as read by no block (the cable faults act
-// on RoCE frames that RC recovers; bare Data have no transport).
-TestbedConfig bare_data_testbed_config(config::RunConfig& run,
-                                       const std::vector<std::string>& node_names);
+// What an experiment needs of its nodes beyond their hardware (host memory,
+// PCIe, NIC), so that a key no block of it reads stays refused.
+struct TestbedRequest {
+  // Set: only the node this role names (roles.<role>) is built, its port
+  // looped back: the one-node experiments (dma, translation).
+  std::optional<std::string> alone_role;
+  bool host_software = false;  // applications' pages (host.page_bytes, host.fragmentation)
+  bool verbs = false;          // the verbs driver's CPU costs (verbs section)
+  bool kernel_stack = false;   // the plain Ethernet port and kernel stack (ethernet, kernel)
+  // False for bare Data (TestbedConfig::bare_data): the faults sections are
+  // not read, so a fault key is refused as read by no block (the cable
+  // faults act on RoCE frames that RC recovers; bare Data have no transport).
+  bool faults = true;
+  // The translation sweep's MTT cache size (translation.cache_entries).
+  std::optional<std::uint32_t> mtt_cache_entries;
+};
 
-// Gives every node's NIC its plain Ethernet port (each node's "ethernet"
-// section), for experiments that run the kernel network stack.
-void add_ethernet_ports(config::RunConfig& run, TestbedConfig& config);
+// The one builder: the topology and roles sections, then every node's
+// sections (nodes.<name>.<section>, else <section>), what `request` asks for
+// included, and the link section.
+TestbedConfig testbed_config(config::RunConfig& run, const TestbedRequest& request = {});
 
 class Testbed : public sc_core::sc_module {
  public:
@@ -64,7 +72,7 @@ class Testbed : public sc_core::sc_module {
 
  private:
   std::vector<std::unique_ptr<Node>> nodes_;
-  std::vector<std::unique_ptr<WireLink>> wires_;  // wires_[i] ends at node i
+  std::vector<std::unique_ptr<WireLink>> wires_;  // wires_[i] ends at node i (its one port)
   std::vector<std::unique_ptr<ReceiveBuffer>> idle_receive_;  // with bare_data: the NICs' inputs
 };
 

@@ -267,7 +267,7 @@ TEST(SeedNic, TheDmaStepCrossesTheNicsEngineAndTheHostsIdealPcieLink) {
   const PipelineConfig config = pipeline_config(doc);
   ASSERT_TRUE(config.testbed.has_value());
   EXPECT_TRUE(config.testbed->nodes[0].host.pcie.ideal);
-  EXPECT_EQ(config.testbed->node_names, (std::vector<std::string>{"a", "b"}));
+  EXPECT_EQ(config.testbed->topology.nodes, (std::vector<std::string>{"a", "b"}));
   // The rings hold a queue, the Data whose reads are in flight and one more
   // waiting for a tag, plus the one being written: 64 + 1 + (tags + 1).
   EXPECT_EQ(config.buffer_slots, 64u + 1 + config.dma_reads_in_flight + 1);

@@ -81,9 +81,9 @@ class EthernetBench : public sc_core::sc_module {
   }
 
   static TestbedConfig config_with_ports(config::RunConfig& run) {
-    TestbedConfig c = testbed_config(run, {"a", "b"});
-    add_ethernet_ports(run, c);
-    return c;
+    TestbedRequest request;
+    request.kernel_stack = true;
+    return testbed_config(run, request);
   }
 
   void send() {

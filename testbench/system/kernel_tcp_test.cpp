@@ -54,11 +54,10 @@ class TcpBench : public sc_core::sc_module {
 
  private:
   static TestbedConfig config_with_ports(config::RunConfig& run) {
-    TestbedConfig c = testbed_config(run, {"a", "b"});
-    add_ethernet_ports(run, c);
-    read_host_software_config(run, "a", c.nodes[0].host);  // the applications' pages
-    read_host_software_config(run, "b", c.nodes[1].host);
-    return c;
+    TestbedRequest request;
+    request.host_software = true;  // the applications' pages
+    request.kernel_stack = true;
+    return testbed_config(run, request);
   }
   void run_a() { if (a_body) a_body(stack(0), host(0)); }
   void run_b() { if (b_body) b_body(stack(1), host(1)); }

@@ -38,12 +38,10 @@ class RcBench {
  public:
   explicit RcBench(const config::Json& given = config::Json::object())
       : run_(loaded_config(given)) {
-    TestbedConfig c = testbed_config(run_, {"a", "b"});
-    for (std::size_t i = 0; i < 2; ++i) {
-      read_host_software_config(run_, c.node_names[i], c.nodes[i].host);
-      read_verbs_config(run_, c.node_names[i], c.nodes[i].host);
-    }
-    testbed_ = std::make_unique<Testbed>("testbed", c);
+    TestbedRequest request;
+    request.host_software = true;
+    request.verbs = true;
+    testbed_ = std::make_unique<Testbed>("testbed", testbed_config(run_, request));
   }
 
   Testbed& testbed() { return *testbed_; }

@@ -78,7 +78,7 @@ struct WriteTraffic : sc_core::sc_module {
 TEST(Testbed, AFrameTheReceiveBufferDropsIsCountedAndTheRunGoesOn) {
   // 1 KiB of payload per frame does not fit a 512 B receive buffer.
   config::RunConfig run(loaded({{"link", {{"rx_buffer_bytes", 512}}}}));
-  Testbed testbed("testbed", testbed_config(run, {"a", "b"}));
+  Testbed testbed("testbed", testbed_config(run));
   WriteTraffic traffic("traffic", testbed, 1, 3000);
   simulate();
   EXPECT_EQ(testbed.wire_to(1).rx.stats().dropped, 3u);
@@ -89,7 +89,7 @@ TEST(Testbed, EachWireHasTheFaultsOfTheNodeThatSendsOnIt) {
   config::RunConfig run(
       loaded({{"faults", {{"loss_rate", 0.5}}},
               {"nodes", {{"b", {{"faults", {{"loss_rate", 0}, {"script", "drop:psn=1"}}}}}}}}));
-  const TestbedConfig c = testbed_config(run, {"a", "b"});
+  const TestbedConfig c = testbed_config(run);
   ASSERT_EQ(c.faults.size(), 2u);
   EXPECT_EQ(c.faults[0].loss_rate, 0.5);
   EXPECT_EQ(c.faults[1].loss_rate, 0);
@@ -104,7 +104,7 @@ TEST(Testbed, EachWireHasTheFaultsOfTheNodeThatSendsOnIt) {
 
 TEST(Testbed, AWireWithoutFaultsDeliversStraightIntoItsReceiveBuffer) {
   config::RunConfig run(loaded(config::Json::object()));
-  Testbed testbed("testbed", testbed_config(run, {"a", "b"}));
+  Testbed testbed("testbed", testbed_config(run));
   EXPECT_EQ(testbed.wire_to(0).faults(), nullptr);
   EXPECT_EQ(testbed.wire_to(1).faults(), nullptr);
 }
@@ -113,9 +113,9 @@ TEST(Testbed, AWireWithoutFaultsDeliversStraightIntoItsReceiveBuffer) {
 // parser, and none reaches the Ethernet port.
 TEST(Testbed, WithEthernetPortsRoceFramesKeepToTheRdmaSide) {
   config::RunConfig run(loaded(config::Json::object()));
-  TestbedConfig c = testbed_config(run, {"a", "b"});
-  add_ethernet_ports(run, c);
-  Testbed testbed("testbed", c);
+  TestbedRequest request;
+  request.kernel_stack = true;
+  Testbed testbed("testbed", testbed_config(run, request));
   WriteTraffic traffic("traffic", testbed, 2, 3000);
   simulate();
   EXPECT_EQ(testbed.node(1).nic.parser.stats().items, 6u);
@@ -127,7 +127,7 @@ TEST(Testbed, WithEthernetPortsRoceFramesKeepToTheRdmaSide) {
 
 TEST(Testbed, AScriptedLossLosesExactlyTheFrameItNames) {
   config::RunConfig run(loaded({{"faults", {{"script", "drop:psn=0"}}}}));
-  Testbed testbed("testbed", testbed_config(run, {"a", "b"}));
+  Testbed testbed("testbed", testbed_config(run));
   WriteTraffic traffic("traffic", testbed, 1, 3000);
   simulate();
   EXPECT_EQ(testbed.wire_to(1).faults()->stats().lost, 1u);
@@ -145,7 +145,7 @@ TEST(Testbed, ImplRtlPutsEachRtlTwinIntoBothNics) {
                                   {"packet", {{"parser_impl", impl}, {"parser_latency_cycles", 0}}},
                                   {"request_split", {{"impl", impl}}},
                                   {"mtt", {{"mpt_cache_impl", impl}, {"mtt_cache_impl", impl}}}}));
-    Testbed testbed("testbed", testbed_config(run, {"a", "b"}));
+    Testbed testbed("testbed", testbed_config(run));
     for (std::size_t n = 0; n < testbed.node_count(); ++n) {
       const Nic& nic = testbed.node(n).nic;
       EXPECT_STREQ(nic.icrc_tx.engine_name(), rtl ? "rtl/icrc" : "model");
@@ -159,10 +159,68 @@ TEST(Testbed, ImplRtlPutsEachRtlTwinIntoBothNics) {
 }
 
 TEST(Testbed, ASingleNodeIsCabledToItself) {
-  config::RunConfig run(loaded(config::Json::object()));
-  Testbed testbed("testbed", testbed_config(run, {"a"}));
+  config::RunConfig run(loaded({{"topology", {{"nodes", {"solo"}}, {"links", config::Json::array()}}}}));
+  Testbed testbed("testbed", testbed_config(run));
   EXPECT_EQ(testbed.node_count(), 1U);
+  EXPECT_STREQ(testbed.node(0).name(), "testbed.solo");
   EXPECT_STREQ(testbed.wire_to(0).name(), "testbed.loopback");
+}
+
+TEST(Testbed, AloneBuildsTheRoleNodeOnItsOwnLoopback) {
+  config::RunConfig run(loaded({{"roles", {{"subject", "b"}}}}));
+  TestbedRequest request;
+  request.alone_role = "subject";
+  Testbed testbed("testbed", testbed_config(run, request));
+  ASSERT_EQ(testbed.node_count(), 1U);
+  EXPECT_STREQ(testbed.node(0).name(), "testbed.b");
+  EXPECT_STREQ(testbed.wire_to(0).name(), "testbed.loopback");
+}
+
+// Free names: the nodes are named by the topology, their cables after them,
+// and each node reads its own nodes.<name> sections.
+TEST(Testbed, NodesTakeTheirNamesAndSectionsFromTheTopology) {
+  config::RunConfig run(loaded({{"topology", {{"nodes", {"client", "server"}},
+                                              {"links", {"client-server"}}}},
+                                {"nodes", {{"server", {{"pcie", {{"lanes", 4}}}}}}}}));
+  const TestbedConfig c = testbed_config(run);
+  EXPECT_EQ(c.nodes[1].nic.address.mac[5], 2);  // node 1: 02:00:00:00:00:02
+  Testbed testbed("testbed", c);
+  ASSERT_EQ(testbed.node_count(), 2U);
+  EXPECT_STREQ(testbed.node(0).name(), "testbed.client");
+  EXPECT_STREQ(testbed.node(1).name(), "testbed.server");
+  EXPECT_STREQ(testbed.wire_to(1).name(), "testbed.client_to_server");
+  EXPECT_STREQ(testbed.wire_to(0).name(), "testbed.server_to_client");
+  EXPECT_EQ(testbed.node(1).host.config().pcie.lanes, 4U);
+  EXPECT_NE(testbed.node(0).host.config().pcie.lanes, 4U);
+}
+
+// Each error names the key at fault and says why; the run stops (exit 2).
+TEST(Testbed, ATopologyOrRoleNamingAMissingNodeIsRefusedNamingTheKey) {
+  const auto error = [](const config::Json& given, const TestbedRequest& request = {}) {
+    config::RunConfig run(loaded(given));
+    try {
+      testbed_config(run, request);
+    } catch (const config::ConfigError& e) {
+      return e.key() + ": " + e.reason();
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(error({{"topology", {{"links", {"a-c"}}}}}),
+            "topology.links: \"a-c\" names node \"c\", which topology.nodes lacks (its nodes: "
+            "a, b)");
+  EXPECT_EQ(error({{"topology", {{"links", {"ab"}}}}}),
+            "topology.links: a link is \"<node>-<node>\" (got \"ab\")");
+  EXPECT_EQ(error({{"topology", {{"nodes", {"a", "b", "c"}}}}}),
+            "topology.links: node \"c\" has 0 cables; each node has one port, so one cable");
+  EXPECT_EQ(error({{"topology", {{"nodes", {"a", "a"}}}}}),
+            "topology.nodes: node \"a\" is listed twice");
+  EXPECT_EQ(error({{"topology", {{"nodes", {"A"}}}}}),
+            "topology.nodes: a node name is a lower-case letter followed by lower-case letters, "
+            "digits or '_' (got \"A\" at index 0)");
+  TestbedRequest alone;
+  alone.alone_role = "subject";
+  EXPECT_EQ(error({{"roles", {{"subject", "server"}}}}, alone),
+            "roles.subject: names node \"server\", which topology.nodes lacks (its nodes: a, b)");
 }
 
 }  // namespace

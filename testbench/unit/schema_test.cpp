@@ -78,6 +78,7 @@ std::string expected_type(config::ValueKind kind) {
     case config::ValueKind::kNumber: return "number";
     case config::ValueKind::kString: return "string";
     case config::ValueKind::kIntegerList: return "integer list";
+    case config::ValueKind::kStringList: return "string list";
   }
   return "?";
 }

@@ -32,6 +32,7 @@
 #include "pcie/pcie_config.hpp"
 #include "host/driver/verbs_config.hpp"
 #include "nic/transport/transport_config.hpp"
+#include "system/topology.hpp"
 
 namespace rnicsim {
 namespace {
@@ -75,6 +76,7 @@ config::Schema build_schema() {
   packet::declare_packet_keys(schema);
   declare_transport_keys(schema);
   declare_verbs_keys(schema);
+  declare_topology_keys(schema);
   return schema;
 }
 

@@ -268,7 +268,9 @@ DmaTestConfig dma_test_config(config::RunConfig& run) {
   c.in_flight = static_cast<std::uint32_t>(test.integer("in_flight"));
   c.bandwidth_bytes = test.integer("bandwidth_bytes");
   c.seed = test.stream_seed();
-  c.testbed = testbed_config(run, {kDmaTestNode});
+  TestbedRequest request;
+  request.alone_role = "subject";
+  c.testbed = testbed_config(run, request);
   return c;
 }
 

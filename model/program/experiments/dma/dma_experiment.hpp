@@ -51,9 +51,8 @@ struct DmaTestResult {
 void declare_dma_test_keys(config::Schema& schema);
 // Reads a configuration config::load has checked (declare_dma_test_keys adds
 // the rules that the window holds every transfer and fits in host memory).
-// The node whose host, PCIe link and DMA engine the dma experiment measures.
-inline constexpr const char* kDmaTestNode = "a";
-
+// The testbed is the node roles.subject names, alone: the experiment
+// measures its host, PCIe link and DMA engine.
 DmaTestConfig dma_test_config(config::RunConfig& run);
 
 // Elaborates and simulates; call once per process. Throws

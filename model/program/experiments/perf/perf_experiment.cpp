@@ -37,14 +37,18 @@ struct Region {
   ibv_mr* mr = nullptr;
 };
 
-// The application threads of perftest's client (node a) and server (node b).
+// The application threads of perftest's client and server. Their sides are
+// 0 (the client) and 1 (the server); `ends` gives each side's testbed node.
 class PerfWorkload : public sc_core::sc_module {
  public:
   RNICSIM_PROCESS_MODULE(PerfWorkload);
-  PerfWorkload(const sc_core::sc_module_name& name, Testbed& testbed, const PerfOptions& options,
-               std::ostream& report, RunProgress& progress)
+  PerfWorkload(const sc_core::sc_module_name& name, Testbed& testbed, const PerfEnds& ends,
+               const PerfOptions& options, std::ostream& report, RunProgress& progress)
       : sc_core::sc_module(name),
         testbed_(testbed),
+        node_{ends.client, ends.server},
+        cpu_{ends.client_name + ".cpu", ends.server_name + ".cpu"},
+        cores_{CpuCore(ends.client_name + ".app_core"), CpuCore(ends.server_name + ".app_core")},
         options_(options),
         report_(report),
         progress_(progress) {
@@ -55,14 +59,15 @@ class PerfWorkload : public sc_core::sc_module {
   }
 
   PerfResult result;
-  const CpuCore& core(std::size_t node) const { return cores_[node]; }
+  const CpuCore& core(std::size_t side) const { return cores_[side]; }
   // When set-up ended and the first size started: the CPU's figures are over
   // the measured part of the run, as the kernel TCP tests' (which need none).
   const sc_core::sc_time& measured_from() const { return measured_from_; }
 
  private:
-  VerbsDriver& driver(std::size_t node) { return testbed_.node(node).software().driver; }
-  HostSoftware& software(std::size_t node) { return testbed_.node(node).software(); }
+  Node& node_of(std::size_t side) { return testbed_.node(node_[side]); }
+  VerbsDriver& driver(std::size_t side) { return node_of(side).software().driver; }
+  HostSoftware& software(std::size_t side) { return node_of(side).software(); }
 
   Region region(std::size_t node, std::uint64_t length, RcSide& side) {
     Region r;
@@ -104,8 +109,8 @@ class PerfWorkload : public sc_core::sc_module {
     o.mtu = ibv_mtu_from_bytes(mtu_);
     o.max_rd_atomic = 16;
     o.timeout = options_.qp_timeout;
-    a_ = create_rc_side(testbed_, 0, o);
-    b_ = create_rc_side(testbed_, 1, o);
+    a_ = create_rc_side(testbed_, node_[0], o);
+    b_ = create_rc_side(testbed_, node_[1], o);
     connect_rc(testbed_, a_, b_, o);
     const std::uint64_t largest = options_.sizes.back();
     for (std::uint32_t q = 0; q < options_.qps; ++q) {
@@ -123,13 +128,13 @@ class PerfWorkload : public sc_core::sc_module {
     std::vector<std::uint8_t> bytes(r.length);
     for (std::size_t i = 0; i < bytes.size(); ++i)
       bytes[i] = static_cast<std::uint8_t>(i * 13 + salt);
-    software(node).process.write(testbed_.node(node).host.memory, r.va, bytes.data(),
+    software(node).process.write(node_of(node).host.memory, r.va, bytes.data(),
                                  bytes.size());
   }
 
   std::vector<std::uint8_t> contents(std::size_t node, std::uint64_t va, std::uint64_t n) {
     std::vector<std::uint8_t> out(n);
-    software(node).process.read(testbed_.node(node).host.memory, va, out.data(), n);
+    software(node).process.read(node_of(node).host.memory, va, out.data(), n);
     return out;
   }
 
@@ -146,13 +151,13 @@ class PerfWorkload : public sc_core::sc_module {
       // does: the server's is what the client's RETH or atomic header carries.
       local.rkey = remote_target(0, q).mr->rkey;
       local.vaddr = remote_target(0, q).va;
-      local.gid = node_gid(0);
+      local.gid = node_gid(node_[0]);
       remote.qpn = b_.qps[q]->qp_num;
       remote.psn = (local.psn + 0x1000) & 0xFFFFFF;
       remote.out_reads = o.max_rd_atomic;
       remote.rkey = remote_target(1, q).mr->rkey;
       remote.vaddr = remote_target(1, q).va;
-      remote.gid = node_gid(1);
+      remote.gid = node_gid(node_[1]);
       info.local.push_back(local);
       info.remote.push_back(remote);
     }
@@ -241,12 +246,12 @@ class PerfWorkload : public sc_core::sc_module {
       const auto marker = static_cast<std::uint8_t>(i % 255 + 1);
       if (node == 1) {
         await_byte(1, sink.va + last, marker);
-        breakdown().end("b.cpu", "write noticed", driver(1).last_landed(), "data in memory");
+        breakdown().end(cpu_[1], "write noticed", driver(1).last_landed(), "data in memory");
       }
-      if (bytes > 0) software(node).process.write(testbed_.node(node).host.memory,
+      if (bytes > 0) software(node).process.write(node_of(node).host.memory,
                                                   source.va + last, &marker, 1);
       if (posts) posts->push_back(now_ps());
-      if (node == 0) breakdown().begin("a.cpu");
+      if (node == 0) breakdown().begin(cpu_[0]);
       const ibv_sge sge{source.va, static_cast<std::uint32_t>(bytes), source.mr->lkey};
       post(node, side.qps[0], request(node, 0, bytes, sge, true, i));
       if (node == 0) await_byte(0, sink.va + last, marker);
@@ -258,7 +263,7 @@ class PerfWorkload : public sc_core::sc_module {
   void await_byte(std::size_t node, std::uint64_t va, std::uint8_t value) {
     for (;;) {
       std::uint8_t byte = 0;
-      software(node).process.read(testbed_.node(node).host.memory, va, &byte, 1);
+      software(node).process.read(node_of(node).host.memory, va, &byte, 1);
       if (byte == value) return;
       driver(node).wait_write(va, 1);
     }
@@ -273,11 +278,11 @@ class PerfWorkload : public sc_core::sc_module {
       const bool repost = i + options_.rx_depth < options_.iterations;
       if (node == 1) {
         completion(1, side.recv_cq);
-        breakdown().end("b.cpu", "receive polled", driver(1).last_landed(), "CQE in memory");
+        breakdown().end(cpu_[1], "receive polled", driver(1).last_landed(), "CQE in memory");
         if (repost) post_recv(1, side.qps[0], sink, bytes);
       }
       if (posts) posts->push_back(now_ps());
-      if (node == 0) breakdown().begin("a.cpu");
+      if (node == 0) breakdown().begin(cpu_[0]);
       const ibv_sge sge{source.va, static_cast<std::uint32_t>(bytes), source.mr->lkey};
       post(node, side.qps[0], request(node, 0, bytes, sge, true, i));
       if (node == 0) {
@@ -293,12 +298,12 @@ class PerfWorkload : public sc_core::sc_module {
   void request_lat(std::uint64_t bytes, std::vector<std::uint64_t>& posts) {
     for (std::uint64_t i = 0; i < options_.iterations; ++i) {
       posts.push_back(now_ps());
-      breakdown().begin("a.cpu");
+      breakdown().begin(cpu_[0]);
       const ibv_sge sge{client_sink_[0].va, static_cast<std::uint32_t>(bytes),
                         client_sink_[0].mr->lkey};
       post(0, a_.qps[0], request(0, 0, bytes, sge, true, i));
       completion(0, a_.send_cq);
-      breakdown().end("a.cpu", "completion polled", driver(0).last_landed(), "CQE in memory");
+      breakdown().end(cpu_[0], "completion polled", driver(0).last_landed(), "CQE in memory");
       progress_.advance();
     }
   }
@@ -472,13 +477,15 @@ class PerfWorkload : public sc_core::sc_module {
   }
 
   Testbed& testbed_;
+  const std::size_t node_[2];   // each side's testbed node
+  const std::string cpu_[2];    // each side's CPU, as --breakdown names it
+  CpuCore cores_[2];
   const PerfOptions& options_;
   std::uint32_t mtu_ = 0;         // the connection's path MTU
   std::uint32_t active_mtu_ = 0;  // the smaller of the two ports' active MTUs
   std::ostream& report_;
   RunProgress& progress_;
   RcSide a_, b_;
-  CpuCore cores_[2] = {CpuCore("a.app_core"), CpuCore("b.app_core")};
   sc_core::sc_time measured_from_;
   std::vector<Region> client_source_, client_sink_, server_source_, server_sink_;
   sc_core::sc_event size_start_, server_finished_;
@@ -529,15 +536,36 @@ nlohmann::json link_counters(const WireLink& wire) {
           {"rx_peak_bytes", rx.peak_bytes}};
 }
 
+PerfEnds perf_ends(config::RunConfig& run, const Topology& topology) {
+  PerfEnds ends;
+  ends.client = role_node(run, topology, "client");
+  ends.server = role_node(run, topology, "server");
+  ends.client_name = topology.nodes[ends.client];
+  ends.server_name = topology.nodes[ends.server];
+  const char* server_key = "roles.server";
+  if (ends.client == ends.server) {
+    throw config::ConfigError(run.loaded().source_of(server_key), server_key,
+                              "names \"" + ends.server_name +
+                                  "\", the client's node too; perf's client and server run on "
+                                  "two nodes joined by a cable");
+  }
+  if (topology.peer_of(ends.client) != ends.server) {
+    throw config::ConfigError(run.loaded().source_of(server_key), server_key,
+                              "names \"" + ends.server_name + "\", which no cable joins to the "
+                              "client's node \"" + ends.client_name + "\" (topology.links)");
+  }
+  return ends;
+}
+
 PerfResult run_perf(config::RunConfig& run, const PerfOptions& options,
                     const std::function<void()>& configured, std::ostream& report,
                     std::ostream* terminal) {
   if (options.is_tcp()) return run_tcp_perf(run, options, configured, report, terminal);
-  TestbedConfig c = testbed_config(run, {"a", "b"});
-  for (std::size_t i = 0; i < 2; ++i) {
-    read_host_software_config(run, c.node_names[i], c.nodes[i].host);
-    read_verbs_config(run, c.node_names[i], c.nodes[i].host);
-  }
+  TestbedRequest request;
+  request.host_software = true;
+  request.verbs = true;
+  const TestbedConfig c = testbed_config(run, request);
+  const PerfEnds ends = perf_ends(run, c.topology);
   configured();
   std::unique_ptr<WireCapture> capture = open_capture(options);
   Testbed testbed("testbed", c);
@@ -553,7 +581,7 @@ PerfResult run_perf(config::RunConfig& run, const PerfOptions& options,
         [&fault_trace](const FaultEvent& e) { *fault_trace += fault_trace_csv_row(e); });
   }
   RunProgress progress(terminal);
-  PerfWorkload workload("perf", testbed, options, report, progress);
+  PerfWorkload workload("perf", testbed, ends, options, report, progress);
   if (options.breakdown) MessageBreakdown::instance().enable();
   reset_activity();
   // The client's iterations; a BW test's are per QP.
@@ -571,7 +599,7 @@ PerfResult run_perf(config::RunConfig& run, const PerfOptions& options,
   nlohmann::json counters = nlohmann::json::object();
   for (std::size_t i = 0; i < testbed.node_count(); ++i) {
     const TransportStats& s = testbed.node(i).nic.transport.stats();
-    counters[c.node_names[i]] = {{"request_packets", s.request_packets},
+    counters[c.topology.nodes[i]] = {{"request_packets", s.request_packets},
                                  {"response_packets", s.response_packets},
                                  {"acks_sent", s.acks_sent},
                                  {"naks_sent", s.naks_sent},
@@ -596,13 +624,17 @@ PerfResult run_perf(config::RunConfig& run, const PerfOptions& options,
   const std::uint64_t messages = options.iterations * (options.is_latency() ? 1 : options.qps) *
                                  options.sizes.size();
   const double measured_ns = to_ns(sim_now() - workload.measured_from());
-  for (std::size_t i = 0; i < testbed.node_count(); ++i) {
-    counters[c.node_names[i]]["cpu"] =
-        cpu_json({{"app_core", &workload.core(i)}}, measured_ns, messages);
+  const std::string* side_names[2] = {&ends.client_name, &ends.server_name};
+  for (std::size_t side = 0; side < 2; ++side) {
+    counters[*side_names[side]]["cpu"] =
+        cpu_json({{"app_core", &workload.core(side)}}, measured_ns, messages);
   }
-  // The CPU per message, below the table as in the kernel TCP tests.
-  for (std::size_t i = 0; i < testbed.node_count(); ++i)
-    report << format_cpu_line(c.node_names[i], counters[c.node_names[i]]["cpu"]);
+  // The CPU per message, below the table as in the kernel TCP tests, in
+  // topology order.
+  for (std::size_t i = 0; i < testbed.node_count(); ++i) {
+    const std::string& name = c.topology.nodes[i];
+    if (i == ends.client || i == ends.server) report << format_cpu_line(name, counters[name]["cpu"]);
+  }
   PerfResult result = std::move(workload.result);
   if (options.breakdown) report << format_breakdown(result.breakdowns);
   result.capture = std::move(capture);
@@ -627,7 +659,7 @@ PerfResult run_perf(config::RunConfig& run, const PerfOptions& options,
     const pcie::PcieLinkStats& link = node.host.pcie.stats();
     activations += transport.activations + dma.activations + link.activations;
     packets += transport.request_packets;
-    blocks[c.node_names[i]] = {{"transport_activations", transport.activations},
+    blocks[c.topology.nodes[i]] = {{"transport_activations", transport.activations},
                                {"dma_activations", dma.activations},
                                {"dma_windows", dma.windows},
                                {"dma_tlps", dma.tlps},

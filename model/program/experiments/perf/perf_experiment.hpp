@@ -1,6 +1,7 @@
 #pragma once
-// The perf experiment: perftest's workloads on a two-node testbed. Node a is
-// perftest's client, node b its server; each is an application thread that
+// The perf experiment: perftest's workloads on a two-node testbed. The node
+// roles.client names is perftest's client, roles.server's its server (a and
+// b by default); each is an application thread that
 // calls the driver's verbs, as ib_write_lat and friends do, and the client
 // timestamps its posts and completions in simulated time. The rows go
 // through perf_report (perftest's statistics and formats).
@@ -15,6 +16,7 @@
 #include "config/run_config.hpp"
 #include "program/experiments/perf/perf_options.hpp"
 #include "program/experiments/perf/perf_report.hpp"
+#include "system/topology.hpp"
 #include "system/wire_capture.hpp"
 
 namespace rnicsim {
@@ -39,7 +41,18 @@ struct PerfResult {
   std::optional<std::string> failure;
 };
 
-// Reads the configuration (nodes a and b, link, transport, verbs), calls
+// perftest's two ends: the testbed nodes of roles.client and roles.server.
+struct PerfEnds {
+  std::size_t client = 0;
+  std::size_t server = 1;
+  std::string client_name;
+  std::string server_name;
+};
+// Throws config::ConfigError naming the role's key when the topology lacks
+// its node, when both roles name one node, or when no cable joins them.
+PerfEnds perf_ends(config::RunConfig& run, const Topology& topology);
+
+// Reads the configuration (the topology, roles, link, transport, verbs), calls
 // `configured` once it has, then simulates each size of `options` in turn,
 // printing perftest's banner, table and rows to `report` as they come. A run
 // that simulates to a failure (RunFailed) returns with `failure` set.

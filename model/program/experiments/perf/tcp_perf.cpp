@@ -41,11 +41,13 @@ class TcpPerfWorkload : public sc_core::sc_module {
  public:
   RNICSIM_PROCESS_MODULE(TcpPerfWorkload);
 
-  TcpPerfWorkload(const sc_core::sc_module_name& name, Testbed& testbed, KernelStack& client,
-                  KernelStack& server, const PerfOptions& options, std::ostream& report,
-                  RunProgress& progress)
+  TcpPerfWorkload(const sc_core::sc_module_name& name, Testbed& testbed, const PerfEnds& ends,
+                  KernelStack& client, KernelStack& server, const PerfOptions& options,
+                  std::ostream& report, RunProgress& progress)
       : sc_core::sc_module(name),
         testbed_(testbed),
+        node_{ends.client, ends.server},
+        names_{ends.client_name, ends.server_name},
         client_(client),
         server_(server),
         options_(options),
@@ -58,7 +60,8 @@ class TcpPerfWorkload : public sc_core::sc_module {
   PerfResult result;
 
  private:
-  Host& host(std::size_t node) { return testbed_.node(node).host; }
+  // Side 0 is the client, side 1 the server.
+  Host& host(std::size_t side) { return testbed_.node(node_[side]).host; }
 
   void run_client() {
     AddressSpace& process = host(0).software().process;
@@ -75,7 +78,7 @@ class TcpPerfWorkload : public sc_core::sc_module {
         process.write(host(0).memory, request_, out.data(), bytes);
         posts.push_back(now_ps());
         // --breakdown follows the request from send() to the server's recv().
-        if (options_.is_latency()) MessageBreakdown::instance().begin("a.cpu");
+        if (options_.is_latency()) MessageBreakdown::instance().begin(names_[0] + ".cpu");
         client_.send(request_, bytes);
         if (options_.is_latency()) {
           client_.recv(response_, bytes);
@@ -112,7 +115,7 @@ class TcpPerfWorkload : public sc_core::sc_module {
       received_at_.clear();
       for (std::uint64_t k = 0; k < options_.iterations; ++k) {
         server_.recv(buffer, bytes);
-        MessageBreakdown::instance().end("b.cpu", "copied to user, recv returned");
+        MessageBreakdown::instance().end(names_[1] + ".cpu", "copied to user, recv returned");
         received_at_.push_back(now_ps());
         expect(1, buffer, bytes, k);
         if (options_.is_latency()) {
@@ -132,11 +135,13 @@ class TcpPerfWorkload : public sc_core::sc_module {
     host(node).software().process.read(host(node).memory, va, got.data(), bytes);
     if (got != message_bytes(bytes, index)) {
       fail_run("tcp perf: message " + std::to_string(index) + " of " + std::to_string(bytes) +
-               " bytes arrived at node " + (node == 0 ? "a" : "b") + " with other bytes");
+               " bytes arrived at node " + names_[node] + " with other bytes");
     }
   }
 
   Testbed& testbed_;
+  const std::size_t node_[2];     // each side's testbed node
+  const std::string names_[2];    // and its name
   KernelStack& client_;
   KernelStack& server_;
   const PerfOptions& options_;
@@ -215,52 +220,55 @@ nlohmann::json node_json(KernelStack& stack, const EthernetPort& port, double el
 PerfResult run_tcp_perf(config::RunConfig& run, const PerfOptions& options,
                         const std::function<void()>& configured, std::ostream& report,
                         std::ostream* terminal) {
-  TestbedConfig c = testbed_config(run, {"a", "b"});
-  add_ethernet_ports(run, c);
-  std::vector<KernelConfig> kernels;
-  for (std::size_t i = 0; i < 2; ++i) {
-    read_host_software_config(run, c.node_names[i], c.nodes[i].host);
-    // The NIC runs RoCE beside the port: its verbs driver is configured as for
-    // the RDMA tests, though this test posts no work.
-    read_verbs_config(run, c.node_names[i], c.nodes[i].host);
-    kernels.push_back(kernel_config(run.node_section(c.node_names[i], "kernel"),
-                                    static_cast<std::uint32_t>(c.nodes[i].nic.ethernet_mtu)));
-  }
+  TestbedRequest request;
+  request.host_software = true;
+  // The NIC runs RoCE beside the port: its verbs driver is configured as for
+  // the RDMA tests, though this test posts no work.
+  request.verbs = true;
+  request.kernel_stack = true;
+  const TestbedConfig c = testbed_config(run, request);
+  const PerfEnds ends = perf_ends(run, c.topology);
+  const std::size_t end_nodes[2] = {ends.client, ends.server};
   // Every frame of a full window must find a receive buffer: with no loss
   // recovery, a drop would stop the run.
-  for (std::size_t i = 0; i < 2; ++i) {
-    const KernelConfig& k = kernels[i];
+  for (const std::size_t i : end_nodes) {
+    const KernelConfig& k = *c.nodes[i].kernel;
     const std::uint64_t most = std::uint64_t{k.ring_entries} * k.tcp.mss;
     if (k.tcp.receive_buffer_bytes > most) {
       const std::string key = "kernel.tcp_receive_buffer_bytes";
       throw config::ConfigError(
-          run.loaded().source_of(key), "nodes." + c.node_names[i] + "." + key,
+          run.loaded().source_of(key), "nodes." + c.topology.nodes[i] + "." + key,
           std::to_string(k.tcp.receive_buffer_bytes) + " bytes is a window of more full " +
               "segments than the " + std::to_string(k.ring_entries) +
               " receive descriptors (kernel.ring_entries); a frame could find no buffer, and " +
               "the kernel path has no loss recovery yet: at most " + std::to_string(most));
     }
   }
+  const KernelConfig& client_kernel = *c.nodes[ends.client].kernel;
+  const KernelConfig& server_kernel = *c.nodes[ends.server].kernel;
   configured();
   std::unique_ptr<WireCapture> capture = open_capture(options);
   Testbed testbed("testbed", c);
   if (capture) {
     for (std::size_t i = 0; i < testbed.node_count(); ++i) capture->tap(testbed.wire_to(i));
   }
-  const TcpEndpoint client{node_address(0), kClientPort};
-  const TcpEndpoint server{node_address(1), kServerPort};
+  const TcpEndpoint client{node_address(ends.client), kClientPort};
+  const TcpEndpoint server{node_address(ends.server), kServerPort};
   // The first data byte each way: any numbers will do; these are fixed so
   // that runs are identical.
   const std::uint32_t client_isn = 0x10000000;
   const std::uint32_t server_isn = 0x20000000;
-  KernelStack client_stack("kernel_a", testbed.node(0).host, kernels[0], client, server,
-                           client_isn, server_isn, kernels[1].tcp.receive_buffer_bytes);
-  KernelStack server_stack("kernel_b", testbed.node(1).host, kernels[1], server, client,
-                           server_isn, client_isn, kernels[0].tcp.receive_buffer_bytes);
-  report << banner(options, kernels[0], *c.nodes[0].nic.ethernet) << perf::format_table_header(options);
+  KernelStack client_stack(("kernel_" + ends.client_name).c_str(), testbed.node(ends.client).host,
+                           client_kernel, client, server, client_isn, server_isn,
+                           server_kernel.tcp.receive_buffer_bytes);
+  KernelStack server_stack(("kernel_" + ends.server_name).c_str(), testbed.node(ends.server).host,
+                           server_kernel, server, client, server_isn, client_isn,
+                           client_kernel.tcp.receive_buffer_bytes);
+  report << banner(options, client_kernel, *c.nodes[ends.client].nic.ethernet)
+         << perf::format_table_header(options);
   RunProgress progress(terminal);
   if (options.breakdown && options.is_latency()) MessageBreakdown::instance().enable();
-  TcpPerfWorkload workload("perf", testbed, client_stack, server_stack, options, report,
+  TcpPerfWorkload workload("perf", testbed, ends, client_stack, server_stack, options, report,
                            progress);
   progress.start("iterations", options.iterations * options.sizes.size());
   const auto started = std::chrono::steady_clock::now();
@@ -272,8 +280,10 @@ PerfResult run_tcp_perf(config::RunConfig& run, const PerfOptions& options,
   const double elapsed_ns = to_ns(sim_now());
   const std::uint64_t messages = options.iterations * options.sizes.size();
   nlohmann::json counters = nlohmann::json::object();
-  counters["a"] = node_json(client_stack, *testbed.node(0).nic.ethernet_port(), elapsed_ns, messages);
-  counters["b"] = node_json(server_stack, *testbed.node(1).nic.ethernet_port(), elapsed_ns, messages);
+  counters[ends.client_name] = node_json(
+      client_stack, *testbed.node(ends.client).nic.ethernet_port(), elapsed_ns, messages);
+  counters[ends.server_name] = node_json(
+      server_stack, *testbed.node(ends.server).nic.ethernet_port(), elapsed_ns, messages);
   nlohmann::json links = nlohmann::json::object();
   for (std::size_t i = 0; i < testbed.node_count(); ++i) {
     links[testbed.wire_to(i).basename()] = link_counters(testbed.wire_to(i));
@@ -282,7 +292,10 @@ PerfResult run_tcp_perf(config::RunConfig& run, const PerfOptions& options,
   result.counters = counters;
   result.speed = {{"wall_seconds", wall}};
   // The CPU per message, below the table (perf.json has it by core and kind).
-  for (const char* node : {"a", "b"}) report << format_cpu_line(node, counters[node]["cpu"]);
+  for (const std::size_t i : end_nodes) {
+    const std::string& name = c.topology.nodes[i];
+    report << format_cpu_line(name, counters[name]["cpu"]);
+  }
   if (!result.breakdowns.empty()) report << format_breakdown(result.breakdowns);
   return result;
 }

@@ -29,8 +29,9 @@ DataPath::DataPath(const sc_core::sc_module_name& name, const PipelineConfig& co
       workload_(config.workload),
       progress_(progress),
       testbed_(path_testbed(config, encapsulation)),
+      subject_(config.subject),
       own_memory_(testbed_ ? nullptr : std::make_unique<HostMemory>("memory", config.memory)),
-      memory_(testbed_ ? &testbed_->node(0).host.memory : own_memory_.get()),
+      memory_(testbed_ ? &testbed_->node(config.subject).host.memory : own_memory_.get()),
       source_("source", config.workload),
       app2next_(with_kernel_copy ? "app2kernel" : "app2dma", config.queue_items),
       app_write_("app_write", config.cpu.app_write, 0, config.buffer_slots) {
@@ -48,12 +49,12 @@ DataPath::DataPath(const sc_core::sc_module_name& name, const PipelineConfig& co
     to_dma = kernel2dma_.get();
   }
   if (testbed_) {
-    Nic& nic = testbed_->node(0).nic;
+    Nic& nic = testbed_->node(config.subject).nic;
     nic_dma_ = std::make_unique<DmaReadStage>("nic_dma", nic.dma_engine, config.dma_reads_in_flight,
-                                              testbed_->node(0).host.config().pcie.link_gbps());
+                                              testbed_->node(config.subject).host.config().pcie.link_gbps());
     nic_dma_->in(*to_dma);
-    nic_dma_->output().bind(nic.mac_tx);  // the testbed's wire a_to_b reads it
-    wire_ = &testbed_->wire_to(1);
+    nic_dma_->output().bind(nic.mac_tx);  // the wire from the subject to its peer reads it
+    wire_ = &testbed_->wire_to(config.testbed->topology.peer_of(config.subject));
   } else {
     dma_ = std::make_unique<DmaStage>("dma", config.dma);
     dma2wire_ = std::make_unique<Channel<Transfer>>("dma2wire", config.queue_items);

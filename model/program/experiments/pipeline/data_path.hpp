@@ -84,6 +84,9 @@ class DataPath : public sc_core::sc_module {
   const HostMemory& memory() const { return *memory_; }
   // The testbed composition's nodes and wires; null for the stages composition.
   const Testbed* testbed() const { return testbed_.get(); }
+  // The testbed composition's sending node (roles.subject) and the wire its Data cross.
+  const Node& subject() const { return testbed_->node(subject_); }
+  const WireLink& wire() const { return *wire_; }
   const PipelineWorkload& workload() const { return workload_; }
 
  private:
@@ -93,8 +96,9 @@ class DataPath : public sc_core::sc_module {
   PipelineWorkload workload_;
   RunProgress& progress_;
   std::unique_ptr<Testbed> testbed_;       // the testbed composition's nodes and wires
+  std::size_t subject_ = 0;                // the testbed's sending node
   std::unique_ptr<HostMemory> own_memory_;  // the stages composition's
-  HostMemory* memory_;                      // host a's memory, or own_memory_
+  HostMemory* memory_;                      // the subject host's memory, or own_memory_
   DataSource source_;
   Channel<Transfer> app2next_;
   std::unique_ptr<Channel<Transfer>> kernel2dma_;
@@ -104,7 +108,7 @@ class DataPath : public sc_core::sc_module {
   std::unique_ptr<DmaStage> dma_;
   std::unique_ptr<Channel<Transfer>> dma2wire_;
   std::unique_ptr<WireLink> own_wire_;
-  // Testbed: reads through NIC a's DMA engine; the wire is the testbed's.
+  // Testbed: reads through the subject NIC's DMA engine; the wire is the testbed's.
   std::unique_ptr<DmaReadStage> nic_dma_;
   WireLink* wire_ = nullptr;
   Observer observer_;

@@ -8,6 +8,7 @@
 #include "common/time_units.hpp"
 #include "nic/dma/dma_config.hpp"
 #include "host/memory/host_memory_config.hpp"
+#include "system/topology.hpp"
 #include "wire/link_config.hpp"
 
 namespace rnicsim {
@@ -147,7 +148,9 @@ void declare_pipeline_keys(config::Schema& schema) {
 
 PipelineConfig pipeline_config(config::RunConfig& run) {
   const config::Section workload = run.section("workload");
-  const config::Section host = run.node_section(kPipelineNode, "host");
+  const Topology topology = topology_config(run);
+  const std::string subject = topology.nodes[role_node(run, topology, "subject")];
+  const config::Section host = run.node_section(subject, "host");
   const config::Section link = run.section("link");
   PipelineConfig c{};
   c.workload.data_bits = workload.integer("data_bits");
@@ -163,10 +166,13 @@ PipelineConfig pipeline_config(config::RunConfig& run) {
   if (run.section("pipeline").text("composition") == "testbed") {
     // The DMA step is the NIC's engine and the host's PCIe link: dma.gbps
     // and dma.latency_ns are not read, so setting them is refused.
-    c.testbed = bare_data_testbed_config(run, {kPipelineNode, "b"});
-    c.dma_reads_in_flight = c.testbed->nodes[0].nic.dma.read_tags;
+    TestbedRequest request;
+    request.faults = false;
+    c.testbed = testbed_config(run, request);
+    c.subject = c.testbed->topology.index_of(subject);
+    c.dma_reads_in_flight = c.testbed->nodes[c.subject].nic.dma.read_tags;
   } else {
-    c.dma = dma_timing(run.node_section(kPipelineNode, "dma"));
+    c.dma = dma_timing(run.node_section(subject, "dma"));
   }
   c.buffer_slots = buffer_slots(c.queue_items, c.dma_reads_in_flight);
   return c;

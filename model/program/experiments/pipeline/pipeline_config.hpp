@@ -39,6 +39,7 @@ struct PipelineConfig {
   // dma_reads_in_flight reads outstanding (NIC a's dma.read_tags). Unset: the
   // "stages" composition, timed by `dma` and `link` alone.
   std::optional<TestbedConfig> testbed;
+  std::size_t subject = 0;  // the testbed node sending the Data (roles.subject)
   std::uint32_t dma_reads_in_flight = 0;
 };
 
@@ -51,9 +52,8 @@ void declare_pipeline_keys(config::Schema& schema);
 // Reads a configuration config::load has checked (declare_pipeline_keys adds
 // the rules that the buffer rings fit in host memory and that the Data in
 // flight fit in the memory budget).
-// The node the seed pipeline's host and NIC blocks read their sections as.
-inline constexpr const char* kPipelineNode = "a";
-
+// The seed pipeline's host and NIC blocks are roles.subject's node's; in the
+// testbed composition its Data cross its cable to the other end.
 PipelineConfig pipeline_config(config::RunConfig& run);
 
 }  // namespace rnicsim

@@ -33,14 +33,14 @@ PathResult collect(const DataPath& path, const PipelineWorkload& workload,
     }
     result.stages.push_back(summary);
   }
-  if (const Testbed* testbed = path.testbed()) {
-    const Node& a = testbed->node(0);
+  if (path.testbed() != nullptr) {
+    const Node& a = path.subject();
     TestbedCounts counts;
     counts.pcie_read_requests = a.host.pcie.stats().read_requests;
     counts.pcie_completion_bytes = a.host.pcie.downstream_stats().tlp_bytes;
     counts.pcie_dllps = a.host.pcie.upstream_stats().dllps + a.host.pcie.downstream_stats().dllps;
     counts.dma_bytes_read = a.nic.dma_engine.stats().bytes_read;
-    counts.wire_frames = testbed->wire_to(1).stats().items;
+    counts.wire_frames = path.wire().stats().items;
     result.testbed = counts;
   }
   result.arrivals = path.totals();

@@ -374,9 +374,11 @@ TranslationTestConfig translation_test_config(config::RunConfig& run) {
   c.in_flight = static_cast<std::uint32_t>(integer("in_flight"));
   c.seed = test.stream_seed();
   // The sweep sets the MTT cache size point by point (translation.cache_entries).
-  c.testbed = testbed_config(run, {kTranslationTestNode},
-                       static_cast<std::uint32_t>(c.cache_entries.front()));
-  read_host_software_config(run, kTranslationTestNode, c.testbed.nodes[0].host);
+  TestbedRequest request;
+  request.alone_role = "subject";
+  request.host_software = true;
+  request.mtt_cache_entries = static_cast<std::uint32_t>(c.cache_entries.front());
+  c.testbed = testbed_config(run, request);
   c.page_bytes = c.testbed.nodes[0].host.page_bytes;
   c.pages_per_mr = static_cast<std::uint32_t>(
       mr_bytes != 0 ? (mr_bytes + c.page_bytes - 1) / c.page_bytes : integer("pages_per_mr"));

@@ -60,9 +60,8 @@ struct TranslationTestResult {
 void declare_translation_test_keys(config::Schema& schema);
 // Reads a configuration config::load has checked (declare_translation_test_keys
 // adds the rules that tie the working set to the tables, caches and memory).
-// The node whose translation unit the sweep measures.
-inline constexpr const char* kTranslationTestNode = "a";
-
+// The testbed is the node roles.subject names, alone: the sweep measures its
+// translation unit.
 TranslationTestConfig translation_test_config(config::RunConfig& run);
 
 // Elaborates and simulates; call once per process. Throws

@@ -1,0 +1,135 @@
+#include "system/topology.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace rnicsim {
+
+std::size_t Topology::index_of(std::string_view name) const {
+  const auto it = std::find(nodes.begin(), nodes.end(), name);
+  if (it == nodes.end()) throw std::logic_error("no topology node " + std::string(name));
+  return static_cast<std::size_t>(it - nodes.begin());
+}
+
+std::size_t Topology::peer_of(std::size_t index) const {
+  for (const TopologyLink& link : links) {
+    if (link.ends[0] == index) return link.ends[1];
+    if (link.ends[1] == index) return link.ends[0];
+  }
+  throw std::logic_error("topology node " + nodes.at(index) + " has no cable");
+}
+
+void declare_topology_keys(config::Schema& schema) {
+  schema.add(config::string_list_key(
+      "topology.nodes", config::Json::array({"a", "b"}),
+      "the testbed's nodes (a host and its NIC each), in order: node i has MAC "
+      "02:00:00:00:00:<i+1> and IPv4 192.168.0.<i+1>; names as in nodes.<node>"));
+  schema.add(config::string_list_key(
+      "topology.links", config::Json::array({"a-b"}),
+      "the cables, each \"<node>-<node>\", full duplex at the link section's rate and delays; "
+      "each node has one port, so one cable (a lone node's port is looped back)"));
+  schema.add(config::string_key("roles.client", "a",
+                                "perf: the node running perftest's client (posts the requests, "
+                                "measures and prints)"));
+  schema.add(config::string_key("roles.server", "b", "perf: the node running perftest's server"));
+  schema.add(config::string_key("roles.subject", "a",
+                                "dma, translation and pipeline: the node the experiment drives "
+                                "(its PCIe link, DMA engine, MTT or data path)"));
+}
+
+namespace {
+
+config::ConfigError topology_error(config::RunConfig& run, const std::string& key,
+                                   const std::string& reason) {
+  return config::ConfigError(run.loaded().source_of(key), key, reason);
+}
+
+std::string listed(const std::vector<std::string>& names) {
+  std::string text;
+  for (const auto& n : names) text += (text.empty() ? "" : ", ") + n;
+  return text.empty() ? "none" : text;
+}
+
+}  // namespace
+
+Topology topology_config(config::RunConfig& run) {
+  const config::Section section = run.section("topology");
+  Topology t;
+  t.nodes = section.at("nodes").get<std::vector<std::string>>();
+  const std::string nodes_key = section.path("nodes");
+  const std::string links_key = section.path("links");
+  if (t.nodes.empty()) throw topology_error(run, nodes_key, "a testbed needs at least one node");
+  for (std::size_t i = 0; i < t.nodes.size(); ++i) {
+    if (!config::is_node_name(t.nodes[i])) {
+      throw topology_error(run, nodes_key,
+                           "a node name is a lower-case letter followed by lower-case letters, "
+                           "digits or '_' (got \"" + t.nodes[i] + "\" at index " +
+                               std::to_string(i) + ")");
+    }
+    if (std::find(t.nodes.begin(), t.nodes.begin() + static_cast<std::ptrdiff_t>(i),
+                  t.nodes[i]) != t.nodes.begin() + static_cast<std::ptrdiff_t>(i)) {
+      throw topology_error(run, nodes_key, "node \"" + t.nodes[i] + "\" is listed twice");
+    }
+  }
+  std::vector<std::size_t> cables(t.nodes.size(), 0);
+  for (const std::string& text : section.at("links").get<std::vector<std::string>>()) {
+    const std::size_t dash = text.find('-');
+    const std::string ends[2] = {text.substr(0, dash),
+                                 dash == std::string::npos ? "" : text.substr(dash + 1)};
+    if (dash == std::string::npos || ends[0].empty() || ends[1].empty()) {
+      throw topology_error(run, links_key,
+                           "a link is \"<node>-<node>\" (got \"" + text + "\")");
+    }
+    TopologyLink link;
+    for (int e = 0; e < 2; ++e) {
+      const auto it = std::find(t.nodes.begin(), t.nodes.end(), ends[e]);
+      if (it == t.nodes.end()) {
+        throw topology_error(run, links_key,
+                             "\"" + text + "\" names node \"" + ends[e] +
+                                 "\", which topology.nodes lacks (its nodes: " +
+                                 listed(t.nodes) + ")");
+      }
+      link.ends[e] = static_cast<std::size_t>(it - t.nodes.begin());
+    }
+    if (link.ends[0] == link.ends[1]) {
+      throw topology_error(run, links_key,
+                           "\"" + text + "\" joins a node to itself; a lone node's port is "
+                           "looped back without a link");
+    }
+    ++cables[link.ends[0]];
+    ++cables[link.ends[1]];
+    t.links.push_back(link);
+  }
+  for (std::size_t i = 0; i < t.nodes.size(); ++i) {
+    const bool lone = t.nodes.size() == 1;
+    if (!lone && cables[i] != 1) {
+      throw topology_error(run, links_key,
+                           "node \"" + t.nodes[i] + "\" has " + std::to_string(cables[i]) +
+                               " cables; each node has one port, so one cable");
+    }
+  }
+  if (t.nodes.size() == 1) t.links.push_back(TopologyLink{{0, 0}});
+  return t;
+}
+
+std::size_t role_node(config::RunConfig& run, const Topology& topology, std::string_view role) {
+  const config::Section roles = run.section("roles");
+  const std::string name = roles.text(role);
+  const auto it = std::find(topology.nodes.begin(), topology.nodes.end(), name);
+  if (it == topology.nodes.end()) {
+    const std::string key = roles.path(role);
+    throw topology_error(run, key,
+                         "names node \"" + name + "\", which topology.nodes lacks (its nodes: " +
+                             listed(topology.nodes) + ")");
+  }
+  return static_cast<std::size_t>(it - topology.nodes.begin());
+}
+
+Topology lone_node(const std::string& name) {
+  Topology t;
+  t.nodes = {name};
+  t.links = {TopologyLink{{0, 0}}};
+  return t;
+}
+
+}  // namespace rnicsim
