@@ -94,6 +94,7 @@ class Nic : public sc_core::sc_module {
   void connect_wire(ReceiveBuffer& wire_rx);
   // The Ethernet port; null when the NIC has none (NicConfig::ethernet).
   EthernetPort* ethernet_port() { return ethernet_.get(); }
+  const EthernetPort* ethernet_port() const { return ethernet_.get(); }
 
   BarDecoder registers;  // host MMIO in: to `commands`, or to the Ethernet port
 

@@ -134,4 +134,20 @@ void LinkDirection::send_dllps(std::uint32_t count, std::uint32_t wire_bytes,
   stats_.dllps += count;
 }
 
+const StatisticsTable<LinkDirectionStats>& link_direction_statistics() {
+  static const StatisticsTable<LinkDirectionStats> table(
+      "pcie_direction",
+      {
+       {"tlps", "TLPs", &LinkDirectionStats::tlps,
+        "TLPs carried"},
+       {"tlp_bytes", "bytes", &LinkDirectionStats::tlp_bytes,
+        "TLP bytes on the wire, framing included"},
+       {"dllps", "DLLPs", &LinkDirectionStats::dllps,
+        "DLLPs (ACKs, flow-control updates) carried"},
+       {"busy_ns", &LinkDirectionStats::busy,
+        "time the direction carried something"},
+      });
+  return table;
+}
+
 }  // namespace rnicsim::pcie

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <systemc>
 #include <vector>
+#include "common/statistics.hpp"
 
 namespace rnicsim::pcie {
 
@@ -23,6 +24,9 @@ struct LinkDirectionStats {
   std::uint64_t dllps = 0;
   sc_core::sc_time busy;          // time the wire carried something
 };
+
+// LinkDirectionStats's names, units and meanings (common/statistics.hpp).
+const StatisticsTable<LinkDirectionStats>& link_direction_statistics();
 
 class LinkDirection {
  public:

@@ -352,4 +352,24 @@ void PcieLink::deliver_mmio(Mmio& mmio) {
   free_mmio_.push_back(&mmio);
 }
 
+const StatisticsTable<PcieLinkStats>& pcie_link_statistics() {
+  static const StatisticsTable<PcieLinkStats> table(
+      "pcie",
+      {
+       {"read_requests", "TLPs", &PcieLinkStats::read_requests,
+        "memory read requests from the NIC"},
+       {"completions", "TLPs", &PcieLinkStats::completions,
+        "completions sent to the NIC"},
+       {"write_requests", "TLPs", &PcieLinkStats::write_requests,
+        "memory write requests from the NIC"},
+       {"mmio_writes", "TLPs", &PcieLinkStats::mmio_writes,
+        "the CPU's MMIO writes to the NIC"},
+       {"unsupported_requests", "TLPs", &PcieLinkStats::unsupported_requests,
+        "reads completed with an error, writes dropped"},
+       {"windows", "windows", &PcieLinkStats::windows,
+        "windows of TLPs booked"},
+      });
+  return table;
+}
+
 }  // namespace rnicsim::pcie

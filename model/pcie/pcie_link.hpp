@@ -34,6 +34,7 @@
 #include "pcie/link_direction.hpp"
 #include "pcie/pcie_config.hpp"
 #include "pcie/tlp_list.hpp"
+#include "common/statistics.hpp"
 
 namespace rnicsim::pcie {
 
@@ -46,6 +47,9 @@ struct PcieLinkStats {
   std::uint64_t windows = 0;               // windows of TLPs booked
   std::uint64_t activations = 0;           // runs of the root complex's process
 };
+
+// PcieLinkStats's names, units and meanings (common/statistics.hpp).
+const StatisticsTable<PcieLinkStats>& pcie_link_statistics();
 
 class PcieLink : public sc_core::sc_module, public TlpListIf {
  public:

@@ -4,6 +4,7 @@
 
 #include <stdexcept>
 
+#include "common/statistics.hpp"
 #include "common/time_units.hpp"
 #include "host/kernel/kernel_config.hpp"
 #include "wire/fault_config.hpp"
@@ -82,6 +83,52 @@ Testbed::Testbed(const sc_core::sc_module_name& name, const TestbedConfig& confi
       nodes_[to]->nic.connect_wire(wire.rx);
     }
   }
+}
+
+namespace {
+
+// Merges `more` into `into` (a wire's entry is three blocks' counters).
+void merge(nlohmann::json& into, const nlohmann::json& more) {
+  for (const auto& item : more.items()) into[item.key()] = item.value();
+}
+
+}  // namespace
+
+nlohmann::json Testbed::node_statistics(std::size_t index) const {
+  const Node& node = *nodes_.at(index);
+  nlohmann::json out = nlohmann::json::object();
+  const auto add = [&out](const auto& table, const auto& stats) {
+    out[table.block()] = table.values(stats);
+  };
+  add(host_memory_statistics(), node.host.memory.stats());
+  add(pcie::pcie_link_statistics(), node.host.pcie.stats());
+  out["pcie_upstream"] = pcie::link_direction_statistics().values(node.host.pcie.upstream_stats());
+  out["pcie_downstream"] =
+      pcie::link_direction_statistics().values(node.host.pcie.downstream_stats());
+  add(dma_engine_statistics(), node.nic.dma_engine.stats());
+  add(request_splitter_statistics(), node.nic.request_split.stats());
+  add(translation_statistics(), node.nic.translation.stats());
+  add(packet::icrc_check_statistics(), node.nic.icrc_rx.check_stats());
+  add(transport_statistics(), node.nic.transport.stats());
+  if (const EthernetPort* port = node.nic.ethernet_port()) {
+    add(ethernet_port_statistics(), port->stats());
+  }
+  return out;
+}
+
+nlohmann::json Testbed::wire_statistics(const WireLink& wire) {
+  nlohmann::json out = wire_stage_statistics().values(wire.stats());
+  merge(out, fault_statistics().values(wire.faults() ? wire.faults()->stats() : FaultStats{}));
+  merge(out, receive_buffer_statistics().values(wire.rx.stats()));
+  return out;
+}
+
+nlohmann::json Testbed::statistics() const {
+  nlohmann::json nodes = nlohmann::json::object();
+  for (std::size_t i = 0; i < nodes_.size(); ++i) nodes[nodes_[i]->basename()] = node_statistics(i);
+  nlohmann::json wires = nlohmann::json::object();
+  for (const auto& wire : wires_) wires[wire->basename()] = wire_statistics(*wire);
+  return {{"nodes", nodes}, {"wires", wires}};
 }
 
 }  // namespace rnicsim

@@ -70,6 +70,13 @@ class Testbed : public sc_core::sc_module {
   WireLink& wire_to(std::size_t index) { return *wires_.at(index); }
   const WireLink& wire_to(std::size_t index) const { return *wires_.at(index); }
 
+  // Every block's statistics (common/statistics.hpp), what statistics.json
+  // holds: {"nodes": {"<node>": {"<block>": {"<name>": value}}}, "wires": {"<wire>": {...}}}.
+  nlohmann::json statistics() const;
+  // One node's, and one wire's (its frames, faults and receive buffer).
+  nlohmann::json node_statistics(std::size_t index) const;
+  static nlohmann::json wire_statistics(const WireLink& wire);
+
  private:
   std::vector<std::unique_ptr<Node>> nodes_;
   std::vector<std::unique_ptr<WireLink>> wires_;  // wires_[i] ends at node i (its one port)

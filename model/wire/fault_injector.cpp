@@ -280,4 +280,26 @@ void FaultInjector::trace(FaultKind kind, bool scripted, std::uint64_t delay_ps)
   trace_(event);
 }
 
+const StatisticsTable<FaultStats>& fault_statistics() {
+  static const StatisticsTable<FaultStats> table(
+      "faults",
+      {
+       {"lost", "frames", &FaultStats::lost,
+        "lost on the cable (random, burst or scripted)"},
+       {"burst_lost", "frames", &FaultStats::burst_lost,
+        "of lost, in the Gilbert-Elliott bad state"},
+       {"corrupted", "frames", &FaultStats::corrupted,
+        "frames with flipped bits"},
+       {"fcs_errors", "frames", &FaultStats::fcs_errors,
+        "of corrupted, dropped by the receiver's MAC"},
+       {"duplicated", "frames", &FaultStats::duplicated,
+        "frames that arrived twice"},
+       {"reordered", "frames", &FaultStats::reordered,
+        "frames delayed (reorder_rate or a delay entry)"},
+       {"scripted", "entries", &FaultStats::scripted,
+        "script entries that fired"},
+      });
+  return table;
+}
+
 }  // namespace rnicsim

@@ -40,6 +40,7 @@
 
 #include "common/transfer.hpp"
 #include "wire/fault_script.hpp"
+#include "common/statistics.hpp"
 
 namespace rnicsim {
 
@@ -75,6 +76,9 @@ struct FaultStats {
   std::uint64_t reordered = 0;   // frames delayed (reorder_rate or a delay entry)
   std::uint64_t scripted = 0;    // script entries that fired
 };
+
+// FaultStats's names, units and meanings (common/statistics.hpp).
+const StatisticsTable<FaultStats>& fault_statistics();
 
 enum class FaultKind { kLost, kBurstLost, kCorrupted, kFcsError, kDuplicated, kDelayed };
 const char* to_string(FaultKind kind);

@@ -39,6 +39,7 @@
 #include "common/ring_queue.hpp"
 #include "common/time_units.hpp"
 #include "common/transfer.hpp"
+#include "common/statistics.hpp"
 
 namespace rnicsim {
 
@@ -49,6 +50,9 @@ struct ReceiveBufferStats {
   std::uint64_t peak_bytes = 0;     // most bytes held at once
   std::uint64_t taken_early = 0;    // of `frames`, those the early reader took at their push
 };
+
+// ReceiveBufferStats's names, units and meanings (common/statistics.hpp).
+const StatisticsTable<ReceiveBufferStats>& receive_buffer_statistics();
 
 class ReceiveBuffer : public sc_core::sc_prim_channel,
                       public PushIf<Transfer>,

@@ -57,4 +57,20 @@ void WireLink::end_of_elaboration() {
   PipelineStage<Transfer>::end_of_elaboration();
 }
 
+const StatisticsTable<ReceiveBufferStats>& receive_buffer_statistics() {
+  static const StatisticsTable<ReceiveBufferStats> table(
+      "rx",
+      {
+       {"rx_frames", "frames", &ReceiveBufferStats::frames,
+        "frames arrived and kept"},
+       {"rx_dropped", "frames", &ReceiveBufferStats::dropped,
+        "frames arrived to a full buffer: dropped"},
+       {"rx_dropped_bytes", "bytes", &ReceiveBufferStats::dropped_bytes,
+        "bytes of the dropped frames"},
+       {"rx_peak_bytes", "bytes", &ReceiveBufferStats::peak_bytes,
+        "most bytes held at once"},
+      });
+  return table;
+}
+
 }  // namespace rnicsim

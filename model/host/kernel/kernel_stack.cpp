@@ -329,4 +329,24 @@ void KernelStack::post_frame(const Bytes& frame, std::uint8_t flags, std::uint16
   ++stats_.frames_sent;
 }
 
+const StatisticsTable<KernelStackStats>& kernel_stack_statistics() {
+  static const StatisticsTable<KernelStackStats> table(
+      "kernel",
+      {
+       {"frames_sent", "frames", &KernelStackStats::frames_sent,
+        "frames handed to the NIC (a TSO frame counts once)"},
+       {"frames_received", "frames", &KernelStackStats::frames_received,
+        "frames received"},
+       {"frames_dropped", "frames", &KernelStackStats::frames_dropped,
+        "frames dropped: not this connection's"},
+       {"interrupts", "interrupts", &KernelStackStats::interrupts,
+        "interrupts taken"},
+       {"wakeups", "wakeups", &KernelStackStats::wakeups,
+        "threads woken"},
+       {"busy_polls", "polls", &KernelStackStats::busy_polls,
+        "polls recv() made itself"},
+      });
+  return table;
+}
+
 }  // namespace rnicsim

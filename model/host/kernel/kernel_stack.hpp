@@ -36,6 +36,7 @@
 #include "host/kernel/kernel_memory.hpp"
 #include "host/kernel/tcp_connection.hpp"
 #include "interface/nic_address.hpp"
+#include "common/statistics.hpp"
 
 namespace rnicsim {
 
@@ -53,6 +54,9 @@ struct KernelStackStats {
   std::uint64_t wakeups = 0;
   std::uint64_t busy_polls = 0;       // polls recv() made itself
 };
+
+// KernelStackStats's names, units and meanings (common/statistics.hpp).
+const StatisticsTable<KernelStackStats>& kernel_stack_statistics();
 
 class KernelStack : public sc_core::sc_module {
  public:

@@ -208,4 +208,22 @@ std::uint32_t TcpConnection::advertised_window() const {
   return window_bytes(window_field(free_bytes, config_.window_scale), config_.window_scale);
 }
 
+const StatisticsTable<TcpCounters>& tcp_statistics() {
+  static const StatisticsTable<TcpCounters> table(
+      "tcp",
+      {
+          {"segments_sent", "segments", &TcpCounters::segments_sent, "data segments sent"},
+          {"bytes_sent", "bytes", &TcpCounters::bytes_sent, "payload bytes sent"},
+          {"segments_received", "segments", &TcpCounters::segments_received, "data segments received"},
+          {"bytes_received", "bytes", &TcpCounters::bytes_received, "payload bytes received"},
+          {"acks_received", "ACKs", &TcpCounters::acks_received, "ACKs taken (not ignored)"},
+          {"piggybacked_acks", "ACKs", &TcpCounters::piggybacked_acks, "pending ACKs that went out on data"},
+          {"pure_acks_sent", "ACKs", &TcpCounters::pure_acks_sent, "ACKs sent without data: the three kinds below"},
+          {"immediate_acks", "ACKs", &TcpCounters::immediate_acks, "ACKs sent at once: every other full segment, or quick-ack"},
+          {"delayed_ack_timer_acks", "ACKs", &TcpCounters::delayed_ack_timer_acks, "ACKs the delayed-ACK timer sent"},
+          {"window_updates", "segments", &TcpCounters::window_updates, "window updates sent"},
+      });
+  return table;
+}
+
 }  // namespace rnicsim::kernel

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include "common/statistics.hpp"
 
 namespace rnicsim::kernel {
 
@@ -101,6 +102,9 @@ struct TcpCounters {
   std::uint64_t delayed_ack_timer_acks = 0;
   std::uint64_t window_updates = 0;
 };
+
+// TcpCounters' names, units and meanings (common/statistics.hpp).
+const StatisticsTable<TcpCounters>& tcp_statistics();
 
 class TcpConnection {
  public:

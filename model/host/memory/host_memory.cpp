@@ -106,4 +106,22 @@ void HostMemory::b_transport(int /*initiator*/, tlm::tlm_generic_payload& payloa
   payload.set_response_status(tlm::TLM_OK_RESPONSE);
 }
 
+const StatisticsTable<HostMemoryStats>& host_memory_statistics() {
+  static const StatisticsTable<HostMemoryStats> table(
+      "memory",
+      {
+       {"reads", "transactions", &HostMemoryStats::reads,
+        "read transactions"},
+       {"writes", "transactions", &HostMemoryStats::writes,
+        "write transactions"},
+       {"bytes_read", "bytes", &HostMemoryStats::bytes_read,
+        "bytes read"},
+       {"bytes_written", "bytes", &HostMemoryStats::bytes_written,
+        "bytes written"},
+       {"errors", "transactions", &HostMemoryStats::errors,
+        "transactions answered with an error response"},
+      });
+  return table;
+}
+
 }  // namespace rnicsim

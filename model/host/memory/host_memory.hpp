@@ -15,6 +15,7 @@
 #include <tlm_utils/multi_passthrough_target_socket.h>
 #include <unordered_map>
 #include <vector>
+#include "common/statistics.hpp"
 
 namespace rnicsim {
 
@@ -30,6 +31,9 @@ struct HostMemoryStats {
   std::uint64_t bytes_written = 0;
   std::uint64_t errors = 0;          // transactions answered with an error response
 };
+
+// HostMemoryStats's names, units and meanings (common/statistics.hpp).
+const StatisticsTable<HostMemoryStats>& host_memory_statistics();
 
 class HostMemory : public sc_core::sc_module {
  public:

@@ -418,4 +418,26 @@ void DmaEngine::b_transport(int initiator, tlm::tlm_generic_payload& request,
   free_calls_.push_back(index);
 }
 
+const StatisticsTable<DmaEngineStats>& dma_engine_statistics() {
+  static const StatisticsTable<DmaEngineStats> table(
+      "dma_engine",
+      {
+       {"read_requests", "requests", &DmaEngineStats::read_requests,
+        "DMA read requests from the NIC's clients"},
+       {"write_requests", "requests", &DmaEngineStats::write_requests,
+        "DMA write requests from the NIC's clients"},
+       {"bytes_read", "bytes", &DmaEngineStats::bytes_read,
+        "bytes read from host memory"},
+       {"bytes_written", "bytes", &DmaEngineStats::bytes_written,
+        "bytes written to host memory"},
+       {"tlps", "TLPs", &DmaEngineStats::tlps,
+        "MRd and MWr TLPs sent"},
+       {"failed_requests", "requests", &DmaEngineStats::failed_requests,
+        "requests completed with an error status"},
+       {"windows", "windows", &DmaEngineStats::windows,
+        "windows of TLPs booked"},
+      });
+  return table;
+}
+
 }  // namespace rnicsim

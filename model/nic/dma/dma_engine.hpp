@@ -42,6 +42,7 @@
 #include "nic/dma/dma_request.hpp"
 #include "nic/dma/request_splitter.hpp"
 #include "pcie/tlp_list.hpp"
+#include "common/statistics.hpp"
 
 namespace rnicsim {
 
@@ -77,6 +78,9 @@ struct DmaEngineStats {
   std::uint64_t windows = 0;          // windows of TLPs booked
   std::uint64_t activations = 0;      // runs of the engine's scheduling process
 };
+
+// DmaEngineStats's names, units and meanings (common/statistics.hpp).
+const StatisticsTable<DmaEngineStats>& dma_engine_statistics();
 
 class DmaEngine;
 

@@ -106,4 +106,18 @@ std::uint32_t RequestSplitter::count_tlps(const pcie::TlpWindow& window) const {
   return static_cast<std::uint32_t>(count);
 }
 
+const StatisticsTable<RequestSplitterStats>& request_splitter_statistics() {
+  static const StatisticsTable<RequestSplitterStats> table(
+      "request_split",
+      {
+       {"windows", "windows", &RequestSplitterStats::windows,
+        "windows of requests cut into TLPs"},
+       {"tlps", "TLPs", &RequestSplitterStats::tlps,
+        "TLPs cut at MRRS, MPS and 4 KiB boundaries"},
+       {"rtl_cycles", "cycles", &RequestSplitterStats::rtl_cycles,
+        "clock cycles the RTL engine took (counted, not charged); 0 with the model"},
+      });
+  return table;
+}
+
 }  // namespace rnicsim

@@ -16,6 +16,7 @@
 #include "common/block_impl.hpp"
 #include "nic/dma/split_engine.hpp"
 #include "pcie/tlp_list.hpp"
+#include "common/statistics.hpp"
 
 namespace rnicsim {
 
@@ -34,6 +35,9 @@ struct RequestSplitterStats {
   // the model. Counted, not charged: the model's splitter takes no time.
   std::uint64_t rtl_cycles = 0;
 };
+
+// RequestSplitterStats's names, units and meanings (common/statistics.hpp).
+const StatisticsTable<RequestSplitterStats>& request_splitter_statistics();
 
 // The TLPs of the last window, as the link booked them (times set).
 struct BookedTlps {

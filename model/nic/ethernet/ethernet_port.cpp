@@ -244,4 +244,36 @@ void EthernetPort::interrupts() {
   }
 }
 
+const StatisticsTable<EthernetPortStats>& ethernet_port_statistics() {
+  static const StatisticsTable<EthernetPortStats> table(
+      "ethernet_port",
+      {
+       {"tx_descriptors", "descriptors", &EthernetPortStats::tx_descriptors,
+        "transmit descriptors taken"},
+       {"tx_frames", "frames", &EthernetPortStats::tx_frames,
+        "frames onto the wire, TSO segments counted one by one"},
+       {"tx_bytes", "bytes", &EthernetPortStats::tx_bytes,
+        "frame bytes sent, without FCS"},
+       {"tso_segments", "frames", &EthernetPortStats::tso_segments,
+        "frames cut from TSO descriptors"},
+       {"tx_offload_errors", "frames", &EthernetPortStats::tx_offload_errors,
+        "offload asked of a non-TCP frame: sent as it was"},
+       {"rx_frames", "frames", &EthernetPortStats::rx_frames,
+        "frames written into posted buffers"},
+       {"rx_bytes", "bytes", &EthernetPortStats::rx_bytes,
+        "frame bytes received"},
+       {"rx_no_buffer", "frames", &EthernetPortStats::rx_no_buffer,
+        "dropped: no buffer posted"},
+       {"rx_too_long", "frames", &EthernetPortStats::rx_too_long,
+        "dropped: larger than the posted buffer"},
+       {"rx_checksum_bad", "frames", &EthernetPortStats::rx_checksum_bad,
+        "delivered, flagged by receive checksum offload"},
+       {"descriptor_fetches", "DMA reads", &EthernetPortStats::descriptor_fetches,
+        "descriptor reads from host memory"},
+       {"interrupts", "interrupts", &EthernetPortStats::interrupts,
+        "MSI-X interrupts raised"},
+      });
+  return table;
+}
+
 }  // namespace rnicsim

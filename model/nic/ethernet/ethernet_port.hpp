@@ -30,6 +30,7 @@
 #include "interface/ethernet_formats.hpp"
 #include "nic/ethernet/interrupt_moderation.hpp"
 #include "nic/transport/dma_client.hpp"
+#include "common/statistics.hpp"
 
 namespace rnicsim {
 
@@ -47,6 +48,9 @@ struct EthernetPortStats {
   std::uint64_t descriptor_fetches = 0;
   std::uint64_t interrupts = 0;
 };
+
+// EthernetPortStats's names, units and meanings (common/statistics.hpp).
+const StatisticsTable<EthernetPortStats>& ethernet_port_statistics();
 
 class EthernetPort : public sc_core::sc_module {
  public:

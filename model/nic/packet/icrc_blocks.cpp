@@ -106,4 +106,18 @@ IcrcBlockConfig icrc_block_config(const config::Section& icrc) {
   return c;
 }
 
+const StatisticsTable<IcrcCheckStats>& icrc_check_statistics() {
+  static const StatisticsTable<IcrcCheckStats> table(
+      "icrc_rx",
+      {
+       {"good", "frames", &IcrcCheckStats::good,
+        "ICRC checked and right: passed on"},
+       {"bad", "frames", &IcrcCheckStats::bad,
+        "ICRC checked and wrong: dropped"},
+       {"unchecked", "frames", &IcrcCheckStats::unchecked,
+        "no ICRC located: passed on to the parser"},
+      });
+  return table;
+}
+
 }  // namespace rnicsim::packet

@@ -24,6 +24,7 @@
 #include "config/run_config.hpp"
 #include "nic/packet/icrc_engine.hpp"
 #include "nic/packet/packet_blocks.hpp"
+#include "common/statistics.hpp"
 
 namespace rnicsim::packet {
 
@@ -54,6 +55,9 @@ struct IcrcCheckStats {
   std::uint64_t bad = 0;        // ICRC checked and wrong: dropped
   std::uint64_t unchecked = 0;  // no ICRC located: passed on to the parser
 };
+
+// IcrcCheckStats's names, units and meanings (common/statistics.hpp).
+const StatisticsTable<IcrcCheckStats>& icrc_check_statistics();
 
 // Statistics (StageStats): items = frames taken, dropped = bad ICRCs;
 // check_stats() splits them.

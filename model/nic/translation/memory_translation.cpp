@@ -454,4 +454,34 @@ void MemoryTranslation::invalidate(std::uint32_t mpt_index, std::uint64_t first_
   }
 }
 
+const StatisticsTable<MemoryTranslationStats>& translation_statistics() {
+  static const StatisticsTable<MemoryTranslationStats> table(
+      "translation",
+      {
+       {"translations", "requests", &MemoryTranslationStats::translations,
+        "translation requests accepted"},
+       {"errors", "requests", &MemoryTranslationStats::errors,
+        "requests answered with a protection or range error"},
+       {"mpt_walks", "walks", &MemoryTranslationStats::mpt_walks,
+        "MPT entries read from host memory"},
+       {"mtt_walks", "walks", &MemoryTranslationStats::mtt_walks,
+        "MTT entries read from host memory"},
+       {"mpt_merges", "misses", &MemoryTranslationStats::mpt_merges,
+        "MPT misses that joined a pending walk"},
+       {"mtt_merges", "misses", &MemoryTranslationStats::mtt_merges,
+        "MTT misses that joined a pending walk"},
+       {"stale_walks", "walks", &MemoryTranslationStats::stale_walks,
+        "walks invalidated in flight (installed nothing)"},
+       {"walk_ns", &MemoryTranslationStats::walk_time,
+        "DMA time of every walk, summed"},
+       {"walk_queue_ns", &MemoryTranslationStats::walk_queue_time,
+        "time walks waited for a free walker slot, summed"},
+       {"peak_walks_in_flight", "walks", &MemoryTranslationStats::peak_walks_in_flight,
+        "most walks in flight at once"},
+       {"peak_requests_in_flight", "requests", &MemoryTranslationStats::peak_requests_in_flight,
+        "most requests accepted and not yet answered at once"},
+      });
+  return table;
+}
+
 }  // namespace rnicsim

@@ -49,6 +49,7 @@
 #include "nic/translation/entry_cache.hpp"
 #include "interface/mpt_format.hpp"
 #include "nic/translation/translation_cache.hpp"
+#include "common/statistics.hpp"
 
 namespace rnicsim {
 
@@ -128,6 +129,9 @@ struct MemoryTranslationStats {
   std::uint64_t peak_walks_in_flight = 0;
   std::uint64_t peak_requests_in_flight = 0;  // accepted, not yet answered
 };
+
+// MemoryTranslationStats's names, units and meanings (common/statistics.hpp).
+const StatisticsTable<MemoryTranslationStats>& translation_statistics();
 
 class MemoryTranslation : public sc_core::sc_module, public TranslationRequestIf {
  public:

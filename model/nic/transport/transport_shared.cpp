@@ -133,4 +133,60 @@ double rnr_timer_us(std::uint8_t code) {
   return kTable[code & 0x1F];
 }
 
+const StatisticsTable<TransportStats>& transport_statistics() {
+  static const StatisticsTable<TransportStats> table(
+      "transport",
+      {
+       {"doorbells", "doorbells", &TransportStats::doorbells,
+        "doorbell writes to the NIC's registers"},
+       {"blueflame_writes", "writes", &TransportStats::blueflame_writes,
+        "doorbells that carried their WQE (BlueFlame)"},
+       {"commands", "commands", &TransportStats::commands,
+        "driver commands (QP state changes, deregistrations) executed"},
+       {"wqe_fetches", "DMA reads", &TransportStats::wqe_fetches,
+        "send and receive WQEs read from host memory"},
+       {"wqes_started", "WQEs", &TransportStats::wqes_started,
+        "send WQEs the requester began"},
+       {"request_packets", "packets", &TransportStats::request_packets,
+        "request packets sent, first sends and resends"},
+       {"response_packets", "packets", &TransportStats::response_packets,
+        "ACKs, NAKs, READ responses and atomic ACKs sent"},
+       {"acks_sent", "packets", &TransportStats::acks_sent,
+        "ACKs sent"},
+       {"naks_sent", "packets", &TransportStats::naks_sent,
+        "sequence-error and other NAKs sent"},
+       {"rnr_naks_sent", "packets", &TransportStats::rnr_naks_sent,
+        "RNR NAKs sent (no receive WQE posted)"},
+       {"duplicate_request", "packets", &TransportStats::duplicate_requests,
+        "duplicate requests received (mlx5's name)"},
+       {"out_of_sequence", "packets", &TransportStats::out_of_sequence,
+        "requests received ahead of the expected PSN"},
+       {"cqes", "CQEs", &TransportStats::cqes,
+        "completion queue entries written"},
+       {"qp_cache_misses", "misses", &TransportStats::qp_cache_misses,
+        "QP context cache misses"},
+       {"cq_cache_misses", "misses", &TransportStats::cq_cache_misses,
+        "CQ context cache misses"},
+       {"dropped_no_qp", "packets", &TransportStats::dropped_no_qp,
+        "packets for a QP that does not exist or is not ready, dropped"},
+       {"packet_seq_err", "NAKs", &TransportStats::packet_seq_err,
+        "sequence-error NAKs received (mlx5's name)"},
+       {"local_ack_timeout_err", "timeouts", &TransportStats::local_ack_timeout_err,
+        "transport timer expiries (mlx5's name)"},
+       {"rnr_nak_retry_err", "NAKs", &TransportStats::rnr_nak_retry_err,
+        "RNR NAKs received (mlx5's name)"},
+       {"implied_nak_seq_err", "responses", &TransportStats::implied_nak_seq_err,
+        "responses that skipped a READ's or atomic's (mlx5's name)"},
+       {"retransmitted_packets", "packets", &TransportStats::retransmitted_packets,
+        "request packets sent again"},
+       {"retry_exceeded", "WQEs", &TransportStats::retry_exceeded,
+        "WQEs ended with IBV_WC_RETRY_EXC_ERR"},
+       {"ghost_responses", "packets", &TransportStats::ghost_responses,
+        "responses to PSNs never sent: ignored"},
+       {"stale_naks", "NAKs", &TransportStats::stale_naks,
+        "NAKs for PSNs already acknowledged: ignored"},
+      });
+  return table;
+}
+
 }  // namespace rnicsim

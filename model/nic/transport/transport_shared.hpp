@@ -32,6 +32,7 @@
 #include "nic/transport/dma_client.hpp"
 #include "nic/transport/rc_contexts.hpp"
 #include "nic/transport/transport_config.hpp"
+#include "common/statistics.hpp"
 
 namespace rnicsim {
 
@@ -66,6 +67,9 @@ struct TransportStats {
   std::uint64_t activations = 0;
 };
 
+// TransportStats's names, units and meanings (common/statistics.hpp).
+const StatisticsTable<TransportStats>& transport_statistics();
+
 // What the units share: contexts, caches, clock, counters.
 class TransportShared {
  public:
@@ -75,6 +79,7 @@ class TransportShared {
   const NicAddress& address() const { return address_; }
   RcContexts& contexts() { return contexts_; }
   TransportStats& stats() { return stats_; }
+  const TransportStats& stats() const { return stats_; }
   AckTimer& ack_timer() { return ack_timer_; }
   sc_core::sc_time cycles(std::uint64_t n) const { return clock_.cycles(n); }
 

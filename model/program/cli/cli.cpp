@@ -22,6 +22,7 @@
 #include "program/experiments/output_files.hpp"
 #include "program/experiments/perf/perf_options.hpp"
 #include "formats/frame_json.hpp"
+#include "system/statistics_catalog.hpp"
 #include "formats/pcap.hpp"
 #include "program/sweep/sweep_command.hpp"
 
@@ -36,6 +37,7 @@ constexpr const char* kUsage =
     "       rnicsim sweep SWEEP.json --out DIR [-j N | --slurm ... | --collect]\n"
     "       rnicsim decode FILE.pcap\n"
     "       rnicsim keys\n"
+    "       rnicsim statistics\n"
     "       rnicsim --help | --version\n"
     "\n"
     "  run    simulate the experiment CONFIG.json describes and write its results\n"
@@ -51,6 +53,9 @@ constexpr const char* kUsage =
     "  decode print each frame of a pcap file as one JSON object per line:\n"
     "         RoCEv2 header fields, payload length, icrc_ok, or the error found\n"
     "  keys   print every configuration key with its unit, default and range\n"
+    "  statistics\n"
+    "         print every block's statistics with its unit and meaning, as the\n"
+    "         block READMEs hold them\n"
     "\n"
     "Exit status: 0 done, 2 bad command line, configuration or --out, 1 the run\n"
     "failed (its results could not be written, or a simulator failure). A run\n"
@@ -361,6 +366,13 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
     if (command == "keys") {
       if (args.size() > 1) throw UsageError{"keys takes no arguments"};
       out << config::markdown_table(rnicsim_schema());
+      return kExitOk;
+    }
+    if (command == "statistics") {
+      if (args.size() > 1) throw UsageError{"statistics takes no arguments"};
+      for (const DocumentedStatistics& entry : statistics_catalog()) {
+        out << "<!-- " << entry.readme << " -->\n" << statistics_readme_text(entry) << "\n";
+      }
       return kExitOk;
     }
     if (command == "run") return run_command(parse_run_arguments(args), out, err);

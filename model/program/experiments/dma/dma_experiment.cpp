@@ -296,6 +296,7 @@ DmaTestResult run_dma_test(const DmaTestConfig& config, RunProgress& progress) {
   result.iotlb_misses = link.iotlb().misses();
   result.dma_requests =
       node.nic.dma_engine.stats().read_requests + node.nic.dma_engine.stats().write_requests;
+  result.statistics = testbed.statistics();
   return result;
 }
 

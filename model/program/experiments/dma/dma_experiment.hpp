@@ -46,6 +46,7 @@ struct DmaTestResult {
   std::uint64_t iotlb_hits = 0;
   std::uint64_t iotlb_misses = 0;
   std::uint64_t dma_requests = 0;
+  nlohmann::json statistics;  // every block's (Testbed::statistics): statistics.json
 };
 
 void declare_dma_test_keys(config::Schema& schema);

@@ -90,6 +90,7 @@ void write_dma_outputs(const DmaTestConfig& config, const DmaTestResult& result,
   write_text(folder / "summary.json", summary_json(config, result).dump(2) + "\n");
   write_text(folder / "dma.csv", dma_csv(result));
   write_text(folder / "stats.json", stats_json(result).dump(2) + "\n");
+  write_text(folder / "statistics.json", result.statistics.dump(2) + "\n");
 }
 
 }  // namespace rnicsim

@@ -519,23 +519,6 @@ std::unique_ptr<WireCapture> open_capture(const PerfOptions& options) {
   }
 }
 
-nlohmann::json link_counters(const WireLink& wire) {
-  const FaultStats faults = wire.faults() ? wire.faults()->stats() : FaultStats{};
-  const ReceiveBufferStats& rx = wire.rx.stats();
-  return {{"frames", wire.stats().items},
-          {"lost", faults.lost},
-          {"burst_lost", faults.burst_lost},
-          {"corrupted", faults.corrupted},
-          {"fcs_errors", faults.fcs_errors},
-          {"duplicated", faults.duplicated},
-          {"reordered", faults.reordered},
-          {"scripted", faults.scripted},
-          {"rx_frames", rx.frames},
-          {"rx_dropped", rx.dropped},
-          {"rx_dropped_bytes", rx.dropped_bytes},
-          {"rx_peak_bytes", rx.peak_bytes}};
-}
-
 PerfEnds perf_ends(config::RunConfig& run, const Topology& topology) {
   PerfEnds ends;
   ends.client = role_node(run, topology, "client");
@@ -596,29 +579,12 @@ PerfResult run_perf(config::RunConfig& run, const PerfOptions& options,
   }
   const double wall =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  // perf.json's counters: each NIC's transport statistics and each wire's,
+  // from the testbed's statistics (statistics.json has every block's).
+  const nlohmann::json statistics = testbed.statistics();
   nlohmann::json counters = nlohmann::json::object();
-  for (std::size_t i = 0; i < testbed.node_count(); ++i) {
-    const TransportStats& s = testbed.node(i).nic.transport.stats();
-    counters[c.topology.nodes[i]] = {{"request_packets", s.request_packets},
-                                 {"response_packets", s.response_packets},
-                                 {"acks_sent", s.acks_sent},
-                                 {"naks_sent", s.naks_sent},
-                                 {"rnr_naks_sent", s.rnr_naks_sent},
-                                 {"duplicate_request", s.duplicate_requests},
-                                 {"out_of_sequence", s.out_of_sequence},
-                                 {"packet_seq_err", s.packet_seq_err},
-                                 {"local_ack_timeout_err", s.local_ack_timeout_err},
-                                 {"rnr_nak_retry_err", s.rnr_nak_retry_err},
-                                 {"implied_nak_seq_err", s.implied_nak_seq_err},
-                                 {"retransmitted_packets", s.retransmitted_packets},
-                                 {"retry_exceeded", s.retry_exceeded},
-                                 {"ghost_responses", s.ghost_responses},
-                                 {"cqes", s.cqes},
-                                 {"doorbells", s.doorbells},
-                                 {"blueflame_writes", s.blueflame_writes},
-                                 {"wqe_fetches", s.wqe_fetches},
-                                 {"qp_cache_misses", s.qp_cache_misses},
-                                 {"cq_cache_misses", s.cq_cache_misses}};
+  for (const auto& node : statistics["nodes"].items()) {
+    counters[node.key()] = node.value()["transport"];
   }
   // Messages as the kernel TCP tests count them: the client's, per QP.
   const std::uint64_t messages = options.iterations * (options.is_latency() ? 1 : options.qps) *
@@ -638,13 +604,9 @@ PerfResult run_perf(config::RunConfig& run, const PerfOptions& options,
   PerfResult result = std::move(workload.result);
   if (options.breakdown) report << format_breakdown(result.breakdowns);
   result.capture = std::move(capture);
-  nlohmann::json links = nlohmann::json::object();
-  for (std::size_t i = 0; i < testbed.node_count(); ++i) {
-    const WireLink& wire = testbed.wire_to(i);
-    links[wire.basename()] = link_counters(wire);
-  }
-  counters["link"] = links;
+  counters["link"] = statistics["wires"];
   result.counters = counters;
+  result.statistics = statistics;
   result.fault_trace = std::move(fault_trace);
   result.failure = std::move(failure);
   // Activations: our channels' and stages' own counts, plus the processes
@@ -690,6 +652,7 @@ void write_perf_outputs(const perf::PerfOptions& options, const nlohmann::json& 
   const std::string text = document.dump(2) + "\n";
   write_text(folder / "perf.json", text);
   write_text(folder / "speed.json", result.speed.dump(2) + "\n");
+  write_text(folder / "statistics.json", result.statistics.dump(2) + "\n");
   if (result.fault_trace) write_text(folder / "faults.csv", *result.fault_trace);
   if (!result.breakdowns.empty()) {
     nlohmann::json sizes = nlohmann::json::array();

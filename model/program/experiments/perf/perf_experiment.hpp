@@ -24,7 +24,8 @@ namespace rnicsim {
 struct PerfResult {
   std::vector<perf::LatencyRow> latency;
   std::vector<perf::BwRow> bandwidth;
-  nlohmann::json counters;  // the NICs' transport and link statistics
+  nlohmann::json counters;  // the NICs' transport and the wires' statistics
+  nlohmann::json statistics;  // every block's (Testbed::statistics), for statistics.json
   // faults.csv, every fault done to a frame, when a wire has faults configured.
   std::optional<std::string> fault_trace;
   // The simulator's own speed (not the model's figures: they vary from run
@@ -76,14 +77,11 @@ std::string format_breakdown(const PerfResult::Breakdowns& breakdowns);
 // be created is a ConfigError naming --pcap (before any simulation).
 std::unique_ptr<WireCapture> open_capture(const perf::PerfOptions& options);
 
-// A wire's faults and receive buffer, for perf.json's counters.link. The
-// fault counts are 0 on a wire without faults.
-nlohmann::json link_counters(const WireLink& wire);
-
 // perf.json in `folder` (perftest's --json document plus the NICs'
 // counters), at options.json_path when --json asked for it, and the capture
 // moved to options.pcap_path when --pcap did (an OutputError if it cannot be);
 // speed.json (wall time, packets and process activations per wall second);
+// statistics.json (every block's statistics, Testbed::statistics);
 // faults.csv when a wire has faults configured. A failed run's perf.json
 // names its failure ("failure").
 void write_perf_outputs(const perf::PerfOptions& options, const nlohmann::json& config,

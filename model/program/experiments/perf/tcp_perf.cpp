@@ -186,33 +186,21 @@ std::string banner(const PerfOptions& options, const KernelConfig& kernel,
   return text;
 }
 
-nlohmann::json node_json(KernelStack& stack, const EthernetPort& port, double elapsed_ns,
-                         std::uint64_t messages) {
-  const kernel::TcpCounters& tcp = stack.connection().counters();
-  const EthernetPortStats& p = port.stats();
-  return {{"cpu", cpu_json({{"app_core", &stack.app_core()},
-                            {"softirq_core", &stack.softirq_core()}},
-                           elapsed_ns, messages)},
-          {"tcp",
-           {{"segments_sent", tcp.segments_sent},
-            {"segments_received", tcp.segments_received},
-            {"pure_acks_sent", tcp.pure_acks_sent},
-            {"piggybacked_acks", tcp.piggybacked_acks},
-            {"delayed_ack_timer_acks", tcp.delayed_ack_timer_acks},
-            {"window_updates", tcp.window_updates}}},
-          {"kernel",
-           {{"frames_sent", stack.stats().frames_sent},
-            {"frames_received", stack.stats().frames_received},
-            {"interrupts", stack.stats().interrupts},
-            {"wakeups", stack.stats().wakeups},
-            {"busy_polls", stack.stats().busy_polls}}},
-          {"ethernet_port",
-           {{"tx_frames", p.tx_frames},
-            {"tso_segments", p.tso_segments},
-            {"rx_frames", p.rx_frames},
-            {"rx_no_buffer", p.rx_no_buffer},
-            {"rx_checksum_bad", p.rx_checksum_bad},
-            {"interrupts", p.interrupts}}}};
+// A node's kernel stack statistics: its TCP connection's and the stack's own.
+nlohmann::json kernel_statistics(KernelStack& stack) {
+  return {{kernel::tcp_statistics().block(),
+           kernel::tcp_statistics().values(stack.connection().counters())},
+          {kernel_stack_statistics().block(), kernel_stack_statistics().values(stack.stats())}};
+}
+
+// perf.json's counters of a node: its CPU, kernel stack and Ethernet port.
+nlohmann::json node_json(KernelStack& stack, const nlohmann::json& node_statistics,
+                         double elapsed_ns, std::uint64_t messages) {
+  nlohmann::json out = kernel_statistics(stack);
+  out["cpu"] = cpu_json({{"app_core", &stack.app_core()}, {"softirq_core", &stack.softirq_core()}},
+                        elapsed_ns, messages);
+  out["ethernet_port"] = node_statistics["ethernet_port"];
+  return out;
 }
 
 }  // namespace
@@ -280,15 +268,17 @@ PerfResult run_tcp_perf(config::RunConfig& run, const PerfOptions& options,
   const double elapsed_ns = to_ns(sim_now());
   const std::uint64_t messages = options.iterations * options.sizes.size();
   nlohmann::json counters = nlohmann::json::object();
-  counters[ends.client_name] = node_json(
-      client_stack, *testbed.node(ends.client).nic.ethernet_port(), elapsed_ns, messages);
-  counters[ends.server_name] = node_json(
-      server_stack, *testbed.node(ends.server).nic.ethernet_port(), elapsed_ns, messages);
-  nlohmann::json links = nlohmann::json::object();
-  for (std::size_t i = 0; i < testbed.node_count(); ++i) {
-    links[testbed.wire_to(i).basename()] = link_counters(testbed.wire_to(i));
+  nlohmann::json statistics = testbed.statistics();
+  KernelStack* stacks[2] = {&client_stack, &server_stack};
+  const std::string* names[2] = {&ends.client_name, &ends.server_name};
+  for (std::size_t side = 0; side < 2; ++side) {
+    nlohmann::json& node = statistics["nodes"][*names[side]];
+    counters[*names[side]] = node_json(*stacks[side], node, elapsed_ns, messages);
+    const nlohmann::json kernel = kernel_statistics(*stacks[side]);
+    for (const auto& block : kernel.items()) node[block.key()] = block.value();
   }
-  counters["link"] = links;
+  counters["link"] = statistics["wires"];
+  result.statistics = statistics;
   result.counters = counters;
   result.speed = {{"wall_seconds", wall}};
   // The CPU per message, below the table (perf.json has it by core and kind).

@@ -42,6 +42,7 @@ PathResult collect(const DataPath& path, const PipelineWorkload& workload,
     counts.dma_bytes_read = a.nic.dma_engine.stats().bytes_read;
     counts.wire_frames = path.wire().stats().items;
     result.testbed = counts;
+    result.statistics = path.testbed()->statistics();
   }
   result.arrivals = path.totals();
   if (result.arrivals.arrived != workload.count) {

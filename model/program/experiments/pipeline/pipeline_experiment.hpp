@@ -41,6 +41,7 @@ struct PathResult {
   std::string encapsulation;  // protocol headers on the wire when framing is "ethernet"
   HostMemoryStats memory;
   std::optional<TestbedCounts> testbed;  // the testbed composition only
+  nlohmann::json statistics;  // the testbed composition's blocks' (Testbed::statistics)
 };
 
 struct PipelineResult {

@@ -235,6 +235,12 @@ void PipelineOutputs::finish(const PipelineResult& result) {
   }
   write_text(folder_ / "summary.json", summary_json(result, timeline_data_).dump(2) + "\n");
   write_text(folder_ / "stats.json", stats_json(result).dump(2) + "\n");
+  // The testbed composition: every block's statistics, by path.
+  nlohmann::json statistics = nlohmann::json::object();
+  for (const PathResult& path : result.paths) {
+    if (!path.statistics.is_null()) statistics[path.name] = path.statistics;
+  }
+  if (!statistics.empty()) write_text(folder_ / "statistics.json", statistics.dump(2) + "\n");
 }
 
 }  // namespace rnicsim

@@ -405,7 +405,7 @@ TranslationTestResult run_translation_test(const TranslationTestConfig& config,
                  config.cache_entries.size() * (config.warmup_accesses + config.accesses));
   simulate_workload(1);
   progress.finish();
-  return TranslationTestResult{load.points()};
+  return TranslationTestResult{load.points(), testbed.statistics()};
 }
 
 }  // namespace rnicsim

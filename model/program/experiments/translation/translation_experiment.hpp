@@ -55,6 +55,7 @@ struct TranslationPoint {
 
 struct TranslationTestResult {
   std::vector<TranslationPoint> points;
+  nlohmann::json statistics;  // every block's at the end (Testbed::statistics): statistics.json
 };
 
 void declare_translation_test_keys(config::Schema& schema);

@@ -46,6 +46,7 @@ void write_translation_outputs(const TranslationTestConfig& config,
                         {"points", points}};
   write_text(folder / "summary.json", summary.dump(2) + "\n");
   write_text(folder / "translation.csv", csv);
+  write_text(folder / "statistics.json", result.statistics.dump(2) + "\n");
 }
 
 }  // namespace rnicsim
