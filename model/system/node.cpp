@@ -14,6 +14,11 @@ NodeConfig node_config(config::RunConfig& run, const std::string& node,
   return c;
 }
 
+std::uint64_t node_page_pool_base(std::uint64_t mpt_entries, std::uint64_t mtt_entries,
+                                  std::uint64_t page_bytes) {
+  return page_pool_base(icm_layout(mpt_entries, mtt_entries, kIcmBase), page_bytes);
+}
+
 Node::Node(const sc_core::sc_module_name& name, const NodeConfig& config)
     : sc_core::sc_module(name), host("host", config.host), nic("nic", config.nic) {
   nic.request_split.split2pcie.bind(host.pcie.nic2pcie);

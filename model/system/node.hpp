@@ -36,6 +36,12 @@ struct NodeConfig {
 NodeConfig node_config(config::RunConfig& run, const std::string& node,
                        std::optional<std::uint32_t> mtt_cache_entries = std::nullopt);
 
+// Where a node's host places the applications' pages: after the NIC's
+// tables (`mpt_entries` and `mtt_entries` entries from kIcmBase), on a
+// `page_bytes` boundary. For rules that check a working set fits in memory.
+std::uint64_t node_page_pool_base(std::uint64_t mpt_entries, std::uint64_t mtt_entries,
+                                  std::uint64_t page_bytes);
+
 class Node : public sc_core::sc_module {
  public:
   Node(const sc_core::sc_module_name& name, const NodeConfig& config);

@@ -7,6 +7,7 @@
 #include "common/statistics.hpp"
 #include "common/time_units.hpp"
 #include "host/kernel/kernel_config.hpp"
+#include "host/memory/host_memory_config.hpp"
 #include "wire/fault_config.hpp"
 #include "wire/link_config.hpp"
 
@@ -37,6 +38,15 @@ TestbedConfig testbed_config(config::RunConfig& run, const TestbedRequest& reque
   }
   c.link = wire_link_config(run.section("link"));
   return c;
+}
+
+StageViewBlocks stage_view_blocks_config(config::RunConfig& run, const std::string& node) {
+  const config::Section link = run.section("link");
+  StageViewBlocks b;
+  b.memory = host_memory_config(run.node_section(node, "host"));
+  b.link = wire_link_config(link);
+  b.framing = framing_kind(link);
+  return b;
 }
 
 NicAddress node_address(std::size_t index) {

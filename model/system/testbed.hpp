@@ -83,6 +83,17 @@ class Testbed : public sc_core::sc_module {
   std::vector<std::unique_ptr<ReceiveBuffer>> idle_receive_;  // with bare_data: the NICs' inputs
 };
 
+// The real blocks the seed figure's stages composition builds on its own,
+// outside a testbed (its host memory and its wire), read as the builder
+// reads a node's and the link's: node `node`'s host section, the link section
+// with its framing (link.framing, which only this composition reads).
+struct StageViewBlocks {
+  HostMemoryConfig memory;
+  WireLinkConfig link;
+  WireFraming::Kind framing = WireFraming::Kind::kNone;
+};
+StageViewBlocks stage_view_blocks_config(config::RunConfig& run, const std::string& node);
+
 // Node `index`'s addresses: MAC 02:00:00:00:00:<index+1>, IPv4 192.168.0.<index+1>,
 // and its GID (the IPv4-mapped address).
 NicAddress node_address(std::size_t index);

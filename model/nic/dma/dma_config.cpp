@@ -5,14 +5,6 @@
 namespace rnicsim {
 
 void declare_dma_keys(config::Schema& schema) {
-  schema.add(config::number_key("dma.gbps", 100, "Gbit/s",
-                                "rate at which the DMA engine reads host memory")
-                 .at_least(0.001)     // 1 Mbit/s
-                 .at_most(1000000));  // 1 Pbit/s
-  schema.add(config::number_key("dma.latency_ns", 0, "ns",
-                                "fixed latency of one DMA read, on top of its size over the rate")
-                 .at_least(0)
-                 .at_most(1e9));  // 1 s
   schema.add(config::integer_key("dma.read_tags", 64, "requests",
                                  "read requests (PCIe tags) the DMA engine keeps in flight")
                  .at_least(1)
@@ -33,10 +25,6 @@ void declare_dma_keys(config::Schema& schema) {
                                 "and the PCIe link: model (C++) or rtl (the verilated "
                                 "rtl/dma_splitter)")
                  .one_of({"model", "rtl"}));
-}
-
-StageTiming dma_timing(const config::Section& dma) {
-  return StageTiming::rate(nanoseconds(dma.number("latency_ns")), dma.number("gbps"));
 }
 
 DmaEngineConfig dma_engine_config(const config::Section& dma) {

@@ -9,8 +9,6 @@
 namespace rnicsim {
 
 void declare_dma_keys(config::Schema& schema);
-// The DMA stage's datapath timing (the pipeline experiment's "dma" step).
-StageTiming dma_timing(const config::Section& dma);
 // The PCIe requester: its tags and its write window.
 DmaEngineConfig dma_engine_config(const config::Section& dma);
 // The request splitter: its implementation, and the link's request sizes.

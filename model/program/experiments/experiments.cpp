@@ -9,7 +9,6 @@
 
 #include "common/run_progress.hpp"
 #include "common/simulation.hpp"
-#include "nic/dma/dma_config.hpp"
 #include "program/experiments/dma/dma_experiment.hpp"
 #include "program/experiments/dma/dma_outputs.hpp"
 #include "program/experiments/pipeline/pipeline_config.hpp"
@@ -20,19 +19,7 @@
 #include "program/experiments/perf/perf_experiment.hpp"
 #include "program/experiments/translation/translation_experiment.hpp"
 #include "program/experiments/translation/translation_outputs.hpp"
-#include "host/cpu/host_cpu_config.hpp"
-#include "host/memory/host_memory_config.hpp"
-#include "wire/fault_config.hpp"
-#include "wire/link_config.hpp"
-#include "nic/translation/mtt_config.hpp"
-#include "nic/nic.hpp"
-#include "nic/packet/packet_blocks.hpp"
-#include "nic/ethernet/ethernet_config.hpp"
-#include "host/kernel/kernel_config.hpp"
-#include "pcie/pcie_config.hpp"
-#include "host/driver/verbs_config.hpp"
-#include "nic/transport/transport_config.hpp"
-#include "system/topology.hpp"
+#include "system/testbed_keys.hpp"
 
 namespace rnicsim {
 namespace {
@@ -54,29 +41,10 @@ config::Schema build_schema() {
                                  "summary's figures always cover every Data")
                  .at_least(0)
                  .at_most(10000000));
-  // The blocks inside a node (a host and its NIC) read these sections, each
-  // node its own copy: nodes.<node>.<section>.<key> overrides one node's.
-  for (const char* section : {"host", "pcie", "dma", "request_split", "mtt", "packet", "icrc",
-                              "nic", "transport", "verbs", "faults", "ethernet", "kernel"}) {
-    schema.add_node_section(section);
-  }
-  declare_nic_keys(schema);
-  declare_ethernet_keys(schema);
-  declare_kernel_keys(schema);
+  declare_testbed_keys(schema);
   declare_pipeline_keys(schema);
-  declare_host_memory_keys(schema);
-  declare_host_cpu_keys(schema);
-  declare_dma_keys(schema);
-  declare_link_keys(schema);
-  declare_fault_keys(schema);
-  pcie::declare_pcie_keys(schema);
   declare_dma_test_keys(schema);
-  declare_mtt_keys(schema);
   declare_translation_test_keys(schema);
-  packet::declare_packet_keys(schema);
-  declare_transport_keys(schema);
-  declare_verbs_keys(schema);
-  declare_topology_keys(schema);
   return schema;
 }
 

@@ -10,9 +10,8 @@
 #include "common/module_macros.hpp"
 #include "common/simulation.hpp"
 #include "common/time_units.hpp"
-#include "nic/dma/dma_config.hpp"
-#include "host/memory/host_memory_config.hpp"
 #include "common/memory_initiator.hpp"
+#include "system/testbed.hpp"
 
 namespace rnicsim {
 namespace {

@@ -10,10 +10,6 @@
 #include "common/run_progress.hpp"
 #include "config/config.hpp"
 #include "config/run_config.hpp"
-#include "nic/dma/dma_engine.hpp"
-#include "host/memory/host_memory.hpp"
-#include "pcie/pcie_config.hpp"
-#include "pcie/pcie_link.hpp"
 #include "system/testbed.hpp"
 
 namespace rnicsim {

@@ -7,8 +7,8 @@
 #include <vector>
 
 #include <nlohmann/json.hpp>
+#include "system/application_api.hpp"
 
-#include "host/cpu/cpu_core.hpp"
 
 namespace rnicsim {
 

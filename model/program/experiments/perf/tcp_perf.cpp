@@ -14,8 +14,8 @@
 #include "common/time_units.hpp"
 #include "program/experiments/perf/cpu_report.hpp"
 #include "program/experiments/perf/perf_experiment.hpp"
-#include "host/kernel/kernel_stack.hpp"
 #include "system/testbed.hpp"
+#include "system/application_api.hpp"
 
 namespace rnicsim {
 namespace {

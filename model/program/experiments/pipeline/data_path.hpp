@@ -36,8 +36,6 @@
 #include "program/experiments/pipeline/pipeline_config.hpp"
 #include "stage_view/application_writer.hpp"
 #include "stage_view/kernel_copy.hpp"
-#include "host/memory/host_memory.hpp"
-#include "wire/wire_link.hpp"
 #include "system/testbed.hpp"
 
 namespace rnicsim {

@@ -6,10 +6,8 @@
 
 #include "common/memory_budget.hpp"
 #include "common/time_units.hpp"
-#include "nic/dma/dma_config.hpp"
-#include "host/memory/host_memory_config.hpp"
 #include "system/topology.hpp"
-#include "wire/link_config.hpp"
+#include "system/testbed.hpp"
 
 namespace rnicsim {
 namespace {
@@ -151,7 +149,6 @@ PipelineConfig pipeline_config(config::RunConfig& run) {
   const Topology topology = topology_config(run);
   const std::string subject = topology.nodes[role_node(run, topology, "subject")];
   const config::Section host = run.node_section(subject, "host");
-  const config::Section link = run.section("link");
   PipelineConfig c{};
   c.workload.data_bits = workload.integer("data_bits");
   c.workload.interval = nanoseconds(workload.number("interval_ns"));
@@ -159,10 +156,11 @@ PipelineConfig pipeline_config(config::RunConfig& run) {
   c.workload.seed = run.at("seed").get<std::uint64_t>();
   c.workload.pattern_seed = workload.stream_seed();
   c.queue_items = run.section("pipeline").integer("queue_items");
-  c.memory = host_memory_config(host);
-  c.cpu = host_cpu_config(host);
-  c.link = wire_link_config(link);
-  c.framing = framing_kind(link);
+  const StageViewBlocks blocks = stage_view_blocks_config(run, subject);
+  c.memory = blocks.memory;
+  c.cpu = cpu_stages_config(host);
+  c.link = blocks.link;
+  c.framing = blocks.framing;
   if (run.section("pipeline").text("composition") == "testbed") {
     // The DMA step is the NIC's engine and the host's PCIe link: dma.gbps
     // and dma.latency_ns are not read, so setting them is refused.
@@ -172,7 +170,7 @@ PipelineConfig pipeline_config(config::RunConfig& run) {
     c.subject = c.testbed->topology.index_of(subject);
     c.dma_reads_in_flight = c.testbed->nodes[c.subject].nic.dma.read_tags;
   } else {
-    c.dma = dma_timing(run.node_section(subject, "dma"));
+    c.dma = dma_stage_timing(run.node_section(subject, "dma"));
   }
   c.buffer_slots = buffer_slots(c.queue_items, c.dma_reads_in_flight);
   return c;

@@ -9,10 +9,7 @@
 #include "common/stage_timing.hpp"
 #include "config/config.hpp"
 #include "config/run_config.hpp"
-#include "host/cpu/host_cpu_config.hpp"
-#include "host/memory/host_memory.hpp"
-#include "wire/wire_framing.hpp"
-#include "wire/wire_link.hpp"
+#include "stage_view/stage_view_config.hpp"
 #include "system/testbed.hpp"
 
 namespace rnicsim {
@@ -30,7 +27,7 @@ struct PipelineConfig {
   std::size_t queue_items = 0;  // capacity of each channel between two stages
   std::uint64_t buffer_slots = 0;  // Data each user or kernel buffer ring holds
   HostMemoryConfig memory;
-  HostCpuConfig cpu;
+  CpuStagesConfig cpu;
   StageTiming dma;
   WireLinkConfig link;
   WireFraming::Kind framing;

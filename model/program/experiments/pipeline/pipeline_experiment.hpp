@@ -10,7 +10,7 @@
 #include "common/stage.hpp"
 #include "program/experiments/pipeline/data_path.hpp"
 #include "program/experiments/pipeline/pipeline_config.hpp"
-#include "host/memory/host_memory.hpp"
+#include "system/testbed.hpp"
 
 namespace rnicsim {
 

@@ -14,13 +14,8 @@
 #include "common/simulation.hpp"
 #include "common/top_values.hpp"
 #include "common/time_units.hpp"
-#include "nic/dma/dma_config.hpp"
-#include "host/driver/address_space.hpp"
-#include "host/driver/verbs.hpp"
-#include "host/memory/host_memory_config.hpp"
-#include "host/memory/page_allocator.hpp"
-#include "nic/translation/mtt_config.hpp"
 #include "system/testbed.hpp"
+#include "system/application_api.hpp"
 
 namespace rnicsim {
 namespace {
@@ -248,9 +243,9 @@ std::optional<config::Violation> pages_violation(const config::Json& doc) {
 
 // Where the host places the application's pages (Host does the same).
 std::uint64_t pool_base(const config::Json& doc) {
-  return page_pool_base(icm_layout(config::integer_at(doc, "mtt.mpt_entries"),
-                                   config::integer_at(doc, "mtt.mtt_entries"), kIcmBase),
-                        config::integer_at(doc, "host.page_bytes"));
+  return node_page_pool_base(config::integer_at(doc, "mtt.mpt_entries"),
+                             config::integer_at(doc, "mtt.mtt_entries"),
+                             config::integer_at(doc, "host.page_bytes"));
 }
 
 // Only the translation experiment places its tables and pages in host memory.

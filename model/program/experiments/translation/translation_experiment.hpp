@@ -15,10 +15,6 @@
 #include "common/run_progress.hpp"
 #include "config/config.hpp"
 #include "config/run_config.hpp"
-#include "nic/dma/dma_engine.hpp"
-#include "host/memory/host_memory.hpp"
-#include "nic/translation/memory_translation.hpp"
-#include "pcie/pcie_config.hpp"
 #include "system/testbed.hpp"
 
 namespace rnicsim {

@@ -1,0 +1,11 @@
+#pragma once
+// What an application running on a testbed node may use, and so what the
+// program's experiments include instead of the blocks' headers: the node's
+// software (the verbs driver, its address space and page allocator, CPU core
+// accounting, the kernel TCP stack), as perftest and iperf use libibverbs and
+// sockets. The nodes and wires themselves are reached through testbed.hpp.
+#include "host/cpu/cpu_core.hpp"
+#include "host/driver/address_space.hpp"
+#include "host/driver/verbs.hpp"
+#include "host/kernel/kernel_stack.hpp"
+#include "host/memory/page_allocator.hpp"
