@@ -1,0 +1,505 @@
+#include "program/experiments/perf/perf_workload.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <ostream>
+#include <stdexcept>
+
+#include "common/message_breakdown.hpp"
+#include "common/ring_queue.hpp"
+#include "common/run_progress.hpp"
+#include "common/simulation.hpp"
+#include "common/time_units.hpp"
+#include "system/rc_connection.hpp"
+
+namespace rnicsim {
+namespace {
+
+
+using perf::PerfOptions;
+using perf::PerfTest;
+
+constexpr std::uint32_t kAllAccess = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+                                     IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC;
+
+std::uint64_t now_ps() { return to_ps(sim_now()); }
+
+// One side's buffers: what it sends from and what the peer writes into.
+struct Region {
+  std::uint64_t va = 0;
+  std::uint64_t length = 0;
+  ibv_mr* mr = nullptr;
+};
+
+}  // namespace
+
+// The application threads of perftest's client and server. Their sides are
+// 0 (the client) and 1 (the server); `ends` gives each side's testbed node.
+class PerfWorkload::Threads : public sc_core::sc_module {
+ public:
+  RNICSIM_PROCESS_MODULE(Threads);
+  Threads(const sc_core::sc_module_name& name, Testbed& testbed, const PerfEnds& ends,
+          const PerfOptions& options, std::ostream& report, RunProgress& progress)
+      : sc_core::sc_module(name),
+        testbed_(testbed),
+        node_{ends.client, ends.server},
+        cpu_{ends.client_name + ".cpu", ends.server_name + ".cpu"},
+        cores_{CpuCore(ends.client_name + ".app_core"), CpuCore(ends.server_name + ".app_core")},
+        options_(options),
+        report_(report),
+        progress_(progress) {
+    // Each application runs on one core, which the verbs charge.
+    for (std::size_t i = 0; i < 2; ++i) driver(i).use_core(&cores_[i]);
+    SC_THREAD(client);
+    SC_THREAD(server);
+  }
+
+  PerfResult result;
+  const CpuCore& core(std::size_t side) const { return cores_[side]; }
+  // When set-up ended and the first size started: the CPU's figures are over
+  // the measured part of the run, as the kernel TCP tests' (which need none).
+  const sc_core::sc_time& measured_from() const { return measured_from_; }
+
+ private:
+  Node& node_of(std::size_t side) { return testbed_.node(node_[side]); }
+  VerbsDriver& driver(std::size_t side) { return node_of(side).software().driver; }
+  HostSoftware& software(std::size_t side) { return node_of(side).software(); }
+
+  Region region(std::size_t node, std::uint64_t length, RcSide& side) {
+    Region r;
+    r.length = std::max<std::uint64_t>(length, 8);
+    r.va = software(node).process.allocate(r.length);
+    r.mr = driver(node).ibv_reg_mr(side.pd, r.va, r.length, kAllAccess);
+    if (r.mr == nullptr) {
+      fail_run("ibv_reg_mr of " + std::to_string(r.length) + " bytes failed (errno " +
+               std::to_string(driver(node).last_error()) + ")");
+    }
+    return r;
+  }
+
+  // The connection's MTU: each end's port reports its own active MTU, and
+  // the pair runs at the smaller one (perftest takes its port's active MTU,
+  // or -m when that is smaller, on each side).
+  void choose_mtu() {
+    ibv_port_attr ports[2];
+    for (std::size_t i = 0; i < 2; ++i) {
+      if (driver(i).ibv_query_port(1, &ports[i]) != 0)
+        fail_run("ibv_query_port failed (errno " + std::to_string(driver(i).last_error()) + ")");
+    }
+    active_mtu_ =
+        std::min(ibv_mtu_to_bytes(ports[0].active_mtu), ibv_mtu_to_bytes(ports[1].active_mtu));
+    mtu_ = perf::effective_mtu(options_, active_mtu_);
+  }
+
+  void set_up() {
+    choose_mtu();
+    RcOptions o;
+    o.qps = options_.qps;
+    o.cap.max_send_wr = std::max<std::uint32_t>(1, options_.tx_depth);
+    o.cap.max_recv_wr = std::max<std::uint32_t>(1, options_.rx_depth);
+    o.cap.max_send_sge = 1;
+    o.cap.max_recv_sge = 1;
+    o.cap.max_inline_data = options_.inline_size;
+    o.cq_entries = static_cast<int>(std::max<std::uint64_t>(
+        1, std::uint64_t{std::max(o.cap.max_send_wr, o.cap.max_recv_wr)} * options_.qps));
+    o.mtu = ibv_mtu_from_bytes(mtu_);
+    o.max_rd_atomic = 16;
+    o.timeout = options_.qp_timeout;
+    a_ = create_rc_side(testbed_, node_[0], o);
+    b_ = create_rc_side(testbed_, node_[1], o);
+    connect_rc(testbed_, a_, b_, o);
+    const std::uint64_t largest = options_.sizes.back();
+    for (std::uint32_t q = 0; q < options_.qps; ++q) {
+      client_source_.push_back(region(0, largest, a_));
+      client_sink_.push_back(region(0, largest, a_));
+      server_source_.push_back(region(1, largest, b_));
+      server_sink_.push_back(region(1, largest, b_));
+      fill(0, client_source_.back(), 0x11 + q);
+      fill(1, server_source_.back(), 0x77 + q);
+    }
+    print_banner(o);
+  }
+
+  void fill(std::size_t node, const Region& r, std::uint32_t salt) {
+    std::vector<std::uint8_t> bytes(r.length);
+    for (std::size_t i = 0; i < bytes.size(); ++i)
+      bytes[i] = static_cast<std::uint8_t>(i * 13 + salt);
+    software(node).process.write(node_of(node).host.memory, r.va, bytes.data(),
+                                 bytes.size());
+  }
+
+  std::vector<std::uint8_t> contents(std::size_t node, std::uint64_t va, std::uint64_t n) {
+    std::vector<std::uint8_t> out(n);
+    software(node).process.read(node_of(node).host.memory, va, out.data(), n);
+    return out;
+  }
+
+  void print_banner(const RcOptions& o) {
+    perf::BannerInfo info;
+    info.active_mtu = active_mtu_;
+    info.out_reads = o.max_rd_atomic;
+    for (std::uint32_t q = 0; q < options_.qps; ++q) {
+      perf::QpAddress local, remote;
+      local.qpn = a_.qps[q]->qp_num;
+      local.psn = (o.first_psn + q) & 0xFFFFFF;
+      local.out_reads = o.max_rd_atomic;
+      // Each side prints the buffer its peer's requests access, as perftest
+      // does: the server's is what the client's RETH or atomic header carries.
+      local.rkey = remote_target(0, q).mr->rkey;
+      local.vaddr = remote_target(0, q).va;
+      local.gid = node_gid(node_[0]);
+      remote.qpn = b_.qps[q]->qp_num;
+      remote.psn = (local.psn + 0x1000) & 0xFFFFFF;
+      remote.out_reads = o.max_rd_atomic;
+      remote.rkey = remote_target(1, q).mr->rkey;
+      remote.vaddr = remote_target(1, q).va;
+      remote.gid = node_gid(node_[1]);
+      info.local.push_back(local);
+      info.remote.push_back(remote);
+    }
+    report_ << perf::format_banner(options_, info) << perf::format_table_header(options_);
+  }
+
+  // The buffer of `node` that the other node's requests on QP `q` access:
+  // READs read its source, the other verbs write its sink.
+  const Region& remote_target(std::size_t node, std::uint32_t q) const {
+    if (options_.is_read()) return node == 0 ? client_source_[q] : server_source_[q];
+    return node == 0 ? client_sink_[q] : server_sink_[q];
+  }
+
+  // A work request of `node`'s on QP `q`, to the peer's buffer.
+  ibv_send_wr request(std::size_t node, std::uint32_t q, std::uint64_t bytes, const ibv_sge& sge,
+                      bool signaled, std::uint64_t wr_id) {
+    ibv_send_wr wr;
+    wr.wr_id = wr_id;
+    wr.sg_list = &sge;
+    wr.num_sge = 1;
+    wr.send_flags = signaled ? std::uint32_t{IBV_SEND_SIGNALED} : 0u;
+    if (options_.sends_inline(bytes) && !options_.is_read() && !options_.is_atomic())
+      wr.send_flags |= IBV_SEND_INLINE;
+    const Region& target = remote_target(1 - node, q);
+    if (options_.is_write()) {
+      wr.opcode = IBV_WR_RDMA_WRITE;
+    } else if (options_.is_read()) {
+      wr.opcode = IBV_WR_RDMA_READ;
+    } else if (options_.is_send()) {
+      wr.opcode = IBV_WR_SEND;
+    } else {
+      wr.opcode = options_.atomic_type == perf::AtomicType::kCmpAndSwap
+                      ? IBV_WR_ATOMIC_CMP_AND_SWP
+                      : IBV_WR_ATOMIC_FETCH_AND_ADD;
+      wr.atomic.remote_addr = target.va;
+      wr.atomic.rkey = target.mr->rkey;
+      wr.atomic.compare_add = 1;
+      wr.atomic.swap = 1;
+    }
+    wr.rdma.remote_addr = target.va;
+    wr.rdma.rkey = target.mr->rkey;
+    return wr;
+  }
+
+  void post(std::size_t node, ibv_qp* qp, const ibv_send_wr& wr) {
+    const ibv_send_wr* bad = nullptr;
+    if (driver(node).ibv_post_send(qp, &wr, &bad) != 0)
+      fail_run("ibv_post_send failed: " + driver(node).last_error_reason());
+  }
+
+  void post_recv(std::size_t node, ibv_qp* qp, const Region& into, std::uint64_t bytes) {
+    const ibv_sge sge{into.va, static_cast<std::uint32_t>(std::max<std::uint64_t>(bytes, 1)),
+                      into.mr->lkey};
+    ibv_recv_wr wr;
+    wr.sg_list = &sge;
+    wr.num_sge = 1;
+    if (driver(node).ibv_post_recv(qp, &wr, nullptr) != 0)
+      fail_run("ibv_post_recv failed: " + driver(node).last_error_reason());
+  }
+
+  // Waits for one completion and checks its status.
+  ibv_wc completion(std::size_t node, ibv_cq* cq) {
+    ibv_wc wc;
+    while (driver(node).ibv_poll_cq(cq, 1, &wc) == 0) driver(node).wait_cq(cq);
+    check(wc);
+    return wc;
+  }
+
+  static void check(const ibv_wc& wc) {
+    if (wc.status != IBV_WC_SUCCESS) {
+      std::ostringstream qp;
+      qp << std::hex << wc.qp_num;
+      fail_run(std::string("a completion with status ") + ibv_wc_status_str(wc.status) +
+               " (QP 0x" + qp.str() + ")");
+    }
+  }
+
+  // perftest's write_lat: each side writes into the other's buffer, and each
+  // spins on the last byte of its own until the peer's write lands.
+  void write_lat_side(std::size_t node, std::uint64_t bytes, std::vector<std::uint64_t>* posts) {
+    RcSide& side = node == 0 ? a_ : b_;
+    const Region& source = node == 0 ? client_source_[0] : server_source_[0];
+    const Region& sink = node == 0 ? client_sink_[0] : server_sink_[0];
+    const std::uint64_t last = std::max<std::uint64_t>(bytes, 1) - 1;
+    for (std::uint64_t i = 0; i < options_.iterations; ++i) {
+      const auto marker = static_cast<std::uint8_t>(i % 255 + 1);
+      if (node == 1) {
+        await_byte(1, sink.va + last, marker);
+        breakdown().end(cpu_[1], "write noticed", driver(1).last_landed(), "data in memory");
+      }
+      if (bytes > 0) software(node).process.write(node_of(node).host.memory,
+                                                  source.va + last, &marker, 1);
+      if (posts) posts->push_back(now_ps());
+      if (node == 0) breakdown().begin(cpu_[0]);
+      const ibv_sge sge{source.va, static_cast<std::uint32_t>(bytes), source.mr->lkey};
+      post(node, side.qps[0], request(node, 0, bytes, sge, true, i));
+      if (node == 0) await_byte(0, sink.va + last, marker);
+      completion(node, side.send_cq);
+      if (node == 0) progress_.advance();
+    }
+  }
+
+  void await_byte(std::size_t node, std::uint64_t va, std::uint8_t value) {
+    for (;;) {
+      std::uint8_t byte = 0;
+      software(node).process.read(node_of(node).host.memory, va, &byte, 1);
+      if (byte == value) return;
+      driver(node).wait_write(va, 1);
+    }
+  }
+
+  void send_lat_side(std::size_t node, std::uint64_t bytes, std::vector<std::uint64_t>* posts) {
+    RcSide& side = node == 0 ? a_ : b_;
+    const Region& source = node == 0 ? client_source_[0] : server_source_[0];
+    const Region& sink = node == 0 ? client_sink_[0] : server_sink_[0];
+    for (std::uint64_t i = 0; i < options_.iterations; ++i) {
+      // A receive is reposted for each one used while iterations remain for it.
+      const bool repost = i + options_.rx_depth < options_.iterations;
+      if (node == 1) {
+        completion(1, side.recv_cq);
+        breakdown().end(cpu_[1], "receive polled", driver(1).last_landed(), "CQE in memory");
+        if (repost) post_recv(1, side.qps[0], sink, bytes);
+      }
+      if (posts) posts->push_back(now_ps());
+      if (node == 0) breakdown().begin(cpu_[0]);
+      const ibv_sge sge{source.va, static_cast<std::uint32_t>(bytes), source.mr->lkey};
+      post(node, side.qps[0], request(node, 0, bytes, sge, true, i));
+      if (node == 0) {
+        completion(0, side.recv_cq);
+        if (repost) post_recv(0, side.qps[0], sink, bytes);
+      }
+      completion(node, side.send_cq);
+      if (node == 0) progress_.advance();
+    }
+  }
+
+  // read_lat and atomic_lat: the client alone, one request at a time.
+  void request_lat(std::uint64_t bytes, std::vector<std::uint64_t>& posts) {
+    for (std::uint64_t i = 0; i < options_.iterations; ++i) {
+      posts.push_back(now_ps());
+      breakdown().begin(cpu_[0]);
+      const ibv_sge sge{client_sink_[0].va, static_cast<std::uint32_t>(bytes),
+                        client_sink_[0].mr->lkey};
+      post(0, a_.qps[0], request(0, 0, bytes, sge, true, i));
+      completion(0, a_.send_cq);
+      breakdown().end(cpu_[0], "completion polled", driver(0).last_landed(), "CQE in memory");
+      progress_.advance();
+    }
+  }
+
+  // The BW tests' client: keeps tx_depth messages outstanding per QP, signals
+  // every cq_moderation-th, and records when each message was posted and
+  // when the completion covering it was polled. Without a peak it keeps only
+  // the first post and the last completion, as perftest does (its time arrays
+  // then have one entry), so a long run's memory stays flat.
+  void bw_client(std::uint64_t bytes, std::vector<std::uint64_t>& posted,
+                 std::vector<std::uint64_t>& completed) {
+    const std::uint64_t iters = options_.iterations;
+    const std::uint32_t qps = options_.qps;
+    const std::uint64_t total = iters * qps;
+    const bool every_message = options_.measures_peak();
+    posted.assign(every_message ? total : 1, 0);
+    completed.assign(every_message ? total : 1, 0);
+    std::vector<std::uint64_t> sent(qps, 0), done(qps, 0);
+    // Posted, not completed; a ring, as a deque would allocate every few messages.
+    std::vector<RingQueue<std::uint64_t>> open(qps);
+    std::uint64_t next = 0, finished = 0;
+    std::vector<ibv_wc> wcs(std::max<std::uint32_t>(16, options_.cqe_poll_batch()));
+    while (finished < total) {
+      bool posted_any = false;
+      for (std::uint32_t q = 0; q < qps; ++q) {
+        while (sent[q] < iters && sent[q] - done[q] < options_.tx_depth) {
+          const bool signaled = (sent[q] + 1) % options_.cq_moderation == 0 || sent[q] + 1 == iters;
+          const Region& source = options_.is_read() ? client_sink_[q] : client_source_[q];
+          const ibv_sge sge{source.va, static_cast<std::uint32_t>(bytes), source.mr->lkey};
+          if (every_message || next == 0) posted[every_message ? next : 0] = now_ps();
+          post(0, a_.qps[q], request(0, q, bytes, sge, signaled, next));
+          open[q].push_back(next);
+          ++next;
+          ++sent[q];
+          posted_any = true;
+        }
+      }
+      const int n = driver(0).ibv_poll_cq(a_.send_cq, static_cast<int>(wcs.size()), wcs.data());
+      for (int k = 0; k < n; ++k) {
+        check(wcs[static_cast<std::size_t>(k)]);
+        const std::uint64_t id = wcs[static_cast<std::size_t>(k)].wr_id;
+        const std::uint32_t q = qp_index(wcs[static_cast<std::size_t>(k)].qp_num);
+        while (!open[q].empty() && open[q].front() <= id) {
+          // Simulated time never goes back: the latest write is the last completion.
+          completed[every_message ? open[q].front() : 0] = now_ps();
+          open[q].pop_front();
+          ++done[q];
+          ++finished;
+          progress_.advance();
+        }
+      }
+      if (n == 0 && !posted_any) driver(0).wait_cq(a_.send_cq);
+    }
+  }
+
+  // send_bw's server: keeps rx_depth receives posted per QP.
+  void bw_server(std::uint64_t bytes) {
+    const std::uint64_t total = options_.iterations * options_.qps;
+    std::vector<ibv_wc> wcs(16);
+    for (std::uint64_t got = 0; got < total;) {
+      const int n = driver(1).ibv_poll_cq(b_.recv_cq, 16, wcs.data());
+      if (n == 0) {
+        driver(1).wait_cq(b_.recv_cq);
+        continue;
+      }
+      for (int k = 0; k < n; ++k) {
+        check(wcs[static_cast<std::size_t>(k)]);
+        const std::uint32_t q = qp_index_b(wcs[static_cast<std::size_t>(k)].qp_num);
+        ++got;
+        const std::uint64_t left_to_post = total - got;
+        if (left_to_post >= options_.rx_depth * std::uint64_t{options_.qps})
+          post_recv(1, b_.qps[q], server_sink_[q], bytes);
+      }
+    }
+  }
+
+  std::uint32_t qp_index(std::uint32_t qpn) const {
+    for (std::uint32_t q = 0; q < a_.qps.size(); ++q)
+      if (a_.qps[q]->qp_num == qpn) return q;
+    throw std::logic_error("a completion for a QP the client does not have");
+  }
+  std::uint32_t qp_index_b(std::uint32_t qpn) const {
+    for (std::uint32_t q = 0; q < b_.qps.size(); ++q)
+      if (b_.qps[q]->qp_num == qpn) return q;
+    throw std::logic_error("a completion for a QP the server does not have");
+  }
+
+  // Write and read move the whole buffer: the target must hold the source's bytes.
+  void check_data(std::uint64_t bytes) {
+    if (bytes == 0 || !(options_.is_write() || options_.is_read() || options_.is_send())) return;
+    for (std::uint32_t q = 0; q < options_.qps; ++q) {
+      const bool read = options_.is_read();
+      const Region& from = read ? server_source_[q] : client_source_[q];
+      const Region& to = read ? client_sink_[q] : server_sink_[q];
+      const std::uint64_t n = options_.is_latency() && !read ? bytes - 1 : bytes;
+      if (contents(read ? 1 : 0, from.va, n) != contents(read ? 0 : 1, to.va, n))
+        fail_run("after " + std::to_string(bytes) + " B messages QP " + std::to_string(q) +
+                 "'s target does not hold the source's bytes");
+    }
+  }
+
+  void client() {
+    set_up();
+    measured_from_ = sim_now();
+    for (std::size_t s = 0; s < options_.sizes.size(); ++s) {
+      const std::uint64_t bytes = options_.sizes[s];
+      size_ = bytes;
+      if (options_.sizes.size() > 1) {
+        progress_.set_note("size " + std::to_string(s + 1) + " of " +
+                           std::to_string(options_.sizes.size()) + ": " + std::to_string(bytes) +
+                           " B");
+      }
+      if (options_.is_send()) {
+        // Receives are posted before the size starts, as perftest's server does.
+        for (std::uint32_t q = 0; q < options_.qps; ++q) {
+          for (std::uint32_t k = 0; k < options_.rx_depth; ++k) {
+            post_recv(1, b_.qps[q], server_sink_[q], bytes);
+            if (options_.is_latency()) post_recv(0, a_.qps[q], client_sink_[q], bytes);
+          }
+        }
+      }
+      ++sizes_started_;
+      size_start_.notify(sc_core::SC_ZERO_TIME);
+      std::vector<std::uint64_t> posts, completed;
+      if (options_.is_latency()) {
+        posts.reserve(options_.iterations);  // one post time per iteration
+        if (options_.is_write()) {
+          write_lat_side(0, bytes, &posts);
+        } else if (options_.is_send()) {
+          send_lat_side(0, bytes, &posts);
+        } else {
+          request_lat(bytes, posts);
+        }
+      } else {
+        bw_client(bytes, posts, completed);
+      }
+      // The server finishes its part of the size before the next one.
+      while (!server_done_) sc_core::wait(server_finished_);
+      server_done_ = false;
+      progress_.finish();  // the row goes where the progress line was
+      if (options_.is_latency()) {
+        result.latency.push_back(perf::latency_row(bytes, posts, options_.test));
+        report_ << perf::format_latency_row(result.latency.back());
+        if (options_.breakdown) result.breakdowns.push_back({bytes, breakdown().take()});
+      } else {
+        result.bandwidth.push_back(perf::bw_row(bytes, posts, completed, options_));
+        report_ << perf::format_bw_row(result.bandwidth.back(), options_.report_gbits);
+      }
+      report_.flush();
+      check_data(bytes);
+    }
+    report_ << perf::format_table_footer();
+    finish_workload();
+  }
+
+  static MessageBreakdown& breakdown() { return MessageBreakdown::instance(); }
+
+  void server() {
+    for (std::uint64_t sizes_served = 0;; ++sizes_served) {
+      while (sizes_started_ == sizes_served) sc_core::wait(size_start_);
+      const std::uint64_t bytes = size_;
+      if (options_.is_latency()) {
+        if (options_.is_write()) write_lat_side(1, bytes, nullptr);
+        if (options_.is_send()) send_lat_side(1, bytes, nullptr);
+      } else if (options_.is_send()) {
+        bw_server(bytes);
+      }
+      server_done_ = true;
+      server_finished_.notify(sc_core::SC_ZERO_TIME);
+    }
+  }
+
+  Testbed& testbed_;
+  const std::size_t node_[2];   // each side's testbed node
+  const std::string cpu_[2];    // each side's CPU, as --breakdown names it
+  CpuCore cores_[2];
+  const PerfOptions& options_;
+  std::uint32_t mtu_ = 0;         // the connection's path MTU
+  std::uint32_t active_mtu_ = 0;  // the smaller of the two ports' active MTUs
+  std::ostream& report_;
+  RunProgress& progress_;
+  RcSide a_, b_;
+  sc_core::sc_time measured_from_;
+  std::vector<Region> client_source_, client_sink_, server_source_, server_sink_;
+  sc_core::sc_event size_start_, server_finished_;
+  std::uint64_t size_ = 0;
+  std::uint64_t sizes_started_ = 0;
+  bool server_done_ = false;
+};
+
+
+PerfWorkload::PerfWorkload(const char* name, Testbed& testbed, const PerfEnds& ends,
+                           const perf::PerfOptions& options, std::ostream& report,
+                           RunProgress& progress)
+    : threads_(std::make_unique<Threads>(name, testbed, ends, options, report, progress)) {}
+
+PerfWorkload::~PerfWorkload() = default;
+
+PerfResult& PerfWorkload::result() { return threads_->result; }
+const CpuCore& PerfWorkload::core(std::size_t side) const { return threads_->core(side); }
+const sc_core::sc_time& PerfWorkload::measured_from() const { return threads_->measured_from(); }
+
+}  // namespace rnicsim
