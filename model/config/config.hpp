@@ -18,6 +18,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "config/json_reader.hpp"
+
 namespace rnicsim::config {
 
 using Json = nlohmann::json;
@@ -161,18 +163,6 @@ bool is_node_name(std::string_view name);
 // with `nodes.<node>.<section>`, and no "nodes" member. Rules between keys
 // run on every node's view.
 Json node_view(const Json& doc, const std::string& node);
-
-// Parses JSON text strictly. Throws ConfigError naming `source` for malformed
-// JSON (with line and column) and, with the key's path, line and column, for
-// what nlohmann would accept or turn into an internal error: a NUL byte
-// anywhere (nlohmann stops reading at one), a duplicate key in an object, a
-// key holding a control character, and a number a double or 64-bit integer
-// cannot hold (1e400, 1e-400, an integer of 20 digits).
-Json parse_json_text(const std::string& text, const std::string& source);
-
-// Reads and parses a JSON file as parse_json_text does. Throws ConfigError
-// naming the file for a missing or unreadable file and for bad JSON.
-Json read_json_file(const std::string& path);
 
 // The spec of key `path`, or of the key a node's copy names ("nodes.b.pcie.lanes"
 // -> "pcie.lanes"). Throws ConfigError (source `source`) for a section, an
