@@ -40,7 +40,7 @@
 #include "host/memory/host_memory.hpp"
 #include "interface/mpt_format.hpp"
 #include "interface/queue_formats.hpp"
-#include "nic/transport/rc_contexts.hpp"
+#include "interface/ring_layout.hpp"
 
 namespace rnicsim {
 

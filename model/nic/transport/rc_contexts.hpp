@@ -24,6 +24,7 @@
 #include "formats/frame.hpp"
 #include "nic/transport/dma_client.hpp"
 #include "interface/queue_formats.hpp"
+#include "interface/ring_layout.hpp"
 
 namespace rnicsim {
 
@@ -34,19 +35,6 @@ inline std::int32_t psn_diff(std::uint32_t a, std::uint32_t b) {  // a - b, in (
   std::int32_t d = static_cast<std::int32_t>((a - b) & kPsnMask);
   return d >= (1 << 23) ? d - (1 << 24) : d;
 }
-
-// A ring of fixed-size entries in host memory whose pages need not be
-// contiguous: entry i of the ring lies in page (i * entry_bytes) / page_bytes.
-struct RingLayout {
-  std::vector<std::uint64_t> pages;
-  std::uint64_t page_bytes = 0;
-  std::uint32_t entry_bytes = 0;
-  std::uint32_t entries = 0;  // a power of two
-
-  std::uint64_t address(std::uint64_t index) const;
-  // Entries from `index` on that lie contiguously in one page, without wrapping.
-  std::uint32_t contiguous(std::uint64_t index) const;
-};
 
 // A send WQE the requester has started: its PSNs, and what is left to send
 // and to complete.
