@@ -7,7 +7,7 @@
 // holds it. The testbed collects every block's table into one document
 // (Testbed::statistics, statistics.json beside every testbed run); perf.json's
 // counters are taken from it; and each block README's statistics table is
-// the table's markdown(), checked by testbench/unit/statistics_readme_test.cpp.
+// the table's markdown(), checked by testbench/unit/statistics_test.cpp.
 #include <cstdint>
 #include <string>
 #include <vector>

@@ -66,6 +66,17 @@ Topology topology_config(config::RunConfig& run) {
                            "digits or '_' (got \"" + t.nodes[i] + "\" at index " +
                                std::to_string(i) + ")");
     }
+    // Results name a node's counters by its name beside the wires' ("link"),
+    // and name each wire "<from>_to_<to>" (or "loopback"): a node may not
+    // take a name those could be mistaken for.
+    if (t.nodes[i] == "link" || t.nodes[i] == "loopback" ||
+        t.nodes[i].find("_to_") != std::string::npos) {
+      throw topology_error(run, nodes_key,
+                           "node name \"" + t.nodes[i] +
+                               "\" is reserved: \"link\" and \"loopback\" name the wires in "
+                               "results, and a wire is \"<from>_to_<to>\", so no node name "
+                               "contains \"_to_\"");
+    }
     if (std::find(t.nodes.begin(), t.nodes.begin() + static_cast<std::ptrdiff_t>(i),
                   t.nodes[i]) != t.nodes.begin() + static_cast<std::ptrdiff_t>(i)) {
       throw topology_error(run, nodes_key, "node \"" + t.nodes[i] + "\" is listed twice");

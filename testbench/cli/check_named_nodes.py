@@ -10,6 +10,10 @@ With topology.nodes ["client", "server"] and the cable "client-server":
 - tcp_lat, the dma experiment (its subject "server", alone), the translation
   experiment and the seed figure on the testbed run, and give the same figures as
   with the default names a and b;
+- those three take their subject from roles.subject: a setting of the server node
+  alone (nodes.server.<key>) changes their figures, and one of the client node
+  leaves the seed figure's unchanged and is refused by dma and translation, which
+  build the subject alone;
 - roles.server naming a node the topology lacks, and a link naming one, exit 2 with
   one line naming the key, and write no output folder.
 """
@@ -60,13 +64,16 @@ def main():
               + NAMED)
 
     # The one-node and pipeline experiments: the same figures under other names.
-    for name, config, extra in [
+    # Each with a node setting that changes its figures when it is the subject's.
+    for name, config, extra, node_setting in [
             ("dma", "configs/pcie_gen3x8.json",
-             ["--set", "dma_test.latency_samples=20", "--set", "dma_test.bandwidth_bytes=65536"]),
+             ["--set", "dma_test.latency_samples=20", "--set", "dma_test.bandwidth_bytes=65536"],
+             "pcie.lanes=1"),
             ("translation", "configs/translation_sweep.json",
              ["--set", "translation.accesses=2000", "--set", "translation.warmup_accesses=0",
-              "--set", "translation.cache_entries=[256,1024]"]),
-            ("seed_nic", "configs/seed_nic.json", ["--set", "workload.count=200"])]:
+              "--set", "translation.cache_entries=[256,1024]"], "mtt.hit_cycles=40"),
+            ("seed_nic", "configs/seed_nic.json", ["--set", "workload.count=200"],
+             "pcie.ideal_gbps=50")]:
         source = Path(__file__).resolve().parents[2] / config
         common = [str(source), "--set", "output.plot=false"] + extra
         default = expect_ok(name, ["run"] + common + ["--out", str(work / (name + "_ab"))])
@@ -80,6 +87,30 @@ def main():
             if default.stdout.split("\n", 1)[1] != renamed.stdout.split("\n", 1)[1]:
                 problems.append(f"{name}: the renamed run printed other figures:\n"
                                 f"{default.stdout}\n---\n{renamed.stdout}")
+        if renamed.returncode != 0:
+            continue
+        figures = renamed.stdout.split("\n", 1)[1]
+        subject_set = expect_ok(name + " subject's setting",
+                                ["run"] + common + TOPOLOGY +
+                                ["--set", "roles.subject=server",
+                                 "--set", "nodes.server." + node_setting,
+                                 "--out", str(work / (name + "_subject_set"))])
+        if subject_set.returncode == 0 and subject_set.stdout.split("\n", 1)[1] == figures:
+            problems.append(f"{name}: nodes.server.{node_setting} on the subject changed "
+                            f"nothing:\n{figures}")
+        other = run(rnicsim, ["run"] + common + TOPOLOGY +
+                    ["--set", "roles.subject=server", "--set", "nodes.client." + node_setting,
+                     "--out", str(work / (name + "_other_set"))])
+        if name == "seed_nic":
+            if other.returncode != 0 or other.stdout.split("\n", 1)[1] != figures:
+                problems.append(f"{name}: nodes.client.{node_setting} off the subject changed "
+                                f"the figures (exit {other.returncode}):\n{other.stdout}"
+                                f"{other.stderr}")
+        elif other.returncode != 2 or "nodes.client" not in other.stderr:
+            problems.append(f"{name}: nodes.client.{node_setting} with subject server: expected "
+                            f"exit 2 naming it, got exit {other.returncode}: {other.stderr}")
+        print(f"{name}: the subject's setting exit {subject_set.returncode}, the other "
+              f"node's exit {other.returncode}")
 
     for name, args, key in [
             ("missing role", ["perf", "write_lat", "-n", "5"] + NAMED + ["--set", "roles.server=b"],

@@ -217,6 +217,13 @@ TEST(Testbed, ATopologyOrRoleNamingAMissingNodeIsRefusedNamingTheKey) {
   EXPECT_EQ(error({{"topology", {{"nodes", {"A"}}}}}),
             "topology.nodes: a node name is a lower-case letter followed by lower-case letters, "
             "digits or '_' (got \"A\" at index 0)");
+  const std::string reserved =
+      "\" is reserved: \"link\" and \"loopback\" name the wires in results, and a wire is "
+      "\"<from>_to_<to>\", so no node name contains \"_to_\"";
+  for (const char* name : {"link", "loopback", "rack_to_spine"}) {
+    EXPECT_EQ(error({{"topology", {{"nodes", {"a", name}}, {"links", {std::string("a-") + name}}}}}),
+              std::string("topology.nodes: node name \"") + name + reserved);
+  }
   TestbedRequest alone;
   alone.alone_role = "subject";
   EXPECT_EQ(error({{"roles", {{"subject", "server"}}}}, alone),

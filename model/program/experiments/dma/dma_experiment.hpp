@@ -21,7 +21,7 @@ struct DmaTestConfig {
   std::uint32_t in_flight = 0;        // concurrent transfers in the bandwidth runs
   std::uint64_t bandwidth_bytes = 0;  // bytes moved per size and direction
   std::uint64_t seed = 0;             // latency samples' random offsets
-  TestbedConfig testbed;  // node a, the host and NIC under test, on a loopback cable
+  TestbedConfig testbed;  // the subject node (roles.subject) alone, on a loopback cable
 };
 
 struct DmaSizeResult {

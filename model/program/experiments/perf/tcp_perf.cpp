@@ -36,7 +36,7 @@ std::vector<std::uint8_t> message_bytes(std::uint64_t bytes, std::uint64_t index
   return m;
 }
 
-// The client (node a) and server (node b) applications.
+// The client and server applications, on the nodes roles.client and roles.server name.
 class TcpPerfWorkload : public sc_core::sc_module {
  public:
   RNICSIM_PROCESS_MODULE(TcpPerfWorkload);

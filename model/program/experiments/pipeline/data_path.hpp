@@ -9,10 +9,11 @@
 //
 // Two compositions (PipelineConfig::testbed). "stages": the stages above
 // alone, each with its own timing, as the teaching view. "testbed": the same
-// CPU stages on host a of a two-node testbed, whose own blocks do the rest:
-// the DMA stage reads through NIC a's DMA engine, request splitter and PCIe
-// link (stage_view/dma_read_stage.hpp), the Data leave through NIC a's MAC channel
-// onto the testbed's wire a_to_b, and are taken from that wire at node b.
+// CPU stages on the host of the testbed's subject node (roles.subject), whose
+// own blocks do the rest: the DMA stage reads through that NIC's DMA engine,
+// request splitter and PCIe link (stage_view/dma_read_stage.hpp), the Data
+// leave through its MAC channel onto the wire towards its peer, and are taken
+// from that wire at the peer node.
 //
 // The Ethernet path has the kernel copy, the RDMA path does not. The source
 // keeps the application's backlog (data_source.hpp), so a slow stage shows up
@@ -74,7 +75,7 @@ class DataPath : public sc_core::sc_module {
            bool with_kernel_copy, const Encapsulation& encapsulation, RunProgress& progress);
 
   // The stages in path order, and their names as the results give them (the
-  // testbed's wire is "a_to_b" in the model, "wire" in the results).
+  // testbed's wire is "<subject>_to_<peer>" in the model, "wire" in the results).
   std::vector<const PipelineStage<Transfer>*> stages() const;
   std::vector<std::string> stage_names() const;
   void set_observer(Observer observer) { observer_ = std::move(observer); }

@@ -23,11 +23,11 @@ struct StageSummary {
 
 // The testbed composition's own blocks, counted: proof of the path the Data took.
 struct TestbedCounts {
-  std::uint64_t pcie_read_requests = 0;     // MRds on host a's PCIe link
+  std::uint64_t pcie_read_requests = 0;     // MRds on the subject host's PCIe link
   std::uint64_t pcie_completion_bytes = 0;  // downstream TLP bytes (the ideal link: payload alone)
   std::uint64_t pcie_dllps = 0;             // both directions
-  std::uint64_t dma_bytes_read = 0;         // by NIC a's DMA engine
-  std::uint64_t wire_frames = 0;            // Data the wire a_to_b carried
+  std::uint64_t dma_bytes_read = 0;         // by the subject NIC's DMA engine
+  std::uint64_t wire_frames = 0;            // Data the wire from the subject to its peer carried
 };
 
 struct PathResult {
