@@ -1,6 +1,6 @@
 # Generates both sides of a descriptor's bit layout from its one definition
 # (a .fields file: name, width, comment per line; see
-# rtl/roce_parser/descriptor.fields):
+# rtl/packet_parser/descriptor.fields):
 # - a SystemVerilog package with the packed struct `descriptor_t` (the first
 #   field most significant) and `DescriptorBits`, its width;
 # - a C++ header with `kBits` and one `Field{lsb, bits, name}` per field, in

@@ -64,8 +64,8 @@ def keys_read(rnicsim, preset, work):
 
     An experiment refuses a key that none of its blocks reads (exit 2), so each
     maximum goes only to the experiments that read its key; effective_config.json
-    lists exactly what the run read. A node's own key (nodes.a.mtt.hit_cycles)
-    counts as the shared key it stands for (mtt.hit_cycles).
+    lists exactly what the run read. A node's own key (nodes.a.translation.hit_cycles)
+    counts as the shared key it stands for (translation.hit_cycles).
     """
     out = Path(work) / "keys_read"
     subprocess.run([rnicsim, "run", str(ROOT / preset), "--out", str(out), "--set",

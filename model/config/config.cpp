@@ -288,6 +288,18 @@ std::string with_prefix(const std::string& prefix, const std::string& suggestion
   return opening + prefix + suggestion_text.substr(opening.size());
 }
 
+// Why `path` is unknown, with a suggestion: the new name when it was renamed
+// (" (did you mean 'translation.hit_cycles'? renamed from 'mtt.hit_cycles')"),
+// else the nearest of `candidates`.
+std::string unknown_key(std::string_view path, const Schema& schema,
+                        const std::vector<std::string>& candidates, const std::string& prefix) {
+  if (const std::optional<std::string> now = schema.renamed(path)) {
+    return "unknown key (did you mean '" + prefix + *now + "'? renamed from '" + prefix +
+           std::string(path) + "'; configs/README.md lists the renames)";
+  }
+  return "unknown key" + with_prefix(prefix, suggestion(path, candidates));
+}
+
 std::vector<std::string> key_paths(const Schema& schema) {
   std::vector<std::string> paths;
   for (const auto& spec : schema.keys()) {
@@ -357,6 +369,12 @@ void require_node_name(const std::string& node, const std::string& shown,
 
 void require_node_section(const std::string& section, const std::string& shown,
                           const Schema& schema, const std::string& source) {
+  if (schema.renamed(section)) {
+    // shown is "nodes.<node>.<section>[.<key>]"; node names hold no dot.
+    const std::string node_prefix = shown.substr(0, shown.find('.', kNodesSection.size() + 1) + 1);
+    throw ConfigError(source, shown,
+                      unknown_key(shown.substr(node_prefix.size()), schema, {}, node_prefix));
+  }
   if (!schema.is_node_section(section)) {
     throw ConfigError(source, shown,
                       "only node sections can be given per node (" + node_section_list(schema) +
@@ -429,7 +447,7 @@ void check_members(const Json& object, const std::string& prefix, const Schema& 
       check_members(member.value(), path, schema, source, display);
     } else {
       throw ConfigError(source, shown,
-                        "unknown key" + with_prefix(display, suggestion(path, key_and_section_paths(schema))));
+                        unknown_key(path, schema, key_and_section_paths(schema), display));
     }
   }
 }
@@ -579,6 +597,24 @@ void Schema::add_node_section(std::string section) {
   node_sections_.push_back(std::move(section));
 }
 
+void Schema::add_rename(std::string old_path, std::string new_path) {
+  if (find(old_path) || renamed(old_path)) {
+    throw std::logic_error("config: rename of '" + old_path + "': the name is in use");
+  }
+  renames_.emplace_back(std::move(old_path), std::move(new_path));
+}
+
+std::optional<std::string> Schema::renamed(std::string_view path) const {
+  for (const auto& [old_path, new_path] : renames_) {
+    if (path == old_path) return new_path;
+    if (path.size() > old_path.size() && path.compare(0, old_path.size(), old_path) == 0 &&
+        path[old_path.size()] == '.') {
+      return new_path + std::string(path.substr(old_path.size()));
+    }
+  }
+  return std::nullopt;
+}
+
 bool Schema::is_node_section(std::string_view section) const {
   return std::find(node_sections_.begin(), node_sections_.end(), section) !=
          node_sections_.end();
@@ -635,8 +671,7 @@ const KeySpec& find_key(const std::string& path, const Schema& schema, const std
                           example.path + "=" + compact(example.default_value));
   }
   if (!spec) {
-    throw ConfigError(source, path,
-                      "unknown key" + with_prefix(node_prefix, suggestion(key, key_paths(schema))));
+    throw ConfigError(source, path, unknown_key(key, schema, key_paths(schema), node_prefix));
   }
   return *spec;
 }

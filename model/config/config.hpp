@@ -141,6 +141,13 @@ class Schema {
   void add_node_section(std::string section);
   bool is_node_section(std::string_view section) const;
   const std::vector<std::string>& node_sections() const { return node_sections_; }
+  // Records that key or section `old_path` is now `new_path` (a block took
+  // one name): a config giving the old name is refused as an unknown key that
+  // names the new one, whatever the edit distance. Old names hold no value.
+  void add_rename(std::string old_path, std::string new_path);
+  // The new name of `path` when it, or a section holding it, was renamed.
+  std::optional<std::string> renamed(std::string_view path) const;
+  const std::vector<std::pair<std::string, std::string>>& renames() const { return renames_; }
   const std::vector<KeySpec>& keys() const { return keys_; }
   const std::vector<KeyCheck>& checks() const { return checks_; }
   // The document holding every key at its default.
@@ -150,6 +157,7 @@ class Schema {
   std::vector<KeySpec> keys_;
   std::vector<KeyCheck> checks_;
   std::vector<std::string> node_sections_;
+  std::vector<std::pair<std::string, std::string>> renames_;  // old, new
 };
 
 // The top-level section that holds per-node overrides.

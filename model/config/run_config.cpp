@@ -65,6 +65,13 @@ std::uint64_t Section::stream_seed(std::string_view stream) const {
   return config::stream_seed(run_->at("seed").get<std::uint64_t>(), name);
 }
 
+std::uint64_t Section::stream_seed_named(std::string_view first_name) const {
+  const std::string name =
+      node_.empty() ? std::string(first_name)
+                    : std::string(kNodesSection) + "." + node_ + "." + std::string(first_name);
+  return config::stream_seed(run_->at("seed").get<std::uint64_t>(), name);
+}
+
 RunConfig::RunConfig(LoadedConfig loaded) : loaded_(std::move(loaded)) {}
 
 Section RunConfig::node_section(std::string_view node, std::string_view name) {

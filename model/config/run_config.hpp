@@ -39,6 +39,10 @@ class Section {
   // Seed of this instance's random stream: a hash of (the run's seed, its
   // instance path), so two NICs draw different streams from one seed.
   std::uint64_t stream_seed(std::string_view stream = "") const;
+  // The seed of the stream this section drew when it had another name: a
+  // renamed section keeps its stream's first name ("mtt" for "translation"),
+  // so a config and seed draw the numbers they drew before the rename.
+  std::uint64_t stream_seed_named(std::string_view first_name) const;
 
  private:
   friend class RunConfig;

@@ -2,11 +2,11 @@
 
 #include "common/clock_domain.hpp"
 #include "nic/dma/dma_config.hpp"
-#include "nic/translation/mtt_config.hpp"
-#include "nic/dma/dma_splitter_rtl.hpp"
+#include "nic/dma/request_splitter_rtl.hpp"
 #include "nic/packet/icrc_rtl.hpp"
-#include "nic/translation/mtt_cache_rtl.hpp"
-#include "nic/packet/roce_parser_rtl.hpp"
+#include "nic/packet/packet_parser_rtl.hpp"
+#include "nic/translation/translation_cache_rtl.hpp"
+#include "nic/translation/translation_config.hpp"
 
 namespace rnicsim {
 
@@ -29,11 +29,11 @@ NicConfig nic_config(config::RunConfig& run, const std::string& node, const pcie
                      std::uint64_t icm_base, std::optional<std::uint32_t> mtt_cache_entries) {
   NicConfig c;
   c.dma = dma_engine_config(run.node_section(node, "dma"));
-  c.request_split = request_splitter_config(run.node_section(node, "request_split"), pcie);
+  c.request_splitter = request_splitter_config(run.node_section(node, "request_splitter"), pcie);
   c.translation =
-      memory_translation_config(run.node_section(node, "mtt"), icm_base, mtt_cache_entries);
-  c.mpt_cache_impl = parse_block_impl(run.node_section(node, "mtt").text("mpt_cache_impl"));
-  c.mtt_cache_impl = parse_block_impl(run.node_section(node, "mtt").text("mtt_cache_impl"));
+      memory_translation_config(run.node_section(node, "translation"), icm_base, mtt_cache_entries);
+  c.mpt_cache_impl = parse_block_impl(run.node_section(node, "translation").text("mpt_cache_impl"));
+  c.mtt_cache_impl = parse_block_impl(run.node_section(node, "translation").text("mtt_cache_impl"));
   c.packet = packet::packet_block_config(run.node_section(node, "packet"));
   c.icrc = packet::icrc_block_config(run.node_section(node, "icrc"));
   c.transport = transport_config(run.node_section(node, "transport"));
@@ -56,12 +56,12 @@ Nic::Nic(const sc_core::sc_module_name& name, const NicConfig& config)
     : sc_core::sc_module(name),
       registers("registers"),
       dma_engine("dma_engine", config.dma),
-      request_split("request_split", config.request_split,
-                    rtl_bridge::make_split_engine(config.request_split.impl,
-                                                  config.request_split.sizes())),
-      translation("translation", config.translation,
-                  rtl_bridge::make_entry_cache_makers(config.mpt_cache_impl,
-                                                      config.mtt_cache_impl)),
+      request_splitter("request_splitter", config.request_splitter,
+                       rtl_bridge::make_split_engine(config.request_splitter.impl,
+                                                     config.request_splitter.sizes())),
+      translation(
+          "translation", config.translation,
+          rtl_bridge::make_entry_cache_makers(config.mpt_cache_impl, config.mtt_cache_impl)),
       transmit("transmit", config.queue_items),
       builder("builder", config.packet.builder),
       builder2icrc("builder2icrc", config.queue_items),
@@ -88,7 +88,7 @@ Nic::Nic(const sc_core::sc_module_name& name, const NicConfig& config)
       completer("completer", transport,
                 dma_engine.attach("completer", config.transport.completer_dma)) {
   registers.to_commands.bind(commands.pcie2nic);
-  dma_engine.dma2split.bind(request_split.dma2split);
+  dma_engine.dma2split.bind(request_splitter.dma2split);
   translation.walker2dma.socket.bind(dma_engine.nic2dma);
   builder.in(transmit);
   builder.out(builder2icrc);

@@ -2,8 +2,8 @@
 // Nic: the NIC's blocks and their wiring, nothing else.
 //
 //   translation.walker2dma   --> dma_engine.nic2dma        (table walks are DMA reads)
-//   dma_engine.dma2split     --> request_split.dma2split   (requests cut into TLPs)
-//   request_split.split2pcie --> the host's PCIe link      (bound by Node)
+//   dma_engine.dma2split     --> request_splitter.dma2split   (requests cut into TLPs)
+//   request_splitter.split2pcie --> the host's PCIe link      (bound by Node)
 //
 //   transmit --> builder --> icrc_tx --> mac_tx ......... the wire (bound by Testbed)
 //   the wire's receive buffer ..> icrc_rx --> parser --> received
@@ -54,10 +54,10 @@ namespace rnicsim {
 
 struct NicConfig {
   DmaEngineConfig dma;
-  RequestSplitterConfig request_split;
+  RequestSplitterConfig request_splitter;
   MemoryTranslationConfig translation;
-  // Which implementation each translation cache runs (mtt.mpt_cache_impl,
-  // mtt.mtt_cache_impl); the NIC hands the unit the makers for them.
+  // Which implementation each translation cache runs (translation.mpt_cache_impl,
+  // translation.mtt_cache_impl); the NIC hands the unit the makers for them.
   BlockImpl mpt_cache_impl = BlockImpl::kModel;
   BlockImpl mtt_cache_impl = BlockImpl::kModel;
   packet::PacketBlockConfig packet;
@@ -74,9 +74,9 @@ struct NicConfig {
 
 void declare_nic_keys(config::Schema& schema);
 
-// Node `node`'s NIC: its "nic", "dma", "request_split", "mtt", "packet" and "icrc" sections;
-// `pcie` gives the request sizes, `icm_base` where the host keeps its tables.
-// An experiment that sets the MTT cache size itself passes it as `mtt_cache_entries`.
+// Node `node`'s NIC: its "nic", "dma", "request_splitter", "translation", "packet" and "icrc"
+// sections; `pcie` gives the request sizes, `icm_base` where the host keeps its tables. An
+// experiment that sets the MTT cache size itself passes it as `mtt_cache_entries`.
 NicConfig nic_config(config::RunConfig& run, const std::string& node,
                      const pcie::PcieConfig& pcie, std::uint64_t icm_base,
                      std::optional<std::uint32_t> mtt_cache_entries = std::nullopt);
@@ -99,7 +99,7 @@ class Nic : public sc_core::sc_module {
   BarDecoder registers;  // host MMIO in: to `commands`, or to the Ethernet port
 
   DmaEngine dma_engine;
-  RequestSplitter request_split;
+  RequestSplitter request_splitter;
   MemoryTranslation translation;
 
   Channel<packet::TransmitRequest> transmit;

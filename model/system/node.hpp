@@ -1,7 +1,7 @@
 #pragma once
 // Node: a host and its NIC, joined by the host's PCIe link (structure only).
 //
-//   nic.request_split.split2pcie --> host.pcie.nic2pcie
+//   nic.request_splitter.split2pcie --> host.pcie.nic2pcie
 //   host.pcie.pcie2nic --> nic.registers.pcie2nic (MMIO: doorbells, driver commands, Ethernet port)
 //
 // The driver reaches the NIC over PCIe only: a deregistration is a command

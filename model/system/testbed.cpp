@@ -116,7 +116,7 @@ nlohmann::json Testbed::node_statistics(std::size_t index) const {
   out["pcie_downstream"] =
       pcie::link_direction_statistics().values(node.host.pcie.downstream_stats());
   add(dma_engine_statistics(), node.nic.dma_engine.stats());
-  add(request_splitter_statistics(), node.nic.request_split.stats());
+  add(request_splitter_statistics(), node.nic.request_splitter.stats());
   add(translation_statistics(), node.nic.translation.stats());
   add(packet::icrc_check_statistics(), node.nic.icrc_rx.check_stats());
   add(transport_statistics(), node.nic.transport.stats());

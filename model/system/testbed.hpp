@@ -50,7 +50,7 @@ struct TestbedRequest {
   // not read, so a fault key is refused as read by no block (the cable
   // faults act on RoCE frames that RC recovers; bare Data have no transport).
   bool faults = true;
-  // The translation sweep's MTT cache size (translation.cache_entries).
+  // The translation sweep's MTT cache size (translation_test.cache_entries).
   std::optional<std::uint32_t> mtt_cache_entries;
 };
 

@@ -7,7 +7,7 @@
 #include "nic/ethernet/ethernet_config.hpp"
 #include "nic/nic.hpp"
 #include "nic/packet/packet_blocks.hpp"
-#include "nic/translation/mtt_config.hpp"
+#include "nic/translation/translation_config.hpp"
 #include "nic/transport/transport_config.hpp"
 #include "pcie/pcie_config.hpp"
 #include "stage_view/stage_view_config.hpp"
@@ -20,8 +20,9 @@ namespace rnicsim {
 void declare_testbed_keys(config::Schema& schema) {
   // The blocks inside a node (a host and its NIC) read these sections, each
   // node its own copy: nodes.<node>.<section>.<key> overrides one node's.
-  for (const char* section : {"host", "pcie", "dma", "request_split", "mtt", "packet", "icrc",
-                              "nic", "transport", "verbs", "faults", "ethernet", "kernel"}) {
+  for (const char* section :
+       {"host", "pcie", "dma", "request_splitter", "translation", "packet", "icrc", "nic",
+        "transport", "verbs", "faults", "ethernet", "kernel"}) {
     schema.add_node_section(section);
   }
   declare_nic_keys(schema);
@@ -33,7 +34,7 @@ void declare_testbed_keys(config::Schema& schema) {
   declare_link_keys(schema);
   declare_fault_keys(schema);
   pcie::declare_pcie_keys(schema);
-  declare_mtt_keys(schema);
+  declare_translation_keys(schema);
   packet::declare_packet_keys(schema);
   declare_transport_keys(schema);
   declare_verbs_keys(schema);

@@ -5,21 +5,21 @@
 //   verilated rtl/icrc (model/nic/rtl_bridge); reports frames and, for the RTL,
 //   clock cycles per wall second.
 // - BM_ParserEngine/<impl>/<bytes per cycle>: the same through the parser
-//   engine the packet parser uses, the model's or rtl/roce_parser.
+//   engine the packet parser uses, the model's or rtl/packet_parser.
 // - BM_WriteBwSwap/<icrc rtl>/<parser rtl>: 4 KB write_bw as write_bw_bench
 //   runs it, with the ICRC blocks' and the parser's timing set to the RTL's
 //   (latency 0) in every run, so all runs simulate exactly the same thing;
 //   a swap's slowdown is its time over the all-model run's.
 // - BM_WriteBwSplit/<impl>: the same run with the model's or the verilated
-//   rtl/dma_splitter in the request splitter (which takes no simulated time
+//   rtl/request_splitter in the request splitter (which takes no simulated time
 //   with either, so no timing key changes).
 // - BM_SplitEngine/<impl>: random DMA requests through the request
-//   splitter's engine, the model's or rtl/dma_splitter; reports requests and,
+//   splitter's engine, the model's or rtl/request_splitter; reports requests and,
 //   for the RTL, clock cycles per wall second.
 // - BM_PageCache/<impl>/<entries>: random lookups (a fill after each miss,
 //   a peek before each lookup, now and then an invalidate) through the MTT
 //   cache the translation unit uses, the model's or the verilated
-//   rtl/mtt_cache, at 64 x 4 and the NIC's 4096 x 8; reports operations and,
+//   rtl/translation_cache, at 64 x 4 and the NIC's 4096 x 8; reports operations and,
 //   for the RTL, clock cycles per wall second.
 // - BM_WriteBwCaches/<impl>: the 4 KB write_bw run with the model's or the
 //   verilated translation caches (MPT and MTT).
@@ -35,17 +35,17 @@
 #include "common/time_units.hpp"
 #include "config/config.hpp"
 #include "config/run_config.hpp"
+#include "formats/frame.hpp"
+#include "nic/dma/request_splitter_rtl.hpp"
 #include "nic/dma/split_engine.hpp"
+#include "nic/packet/icrc_engine.hpp"
+#include "nic/packet/icrc_rtl.hpp"
+#include "nic/packet/packet_parser_rtl.hpp"
+#include "nic/packet/parser_engine.hpp"
+#include "nic/translation/translation_cache_rtl.hpp"
 #include "program/experiments/experiments.hpp"
 #include "program/experiments/perf/perf_experiment.hpp"
 #include "program/experiments/perf/perf_options.hpp"
-#include "formats/frame.hpp"
-#include "nic/packet/icrc_engine.hpp"
-#include "nic/packet/parser_engine.hpp"
-#include "nic/dma/dma_splitter_rtl.hpp"
-#include "nic/packet/icrc_rtl.hpp"
-#include "nic/translation/mtt_cache_rtl.hpp"
-#include "nic/packet/roce_parser_rtl.hpp"
 
 namespace rnicsim {
 namespace {
@@ -147,7 +147,7 @@ BENCHMARK(BM_PageCache)
 
 // Random DMA requests (reads and writes, 1 byte to 16 KiB at any address)
 // through the request splitter's engine, the model's or the verilated
-// rtl/dma_splitter, at the NIC's MPS 256 and MRRS 512; counts requests and,
+// rtl/request_splitter, at the NIC's MPS 256 and MRRS 512; counts requests and,
 // for the RTL, its clock cycles per wall second.
 void BM_SplitEngine(benchmark::State& state) {
   const std::unique_ptr<SplitEngine> engine =
@@ -202,12 +202,12 @@ void BM_WriteBwSwap(benchmark::State& state) {
 }
 
 void BM_WriteBwSplit(benchmark::State& state) {
-  run_write_bw(state, {"request_split.impl=" + impl_name(state.range(0))});
+  run_write_bw(state, {"request_splitter.impl=" + impl_name(state.range(0))});
 }
 
 void BM_WriteBwCaches(benchmark::State& state) {
-  run_write_bw(state, {"mtt.mpt_cache_impl=" + impl_name(state.range(0)),
-                       "mtt.mtt_cache_impl=" + impl_name(state.range(0))});
+  run_write_bw(state, {"translation.mpt_cache_impl=" + impl_name(state.range(0)),
+                       "translation.mtt_cache_impl=" + impl_name(state.range(0))});
 }
 
 // One whole run, timed by the run itself; one elaboration per process:

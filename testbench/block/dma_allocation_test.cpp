@@ -72,7 +72,7 @@ TEST(DmaAllocation, SteadyStateReadsAndWritesAllocateNothing) {
   c.iotlb_entries = 64;
   HostMemory memory("memory", HostMemoryConfig{16ULL << 30, sc_core::SC_ZERO_TIME});
   pcie::PcieLink link("pcie", c);
-  RequestSplitter splitter("request_split",
+  RequestSplitter splitter("request_splitter",
                            RequestSplitterConfig{BlockImpl::kModel, c.mrrs_bytes, c.mps_bytes});
   DmaEngine engine("dma_engine", DmaEngineConfig{64, 16, 8});
   link.pcie2mem.bind(memory.socket);

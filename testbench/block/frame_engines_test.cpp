@@ -12,12 +12,12 @@
 #include <stdexcept>
 #include <string>
 
-#include "own_frames.hpp"
 #include "nic/packet/icrc_engine.hpp"
-#include "nic/packet/parser_engine.hpp"
-#include "packet_difference.hpp"
 #include "nic/packet/icrc_rtl.hpp"
-#include "nic/packet/roce_parser_rtl.hpp"
+#include "nic/packet/packet_parser_rtl.hpp"
+#include "nic/packet/parser_engine.hpp"
+#include "own_frames.hpp"
+#include "packet_difference.hpp"
 
 namespace rnicsim {
 namespace {
@@ -44,7 +44,7 @@ TEST_P(FrameEngines, TheRtlIcrcEngineAnswersAsTheModelsFrameAfterFrame) {
 TEST_P(FrameEngines, TheRtlParserEngineAnswersAsTheModelsFrameAfterFrame) {
   const auto model = packet::make_model_parser_engine();
   const auto rtl = rtl_bridge::make_parser_engine(BlockImpl::kRtl, GetParam());
-  EXPECT_STREQ(rtl->name(), "rtl/roce_parser");
+  EXPECT_STREQ(rtl->name(), "rtl/packet_parser");
   std::size_t accepted = 0;
   for (const testbench::OwnFrame& frame : testbench::own_frames()) {
     const packet::ParseResult expected = model->parse(frame.bytes.data(), frame.bytes.size());
@@ -71,9 +71,9 @@ TEST_P(FrameEngines, AnEmptyFrameIsRefusedNamingTheBlock) {
   }
   try {
     parser->parse(&none, 0);
-    ADD_FAILURE() << "rtl/roce_parser took an empty frame";
+    ADD_FAILURE() << "rtl/packet_parser took an empty frame";
   } catch (const std::invalid_argument& e) {
-    EXPECT_STREQ(e.what(), "rtl/roce_parser: an empty frame has no beat to send");
+    EXPECT_STREQ(e.what(), "rtl/packet_parser: an empty frame has no beat to send");
   }
 }
 

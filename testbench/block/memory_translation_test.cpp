@@ -1,5 +1,7 @@
 // Memory registration and translation end to end on one host: the driver
 // writes the tables into host memory, the NIC's translation unit walks them.
+#include "nic/translation/memory_translation.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cerrno>
@@ -11,15 +13,14 @@
 
 #include "block/impl_param.hpp"
 #include "common/time_units.hpp"
-#include "nic/dma/dma_engine.hpp"
-#include "nic/dma/request_splitter.hpp"
 #include "host/driver/address_space.hpp"
 #include "host/driver/verbs.hpp"
 #include "host/memory/host_memory.hpp"
 #include "host/memory/page_allocator.hpp"
-#include "nic/translation/memory_translation.hpp"
+#include "nic/dma/dma_engine.hpp"
+#include "nic/dma/request_splitter.hpp"
+#include "nic/translation/translation_cache_rtl.hpp"
 #include "pcie/pcie_link.hpp"
-#include "nic/translation/mtt_cache_rtl.hpp"
 
 namespace rnicsim {
 namespace {
@@ -42,7 +43,7 @@ MemoryTranslationConfig translation_config(std::uint32_t mtt_entries, std::uint3
 
 // Host memory, a scattered page pool, one address space, the driver, and the
 // NIC's translation unit walking host memory directly (walks cost `walk_ns`),
-// its MPT and MTT caches the model's or the verilated rtl/mtt_cache.
+// its MPT and MTT caches the model's or the verilated rtl/translation_cache.
 struct Host {
   explicit Host(MemoryTranslationConfig config, BlockImpl caches = BlockImpl::kModel,
                 double walk_ns = 100)
@@ -64,7 +65,7 @@ struct Host {
 };
 
 // The tests of these two suites run with the model's caches and with the
-// verilated rtl/mtt_cache as both (MPT 16 x 4, MTT 64 x 4, geometries it is
+// verilated rtl/translation_cache as both (MPT 16 x 4, MTT 64 x 4, geometries it is
 // verilated at): the unit gives the same answers at the same times with
 // either.
 class TranslationUnit : public ::testing::TestWithParam<BlockImpl> {};
@@ -239,7 +240,7 @@ TEST_P(TranslationUnit, AMissCostsTheHitLatencyPlusTheWalkersDmaTime) {
   Host host(config, GetParam(), 0);
   // Rebind is not possible after construction, so use a second unit on the PCIe path.
   pcie::PcieLink link("pcie", link_config);
-  RequestSplitter splitter("request_split", RequestSplitterConfig{BlockImpl::kModel, 512, 256});
+  RequestSplitter splitter("request_splitter", RequestSplitterConfig{BlockImpl::kModel, 512, 256});
   DmaEngine engine("dma_engine", DmaEngineConfig{8, 16, 8});
   MemoryTranslation unit("translation_over_pcie", config,
                          rtl_bridge::make_entry_cache_makers(GetParam(), GetParam()));

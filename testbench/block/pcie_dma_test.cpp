@@ -80,7 +80,7 @@ struct Bench {
                  std::uint32_t write_window = 16, std::uint32_t read_window = 8)
       : memory("memory", HostMemoryConfig{16ULL << 30, sc_core::SC_ZERO_TIME}),
         link("pcie", config),
-        splitter("request_split",
+        splitter("request_splitter",
                  RequestSplitterConfig{BlockImpl::kModel, config.mrrs_bytes, config.mps_bytes}),
         engine("dma_engine", DmaEngineConfig{tags, write_window, read_window}),
         registers("registers"),

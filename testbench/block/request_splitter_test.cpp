@@ -2,7 +2,9 @@
 // it is given: the cuts at MRRS and MPS, the 4 KiB boundary, single bytes, a
 // window cut short by its TLP budget, and each TLP's earliest time. Every
 // test runs with the model's split engine and with the RTL's
-// (request_split.impl rtl), which must give the same TLPs.
+// (request_splitter.impl rtl), which must give the same TLPs.
+#include "nic/dma/request_splitter.hpp"
+
 #include <gtest/gtest.h>
 
 #include <random>
@@ -13,8 +15,7 @@
 
 #include "block/impl_param.hpp"
 #include "common/time_units.hpp"
-#include "nic/dma/request_splitter.hpp"
-#include "nic/dma/dma_splitter_rtl.hpp"
+#include "nic/dma/request_splitter_rtl.hpp"
 #include "pcie/tlp.hpp"
 #include "pcie/tlp_list.hpp"
 
@@ -39,7 +40,7 @@ struct Bench {
   explicit Bench(BlockImpl impl, std::uint32_t mrrs = 512, std::uint32_t mps = 256)
       : Bench(RequestSplitterConfig{impl, mrrs, mps}) {}
   explicit Bench(const RequestSplitterConfig& config)
-      : splitter("request_split", config,
+      : splitter("request_splitter", config,
                  rtl_bridge::make_split_engine(config.impl, config.sizes())),
         link("pcie") {
     splitter.split2pcie.bind(link.nic2pcie);

@@ -70,8 +70,9 @@ def main():
              ["--set", "dma_test.latency_samples=20", "--set", "dma_test.bandwidth_bytes=65536"],
              "pcie.lanes=1"),
             ("translation", "configs/translation_sweep.json",
-             ["--set", "translation.accesses=2000", "--set", "translation.warmup_accesses=0",
-              "--set", "translation.cache_entries=[256,1024]"], "mtt.hit_cycles=40"),
+             ["--set", "translation_test.accesses=2000",
+              "--set", "translation_test.warmup_accesses=0",
+              "--set", "translation_test.cache_entries=[256,1024]"], "translation.hit_cycles=40"),
             ("seed_nic", "configs/seed_nic.json", ["--set", "workload.count=200"],
              "pcie.ideal_gbps=50")]:
         source = Path(__file__).resolve().parents[2] / config

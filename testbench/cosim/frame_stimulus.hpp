@@ -1,6 +1,6 @@
 #pragma once
 // Frames for the co-simulation of the frame-stream RTL twins (rtl/icrc,
-// rtl/roce_parser): real captures, our own frames, seeded random RoCEv2
+// rtl/packet_parser): real captures, our own frames, seeded random RoCEv2
 // frames of every supported opcode, many damaged on purpose, and directed
 // header corners. Every generator is deterministic in its seed.
 #include <cstddef>

@@ -1,5 +1,5 @@
 #pragma once
-// Drives a verilated frame-stream block (rtl/icrc, rtl/roce_parser): frames
+// Drives a verilated frame-stream block (rtl/icrc, rtl/packet_parser): frames
 // in on its s_frame_* stream as beats of kDataBytes, one answer per frame out
 // on its answer port, one cycle per loop turn (inputs set, settle at clock
 // low, handshakes read, rising edge), with random stalls on both sides.

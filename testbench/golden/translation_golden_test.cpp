@@ -14,16 +14,16 @@ namespace {
 const std::string kSweep = std::string(RNICSIM_SOURCE_DIR) + "/configs/translation_sweep.json";
 
 TranslationTestResult run(std::vector<std::string> overrides) {
-  overrides.insert(overrides.end(), {"translation.mrs=4", "translation.pages_per_mr=64",
-                                     "translation.accesses=4000",
-                                     "translation.warmup_accesses=8000"});
+  overrides.insert(overrides.end(),
+                   {"translation_test.mrs=4", "translation_test.pages_per_mr=64",
+                    "translation_test.accesses=4000", "translation_test.warmup_accesses=8000"});
   config::RunConfig doc(config::load_config(kSweep, overrides, rnicsim_schema()));
   RunProgress quiet;
   return run_translation_test(translation_test_config(doc), quiet);
 }
 
 TEST(TranslationSweep, HitRateFallsAndLatencyRisesAsTheWorkingSetOutgrowsTheCache) {
-  const TranslationTestResult r = run({"translation.cache_entries=[32,64,128,256,512]"});
+  const TranslationTestResult r = run({"translation_test.cache_entries=[32,64,128,256,512]"});
   ASSERT_EQ(r.points.size(), 5u);
   for (std::size_t i = 1; i < r.points.size(); ++i) {
     EXPECT_GE(r.points[i].hit_rate, r.points[i - 1].hit_rate);
@@ -53,7 +53,7 @@ TEST(TranslationSweep, SequentialAccessesThrashAnLruCacheSmallerThanTheWorkingSe
   // cache sees 16 pages in turn, and LRU always evicts the one needed next,
   // so nothing hits; with room for all 256 everything hits.
   const TranslationTestResult r =
-      run({"translation.pattern=sequential", "translation.cache_entries=[128,256]"});
+      run({"translation_test.pattern=sequential", "translation_test.cache_entries=[128,256]"});
   EXPECT_DOUBLE_EQ(r.points[0].hit_rate, 0.0);
   EXPECT_DOUBLE_EQ(r.points[1].hit_rate, 1.0);
 }
@@ -61,7 +61,7 @@ TEST(TranslationSweep, SequentialAccessesThrashAnLruCacheSmallerThanTheWorkingSe
 TEST(TranslationSweep, OneTranslationInFlightTakesTheSumOfItsLatencies) {
   // Each request waits for the one before: the measured time is the sum of
   // the latencies, so the rate is their mean's inverse (to rounding).
-  const TranslationTestResult r = run({"translation.cache_entries=[64,512]"});
+  const TranslationTestResult r = run({"translation_test.cache_entries=[64,512]"});
   for (const TranslationPoint& p : r.points) {
     EXPECT_NEAR(p.translations_per_us * p.mean_translate_ns / 1000.0, 1.0, 1e-9);
     EXPECT_EQ(p.merges, 0u);
@@ -74,9 +74,9 @@ TEST(TranslationSweep, OneTranslationInFlightTakesTheSumOfItsLatencies) {
 // requests' worth of it. The 0.5 % covers the measured window's two edges
 // (the first lookups, the last walks draining), about 600 ns of 140 us or more.
 TranslationPoint all_miss_with_walk_slots(int slots) {
-  const TranslationTestResult r =
-      run({"translation.pattern=sequential", "translation.cache_entries=[128]",
-           "translation.in_flight=16", "mtt.walker_outstanding=" + std::to_string(slots)});
+  const TranslationTestResult r = run(
+      {"translation_test.pattern=sequential", "translation_test.cache_entries=[128]",
+       "translation_test.in_flight=16", "translation.walker_outstanding=" + std::to_string(slots)});
   return r.points.at(0);
 }
 

@@ -32,10 +32,10 @@ source "$cluster/env"
 cat > "$work/sweep.json" <<JSON
 {
   "base": "$source_dir/configs/sweeps/mtt_cache_base.json",
-  "set": {"translation.accesses": 20000, "translation.warmup_accesses": 20000},
+  "set": {"translation_test.accesses": 20000, "translation_test.warmup_accesses": 20000},
   "axes": [
-    {"key": "translation.cache_entries", "values": [1024, 4096]},
-    {"key": "translation.mr_bytes", "range": {"from": 1048576, "to": 4194304, "factor": 4}},
+    {"key": "translation_test.cache_entries", "values": [1024, 4096]},
+    {"key": "translation_test.mr_bytes", "range": {"from": 1048576, "to": 4194304, "factor": 4}},
     {"key": "host.page_bytes", "values": [4096, 2097152]}
   ],
   "collect": {"hit_rate": "/points/0/hit_rate", "mean_ns": "/points/0/mean_translate_ns"}

@@ -66,14 +66,14 @@ def translation_sweep(source, accesses):
     """8 translation points: two cache sizes by two working sets by two page sizes."""
     return {
         "base": str(source / "configs/sweeps/mtt_cache_base.json"),
-        "set": {"translation.accesses": accesses, "translation.warmup_accesses": accesses},
+        "set": {"translation_test.accesses": accesses, "translation_test.warmup_accesses": accesses},
         "axes": [
-            {"key": "translation.cache_entries", "values": [1024, 4096]},
-            {"key": "translation.mr_bytes", "range": {"from": 1048576, "to": 4194304, "factor": 4}},
+            {"key": "translation_test.cache_entries", "values": [1024, 4096]},
+            {"key": "translation_test.mr_bytes", "range": {"from": 1048576, "to": 4194304, "factor": 4}},
             {"key": "host.page_bytes", "values": [4096, 2097152]},
         ],
         "collect": {"hit_rate": "/points/0/hit_rate", "mean_ns": "/points/0/mean_translate_ns"},
-        "pareto": {"x": "translation.cache_entries", "y": "mean_ns"},
+        "pareto": {"x": "translation_test.cache_entries", "y": "mean_ns"},
     }
 
 

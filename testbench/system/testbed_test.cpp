@@ -141,19 +141,20 @@ TEST(Testbed, ImplRtlPutsEachRtlTwinIntoBothNics) {
   for (const bool rtl : {false, true}) {
     SCOPED_TRACE(rtl ? "impl rtl" : "impl model");
     const char* impl = rtl ? "rtl" : "model";
-    config::RunConfig run(loaded({{"icrc", {{"impl", impl}, {"latency_cycles", 0}}},
-                                  {"packet", {{"parser_impl", impl}, {"parser_latency_cycles", 0}}},
-                                  {"request_split", {{"impl", impl}}},
-                                  {"mtt", {{"mpt_cache_impl", impl}, {"mtt_cache_impl", impl}}}}));
+    config::RunConfig run(
+        loaded({{"icrc", {{"impl", impl}, {"latency_cycles", 0}}},
+                {"packet", {{"parser_impl", impl}, {"parser_latency_cycles", 0}}},
+                {"request_splitter", {{"impl", impl}}},
+                {"translation", {{"mpt_cache_impl", impl}, {"mtt_cache_impl", impl}}}}));
     Testbed testbed("testbed", testbed_config(run));
     for (std::size_t n = 0; n < testbed.node_count(); ++n) {
       const Nic& nic = testbed.node(n).nic;
       EXPECT_STREQ(nic.icrc_tx.engine_name(), rtl ? "rtl/icrc" : "model");
       EXPECT_STREQ(nic.icrc_rx.engine_name(), rtl ? "rtl/icrc" : "model");
-      EXPECT_STREQ(nic.parser.engine_name(), rtl ? "rtl/roce_parser" : "model");
-      EXPECT_STREQ(nic.request_split.engine_name(), rtl ? "rtl/dma_splitter" : "model");
-      EXPECT_STREQ(nic.translation.mpt_cache().name(), rtl ? "rtl/mtt_cache" : "model");
-      EXPECT_STREQ(nic.translation.mtt_cache().name(), rtl ? "rtl/mtt_cache" : "model");
+      EXPECT_STREQ(nic.parser.engine_name(), rtl ? "rtl/packet_parser" : "model");
+      EXPECT_STREQ(nic.request_splitter.engine_name(), rtl ? "rtl/request_splitter" : "model");
+      EXPECT_STREQ(nic.translation.mpt_cache().name(), rtl ? "rtl/translation_cache" : "model");
+      EXPECT_STREQ(nic.translation.mtt_cache().name(), rtl ? "rtl/translation_cache" : "model");
     }
   }
 }

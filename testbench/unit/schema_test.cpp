@@ -170,8 +170,9 @@ TEST(RnicsimSchema, EveryExperimentChecksEveryKey) {
       {{{"host", {{"page_bytes", 8192}}}}, "host.page_bytes"},
       {{{"pcie", {{"mps_bytes", 384}}}}, "pcie.mps_bytes"},
       {{{"pcie", {{"mps_bytes", 128}, {"completion_bytes", 256}}}}, "pcie.completion_bytes"},
-      {{{"mtt", {{"mtt_cache_entries", 4096}, {"mtt_cache_ways", 3}}}}, "mtt.mtt_cache_ways"},
-      {{{"translation", {{"access_bytes", 96}}}}, "translation.access_bytes"},
+      {{{"translation", {{"mtt_cache_entries", 4096}, {"mtt_cache_ways", 3}}}},
+       "translation.mtt_cache_ways"},
+      {{{"translation_test", {{"access_bytes", 96}}}}, "translation_test.access_bytes"},
       {{{"nodes", {{"b", {{"pcie", {{"lanes", 3}}}}}}}}, "nodes.b.pcie.lanes"},
       {{{"nodes", {{"b", {{"pcie", {{"rcb_bytes", 128}}}}}}}}, "nodes.b.pcie.completion_bytes"},
   };
@@ -184,13 +185,79 @@ TEST(RnicsimSchema, EveryExperimentChecksEveryKey) {
         ADD_FAILURE() << experiment << " accepts " << doc.dump();
       } catch (const config::ConfigError& error) {
         // The sweep sets the MTT cache size itself and checks its sizes against the ways.
-        const std::string expected = experiment == "translation" && key == "mtt.mtt_cache_ways"
-                                         ? "translation.cache_entries"
-                                         : key;
+        const std::string expected =
+            experiment == "translation" && key == "translation.mtt_cache_ways"
+                ? "translation_test.cache_entries"
+                : key;
         EXPECT_EQ(error.key(), expected) << experiment << ": " << error.what();
       }
     }
   }
+}
+
+// A key renamed when its block took one name is refused wherever it is given,
+// naming the new name: on the command line, per node, and in a config file.
+TEST(RnicsimSchema, ARenamedKeyIsRefusedNamingItsNewName) {
+  const config::Schema& schema = rnicsim_schema();
+  const auto set_error = [&](const std::string& assignment) {
+    config::Json doc = config::Json::object();
+    try {
+      config::apply_override(doc, assignment, schema);
+    } catch (const config::ConfigError& error) {
+      return std::string(error.what());
+    }
+    return std::string("accepted");
+  };
+  const std::string list = "; configs/README.md lists the renames)";
+  EXPECT_EQ(set_error("mtt.hit_cycles=5"),
+            "--set mtt.hit_cycles=5: mtt.hit_cycles: unknown key (did you mean "
+            "'translation.hit_cycles'? renamed from 'mtt.hit_cycles'" + list);
+  EXPECT_EQ(set_error("request_split.impl=rtl"),
+            "--set request_split.impl=rtl: request_split.impl: unknown key (did you mean "
+            "'request_splitter.impl'? renamed from 'request_split.impl'" + list);
+  EXPECT_EQ(set_error("translation.accesses=10"),
+            "--set translation.accesses=10: translation.accesses: unknown key (did you mean "
+            "'translation_test.accesses'? renamed from 'translation.accesses'" + list);
+  EXPECT_EQ(set_error("nodes.b.mtt.mtt_cache_impl=rtl"),
+            "--set nodes.b.mtt.mtt_cache_impl=rtl: nodes.b.mtt.mtt_cache_impl: unknown key (did "
+            "you mean 'nodes.b.translation.mtt_cache_impl'? renamed from "
+            "'nodes.b.mtt.mtt_cache_impl'" + list);
+  EXPECT_EQ(set_error("translation.hit_cycles=5"), "accepted");
+
+  const auto file_error = [&](const config::Json& doc) {
+    try {
+      config::validate(doc, schema, "f.json");
+    } catch (const config::ConfigError& error) {
+      return std::string(error.what());
+    }
+    return std::string("accepted");
+  };
+  EXPECT_EQ(file_error({{"mtt", {{"hit_cycles", 5}}}}),
+            "f.json: mtt: unknown key (did you mean 'translation'? renamed from 'mtt'" + list);
+  EXPECT_EQ(file_error({{"translation", {{"mrs", 4}}}}),
+            "f.json: translation.mrs: unknown key (did you mean 'translation_test.mrs'? renamed "
+            "from 'translation.mrs'" + list);
+  EXPECT_EQ(file_error({{"nodes", {{"b", {{"request_split", {{"impl", "rtl"}}}}}}}}),
+            "f.json: nodes.b.request_split: unknown key (did you mean "
+            "'nodes.b.request_splitter'? renamed from 'nodes.b.request_split'" + list);
+}
+
+// configs/README.md's table of renames lists each of the schema's, old and new.
+TEST(RnicsimSchema, ConfigsReadmeListsEveryRename) {
+  const std::string readme = read_text(kSourceDir + "/configs/README.md");
+  const std::size_t start = readme.find("## Renamed keys");
+  ASSERT_NE(start, std::string::npos);
+  const std::string section = readme.substr(start, readme.find("\n## ", start + 1) - start);
+  for (const auto& [old_path, new_path] : rnicsim_schema().renames()) {
+    // A section's rename is listed as `old.*`; the experiment's keys by their last part.
+    const std::string last = old_path.substr(old_path.rfind('.') + 1);
+    const bool is_section = old_path.find('.') == std::string::npos;
+    const std::string shown = is_section ? "`" + old_path + ".*`" : last;
+    EXPECT_NE(section.find(shown), std::string::npos) << old_path << " -> " << new_path;
+    const std::string new_section = new_path.substr(0, new_path.find('.'));
+    EXPECT_NE(section.find("`" + new_section + ".*`"), std::string::npos) << new_path;
+  }
+  EXPECT_FALSE(rnicsim_schema().renames().empty());
 }
 
 }  // namespace

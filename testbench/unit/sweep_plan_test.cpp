@@ -228,9 +228,10 @@ TEST_F(SweepFileTest, APointTheConfigurationRefusesIsInvalidAloneAndTheOthersRun
 }
 
 TEST_F(SweepFileTest, AScalarForAListKeyIsAOneElementList) {
-  const auto points = plan(R"("axes": [{"key": "translation.cache_entries", "values": [512, 2048]}])",
-                           "translation_sweep.json");
-  EXPECT_EQ(identity(1)["config"]["translation"]["cache_entries"], Json::array({2048}));
+  const auto points =
+      plan(R"("axes": [{"key": "translation_test.cache_entries", "values": [512, 2048]}])",
+           "translation_sweep.json");
+  EXPECT_EQ(identity(1)["config"]["translation_test"]["cache_entries"], Json::array({2048}));
   EXPECT_EQ(points[1].folder, "cache_entries=2048,seed=1");
 }
 

@@ -20,11 +20,12 @@ void declare_dma_keys(config::Schema& schema) {
                                  "ones are too few (0: a window takes ready tags only)")
                  .at_least(0)
                  .at_most(4096));
-  schema.add(config::string_key("request_split.impl", "model",
+  schema.add(config::string_key("request_splitter.impl", "model",
                                 "implementation of the request splitter between the DMA engine "
                                 "and the PCIe link: model (C++) or rtl (the verilated "
-                                "rtl/dma_splitter)")
+                                "rtl/request_splitter)")
                  .one_of({"model", "rtl"}));
+  schema.add_rename("request_split", "request_splitter");  // the block's one name
 }
 
 DmaEngineConfig dma_engine_config(const config::Section& dma) {
@@ -33,9 +34,9 @@ DmaEngineConfig dma_engine_config(const config::Section& dma) {
                          static_cast<std::uint32_t>(dma.integer("read_window_tlps"))};
 }
 
-RequestSplitterConfig request_splitter_config(const config::Section& request_split,
+RequestSplitterConfig request_splitter_config(const config::Section& request_splitter,
                                               const pcie::PcieConfig& pcie) {
-  return RequestSplitterConfig{parse_block_impl(request_split.text("impl")), pcie.mrrs_bytes,
+  return RequestSplitterConfig{parse_block_impl(request_splitter.text("impl")), pcie.mrrs_bytes,
                                pcie.mps_bytes};
 }
 

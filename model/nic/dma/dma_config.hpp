@@ -12,7 +12,7 @@ void declare_dma_keys(config::Schema& schema);
 // The PCIe requester: its tags and its write window.
 DmaEngineConfig dma_engine_config(const config::Section& dma);
 // The request splitter: its implementation, and the link's request sizes.
-RequestSplitterConfig request_splitter_config(const config::Section& request_split,
+RequestSplitterConfig request_splitter_config(const config::Section& request_splitter,
                                               const pcie::PcieConfig& pcie);
 
 }  // namespace rnicsim

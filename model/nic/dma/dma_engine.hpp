@@ -153,7 +153,7 @@ class DmaEngine : public sc_core::sc_module, private pcie::TlpWindowListener {
   tlm_utils::multi_passthrough_target_socket<DmaEngine, 32, tlm::tlm_base_protocol_types, 0,
                                              sc_core::SC_ZERO_OR_MORE_BOUND>
       nic2dma;
-  sc_core::sc_port<RequestSplitIf> dma2split;
+  sc_core::sc_port<RequestSplitterIf> dma2split;
 
   RNICSIM_PROCESS_MODULE(DmaEngine);
   DmaEngine(const sc_core::sc_module_name& name, const DmaEngineConfig& config);

@@ -108,7 +108,7 @@ std::uint32_t RequestSplitter::count_tlps(const pcie::TlpWindow& window) const {
 
 const StatisticsTable<RequestSplitterStats>& request_splitter_statistics() {
   static const StatisticsTable<RequestSplitterStats> table(
-      "request_split",
+      "request_splitter",
       {
        {"windows", "windows", &RequestSplitterStats::windows,
         "windows of requests cut into TLPs"},

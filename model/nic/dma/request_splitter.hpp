@@ -5,7 +5,7 @@
 // engine says how many TLPs the window may have (a read needs a tag each) and
 // when each may leave; the splitter trims the window to the bytes those TLPs
 // cover. What cuts each run is a SplitEngine (split_engine.hpp): the model's
-// cut_into_tlps or, with `request_split.impl` rtl, the verilated RTL twin
+// cut_into_tlps or, with `request_splitter.impl` rtl, the verilated RTL twin
 // (model/nic/rtl_bridge). Splitting takes no simulated time either way: the link
 // books the TLPs at the instant the DMA engine asks.
 #include <cstdint>
@@ -46,7 +46,7 @@ struct BookedTlps {
 };
 
 // The splitter's side facing the DMA engine.
-class RequestSplitIf : public virtual sc_core::sc_interface {
+class RequestSplitterIf : public virtual sc_core::sc_interface {
  public:
   // Cuts the start of window.runs into at most `max_tlps` TLPs, the i-th not
   // sent before earliest[i] (nullptr: all at once), trims window.runs to what
@@ -59,9 +59,9 @@ class RequestSplitIf : public virtual sc_core::sc_interface {
   virtual std::uint32_t count_tlps(const pcie::TlpWindow& window) const = 0;
 };
 
-class RequestSplitter : public sc_core::sc_module, public RequestSplitIf {
+class RequestSplitter : public sc_core::sc_module, public RequestSplitterIf {
  public:
-  sc_core::sc_export<RequestSplitIf> dma2split;
+  sc_core::sc_export<RequestSplitterIf> dma2split;
   sc_core::sc_port<pcie::TlpListIf> split2pcie;
 
   // With the model's engine.
@@ -74,7 +74,7 @@ class RequestSplitter : public sc_core::sc_module, public RequestSplitIf {
   std::uint32_t count_tlps(const pcie::TlpWindow& window) const override;
 
   const RequestSplitterStats& stats() const { return stats_; }
-  // Which engine cuts: "model" or "rtl/dma_splitter".
+  // Which engine cuts: "model" or "rtl/request_splitter".
   const char* engine_name() const { return engine_->name(); }
 
  private:

@@ -1,7 +1,7 @@
 #pragma once
 // What cuts each run of a DMA window into TLPs inside the RequestSplitter:
 // the model's rule (cut_into_tlps) or the verilated RTL twin
-// (rtl/dma_splitter, through model/nic/rtl_bridge). Both take one request at a
+// (rtl/request_splitter, through model/nic/rtl_bridge). Both take one request at a
 // time, in the shape of the RTL's request port, and give its TLPs in order.
 //
 // Free of SystemC on purpose, so that the RTL engine can include it
@@ -14,7 +14,7 @@
 namespace rnicsim {
 
 // The splitting rule on its own, the reference of its RTL twin
-// (rtl/dma_splitter): `length` bytes at `address` cut into TLPs of at most
+// (rtl/request_splitter): `length` bytes at `address` cut into TLPs of at most
 // `max_bytes` (a power of two, at most 4 KiB), each ending on a multiple of
 // it, so none crosses 4 KiB and after a short first one all are aligned (a
 // mask takes the place of a division); at most `max_tlps` of them. Calls
@@ -62,7 +62,7 @@ class SplitEngine {
   virtual ~SplitEngine() = default;
   // Appends the request's TLPs to `cuts`, in order (it does not clear it).
   virtual SplitResult cut(const SplitRequest& request, std::vector<TlpCut>& cuts) = 0;
-  // "model", or the RTL block's folder ("rtl/dma_splitter").
+  // "model", or the RTL block's folder ("rtl/request_splitter").
   virtual const char* name() const = 0;
 };
 

@@ -98,7 +98,7 @@ void declare_packet_keys(config::Schema& schema) {
                  .one_of({"model"}));
   schema.add(config::string_key("packet.parser_impl", "model",
                                 "implementation of the packet parser: model (C++) or rtl (the "
-                                "verilated rtl/roce_parser)")
+                                "verilated rtl/packet_parser)")
                  .one_of({"model", "rtl"}));
   schema.add(config::number_key("packet.clock_mhz", 250, "MHz",
                                 "clock of the packet builder and parser")
@@ -121,9 +121,8 @@ void declare_packet_keys(config::Schema& schema) {
                          "receive ICRC block's)")
                  .at_least(0)
                  .at_most(1000000));
-  add_rtl_stream_timing_check(schema,
-                              {"packet.parser_impl", "packet.parser_bytes_per_cycle",
-                               "packet.parser_latency_cycles", "rtl/roce_parser"});
+  add_rtl_stream_timing_check(schema, {"packet.parser_impl", "packet.parser_bytes_per_cycle",
+                                       "packet.parser_latency_cycles", "rtl/packet_parser"});
   declare_icrc_keys(schema);
 }
 

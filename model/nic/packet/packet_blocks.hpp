@@ -108,7 +108,7 @@ class PacketParser : public Stage<Transfer, ReceivedPacket> {
                std::unique_ptr<ParserEngine> engine = make_model_parser_engine());
 
   const RejectCounts& rejected() const { return rejected_; }
-  // Which engine parses: "model" or "rtl/roce_parser".
+  // Which engine parses: "model" or "rtl/packet_parser".
   const char* engine_name() const { return engine_->name(); }
   std::uint64_t rejected_total() const;
 

@@ -1,6 +1,6 @@
 #pragma once
 // What decides a received frame inside the packet parser: the model's
-// parse_frame or the verilated RTL twin (rtl/roce_parser, through
+// parse_frame or the verilated RTL twin (rtl/packet_parser, through
 // model/nic/rtl_bridge). Both answer every check but the ICRC, which the receive
 // ICRC block has made (IcrcHandling::kSkip).
 #include <cstddef>
@@ -18,7 +18,7 @@ class ParserEngine {
   // packet holds every header and where the payload lies; on failure, the
   // first check that failed.
   virtual ParseResult parse(const std::uint8_t* frame, std::size_t length) = 0;
-  // "model", or the RTL block's folder ("rtl/roce_parser").
+  // "model", or the RTL block's folder ("rtl/packet_parser").
   virtual const char* name() const = 0;
 };
 

@@ -1,6 +1,6 @@
 #pragma once
 // Clocking one frame through a verilated frame-stream block (rtl/icrc,
-// rtl/roce_parser): its s_frame_* stream takes the frame kDataBytes per
+// rtl/packet_parser): its s_frame_* stream takes the frame kDataBytes per
 // beat, and the block answers on an output port some cycles later.
 #include <algorithm>
 #include <cstddef>

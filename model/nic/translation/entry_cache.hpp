@@ -3,8 +3,8 @@
 // entry number to entry, set-associative: the MPT cache (MptCache, MPT
 // index to MPT entry) and the MTT cache (PageCache, MTT entry number to the
 // page address it holds). Either the model's TranslationCache or the
-// verilated rtl/mtt_cache (nic/translation/mtt_cache_rtl.hpp), chosen per cache by
-// `mtt.mpt_cache_impl` and `mtt.mtt_cache_impl`. Neither takes simulated
+// verilated rtl/translation_cache (nic/translation/translation_cache_rtl.hpp), chosen per cache by
+// `translation.mpt_cache_impl` and `translation.mtt_cache_impl`. Neither takes simulated
 // time: MemoryTranslation charges the hit latency and the walks.
 #include <cstdint>
 #include <functional>
@@ -75,10 +75,10 @@ struct EntryCacheMakers {
   EntryCacheMaker<std::uint64_t> mtt = make_model_entry_cache<std::uint64_t>;
 };
 
-// The geometries rtl/CMakeLists.txt verilates rtl/mtt_cache at for the NIC
+// The geometries rtl/CMakeLists.txt verilates rtl/translation_cache at for the NIC
 // (LRU only). MTT cache: the default, and a small one whose sets a test can
 // overflow. MPT cache: the default, and the block tests' small one.
-inline constexpr CacheGeometry kVerilatedMttCacheGeometries[] = {
+inline constexpr CacheGeometry kVerilatedTranslationCacheGeometries[] = {
     {4096, 8, Replacement::kLru},
     {64, 4, Replacement::kLru},
 };

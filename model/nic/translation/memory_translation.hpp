@@ -140,7 +140,7 @@ class MemoryTranslation : public sc_core::sc_module, public TranslationRequestIf
 
   RNICSIM_PROCESS_MODULE(MemoryTranslation);
   // The caches come from `makers` (the model's unless a caller passes the
-  // RTL's, nic/translation/mtt_cache_rtl.hpp), made again by restart().
+  // RTL's, nic/translation/translation_cache_rtl.hpp), made again by restart().
   MemoryTranslation(const sc_core::sc_module_name& name, const MemoryTranslationConfig& config,
                     EntryCacheMakers makers = {});
 

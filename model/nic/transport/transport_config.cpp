@@ -2,7 +2,7 @@
 
 #include <utility>
 
-#include "nic/translation/mtt_config.hpp"
+#include "nic/translation/translation_config.hpp"
 
 namespace rnicsim {
 

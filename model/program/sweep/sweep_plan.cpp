@@ -319,7 +319,7 @@ std::string folder_name(const SweepFile& sweep, const std::vector<Json>& values,
 }
 
 // The value as `--set` reads it back: JSON text, and a scalar given for a
-// list key (translation.cache_entries) as a one-element list.
+// list key (translation_test.cache_entries) as a one-element list.
 std::string set_text(const std::string& key, const Json& value) {
   const config::KeySpec& spec = config::find_key(key, rnicsim_schema(), key);
   const bool integer_key =

@@ -23,7 +23,7 @@ namespace rnicsim::sweep {
 
 using config::Json;
 
-// One varied key: a configuration key ("mtt.mtt_cache_entries",
+// One varied key: a configuration key ("translation.mtt_cache_entries",
 // "nodes.a.pcie.lanes") or, for a perf sweep, a perftest option ("--size").
 struct Axis {
   std::string key;

@@ -182,33 +182,34 @@ class TranslationLoad : public sc_core::sc_module, public TranslationRequester {
 };
 
 std::optional<config::Violation> access_violation(const config::Json& doc) {
-  const std::uint64_t access = config::integer_at(doc, "translation.access_bytes");
+  const std::uint64_t access = config::integer_at(doc, "translation_test.access_bytes");
   const std::uint64_t page = config::integer_at(doc, "host.page_bytes");
   if (page % access == 0) return std::nullopt;
-  return config::Violation{"translation.access_bytes",
+  return config::Violation{"translation_test.access_bytes",
                            "must divide host.page_bytes (got " + std::to_string(access) +
                                ", host.page_bytes is " + std::to_string(page) + ")"};
 }
 
 std::optional<config::Violation> cache_sizes_violation(const config::Json& doc) {
-  const std::uint64_t ways = config::integer_at(doc, "mtt.mtt_cache_ways");
-  const auto sizes = config::at_path(doc, "translation.cache_entries").get<std::vector<std::uint64_t>>();
+  const std::uint64_t ways = config::integer_at(doc, "translation.mtt_cache_ways");
+  const auto sizes =
+      config::at_path(doc, "translation_test.cache_entries").get<std::vector<std::uint64_t>>();
   for (std::size_t i = 0; i < sizes.size(); ++i) {
     if (sizes[i] % ways != 0) {
-      return config::Violation{"translation.cache_entries",
-                               "every size must be a multiple of mtt.mtt_cache_ways (got " +
+      return config::Violation{"translation_test.cache_entries",
+                               "every size must be a multiple of translation.mtt_cache_ways (got " +
                                    std::to_string(sizes[i]) + " at index " + std::to_string(i) +
-                                   ", mtt.mtt_cache_ways is " + std::to_string(ways) + ")"};
+                                   ", translation.mtt_cache_ways is " + std::to_string(ways) + ")"};
     }
   }
   return std::nullopt;
 }
 
-// Pages per buffer: translation.mr_bytes over the page size (rounded up) when
-// the working set is given in bytes, else translation.pages_per_mr.
+// Pages per buffer: translation_test.mr_bytes over the page size (rounded up) when
+// the working set is given in bytes, else translation_test.pages_per_mr.
 std::uint64_t pages_per_mr_of(const config::Json& doc) {
-  const std::uint64_t bytes = config::integer_at(doc, "translation.mr_bytes");
-  if (bytes == 0) return config::integer_at(doc, "translation.pages_per_mr");
+  const std::uint64_t bytes = config::integer_at(doc, "translation_test.mr_bytes");
+  if (bytes == 0) return config::integer_at(doc, "translation_test.pages_per_mr");
   const std::uint64_t page = config::integer_at(doc, "host.page_bytes");
   return (bytes + page - 1) / page;
 }
@@ -216,35 +217,37 @@ std::uint64_t pages_per_mr_of(const config::Json& doc) {
 std::optional<config::Violation> mr_pages_violation(const config::Json& doc) {
   const std::uint64_t pages = pages_per_mr_of(doc);
   if (pages <= kMaxPagesPerMr) return std::nullopt;
-  return config::Violation{"translation.mr_bytes",
-                           "gives " + std::to_string(pages) + " pages per buffer of host.page_bytes; at most " +
+  return config::Violation{"translation_test.mr_bytes",
+                           "gives " + std::to_string(pages) +
+                               " pages per buffer of host.page_bytes; at most " +
                                std::to_string(kMaxPagesPerMr)};
 }
 
 std::optional<config::Violation> mrs_violation(const config::Json& doc) {
-  const std::uint64_t mrs = config::integer_at(doc, "translation.mrs");
-  const std::uint64_t mpt_entries = config::integer_at(doc, "mtt.mpt_entries");
+  const std::uint64_t mrs = config::integer_at(doc, "translation_test.mrs");
+  const std::uint64_t mpt_entries = config::integer_at(doc, "translation.mpt_entries");
   if (mrs <= mpt_entries) return std::nullopt;
-  return config::Violation{"translation.mrs", "exceeds mtt.mpt_entries (got " +
-                                                  std::to_string(mrs) + ", mtt.mpt_entries is " +
-                                                  std::to_string(mpt_entries) + ")"};
+  return config::Violation{"translation_test.mrs",
+                           "exceeds translation.mpt_entries (got " + std::to_string(mrs) +
+                               ", translation.mpt_entries is " + std::to_string(mpt_entries) + ")"};
 }
 
 std::optional<config::Violation> pages_violation(const config::Json& doc) {
-  const std::uint64_t pages = config::integer_at(doc, "translation.mrs") * pages_per_mr_of(doc);
-  const std::uint64_t mtt_entries = config::integer_at(doc, "mtt.mtt_entries");
+  const std::uint64_t pages =
+      config::integer_at(doc, "translation_test.mrs") * pages_per_mr_of(doc);
+  const std::uint64_t mtt_entries = config::integer_at(doc, "translation.mtt_entries");
   if (pages <= mtt_entries) return std::nullopt;
-  const bool in_bytes = config::integer_at(doc, "translation.mr_bytes") != 0;
-  return config::Violation{in_bytes ? "translation.mr_bytes" : "translation.pages_per_mr",
-                           "translation.mrs x the pages per buffer (" +
-                               std::to_string(pages) + ") exceeds mtt.mtt_entries (" +
-                               std::to_string(mtt_entries) + ")"};
+  const bool in_bytes = config::integer_at(doc, "translation_test.mr_bytes") != 0;
+  return config::Violation{in_bytes ? "translation_test.mr_bytes" : "translation_test.pages_per_mr",
+                           "translation_test.mrs x the pages per buffer (" + std::to_string(pages) +
+                               ") exceeds translation.mtt_entries (" + std::to_string(mtt_entries) +
+                               ")"};
 }
 
 // Where the host places the application's pages (Host does the same).
 std::uint64_t pool_base(const config::Json& doc) {
-  return node_page_pool_base(config::integer_at(doc, "mtt.mpt_entries"),
-                             config::integer_at(doc, "mtt.mtt_entries"),
+  return node_page_pool_base(config::integer_at(doc, "translation.mpt_entries"),
+                             config::integer_at(doc, "translation.mtt_entries"),
                              config::integer_at(doc, "host.page_bytes"));
 }
 
@@ -253,7 +256,7 @@ std::optional<config::Violation> memory_violation(const config::Json& doc) {
   if (config::at_path(doc, "experiment") != "translation") return std::nullopt;
   const std::uint64_t memory = config::integer_at(doc, "host.memory_bytes");
   const std::uint64_t page = config::integer_at(doc, "host.page_bytes");
-  const std::uint64_t mrs = config::integer_at(doc, "translation.mrs");
+  const std::uint64_t mrs = config::integer_at(doc, "translation_test.mrs");
   const std::uint64_t pages = mrs * pages_per_mr_of(doc);
   const std::uint64_t base = pool_base(doc);
   // One spare page per MR: a buffer need not start on a page boundary.
@@ -273,25 +276,29 @@ std::optional<config::Violation> memory_violation(const config::Json& doc) {
 // holds the caches of one point at a time.
 std::optional<config::Violation> memory_budget_violation(const config::Json& doc) {
   if (config::at_path(doc, "experiment") != "translation") return std::nullopt;
-  const std::uint64_t pages = config::integer_at(doc, "translation.mrs") * pages_per_mr_of(doc);
-  const std::uint64_t mpt_entries = config::integer_at(doc, "mtt.mpt_cache_entries");
-  const auto sizes = config::at_path(doc, "translation.cache_entries").get<std::vector<std::uint64_t>>();
+  const std::uint64_t pages =
+      config::integer_at(doc, "translation_test.mrs") * pages_per_mr_of(doc);
+  const std::uint64_t mpt_entries = config::integer_at(doc, "translation.mpt_cache_entries");
+  const auto sizes =
+      config::at_path(doc, "translation_test.cache_entries").get<std::vector<std::uint64_t>>();
   const std::uint64_t largest = *std::max_element(sizes.begin(), sizes.end());
   const std::uint64_t walk_bytes = std::max<std::uint64_t>(
-      kMptEntryBytes, (1 + config::integer_at(doc, "mtt.prefetch_entries")) * kMttEntryBytes);
+      kMptEntryBytes,
+      (1 + config::integer_at(doc, "translation.prefetch_entries")) * kMttEntryBytes);
   const long double bytes =
       static_cast<long double>(pages) * kBytesPerRegisteredPage + kSimulatorBaselineBytes +
       static_cast<long double>(largest) * TranslationCache<std::uint64_t>::kLineBytes +
       static_cast<long double>(mpt_entries) * TranslationCache<MptEntry>::kLineBytes +
-      static_cast<long double>(config::integer_at(doc, "mtt.walker_outstanding")) *
+      static_cast<long double>(config::integer_at(doc, "translation.walker_outstanding")) *
           static_cast<long double>(walk_bytes + kBytesPerWalkerThread);
   if (bytes <= kRunMemoryBudgetBytes) return std::nullopt;
   return config::Violation{
-      "translation.cache_entries",
+      "translation_test.cache_entries",
       "the translation unit's caches and walker (the largest MTT cache of the points, an MPT "
-      "cache of mtt.mpt_cache_entries and mtt.walker_outstanding walk slots) and the " +
-          std::to_string(pages) +
-          " registered pages need about " + std::to_string(static_cast<std::uint64_t>(bytes / kMiB)) +
+      "cache of translation.mpt_cache_entries and translation.walker_outstanding walk slots) and "
+      "the " +
+          std::to_string(pages) + " registered pages need about " +
+          std::to_string(static_cast<std::uint64_t>(bytes / kMiB)) +
           " MiB with the simulator's own; a run holds at most " +
           std::to_string(kRunMemoryBudgetBytes / kMiB) +
           " MiB: smaller points, a smaller MPT cache, fewer walk slots or fewer pages"};
@@ -300,63 +307,70 @@ std::optional<config::Violation> memory_budget_violation(const config::Json& doc
 }  // namespace
 
 void declare_translation_test_keys(config::Schema& schema) {
-  schema.add(config::integer_list_key("translation.cache_entries",
-                                      {64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384},
-                                      "entries", "MTT cache sizes to measure, one point each")
+  // The experiment's keys left "translation" to the translation unit.
+  for (const char* key : {"access_bytes", "accesses", "cache_entries", "in_flight", "mr_bytes",
+                          "mrs", "pages_per_mr", "pattern", "warmup_accesses"}) {
+    schema.add_rename(std::string("translation.") + key, std::string("translation_test.") + key);
+  }
+  schema.add(config::integer_list_key("translation_test.cache_entries",
+                                      {64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384}, "entries",
+                                      "MTT cache sizes to measure, one point each")
                  .at_least(1)
                  .at_most(1 << 24));
-  schema.add(config::integer_key("translation.mrs", 16, "MRs", "registered buffers")
+  schema.add(config::integer_key("translation_test.mrs", 16, "MRs", "registered buffers")
                  .at_least(1)
                  .at_most(1 << 20));
-  schema.add(config::integer_key("translation.pages_per_mr", 256, "pages", "pages per buffer")
+  schema.add(config::integer_key("translation_test.pages_per_mr", 256, "pages", "pages per buffer")
                  .at_least(1)
                  .at_most(kMaxPagesPerMr));
-  schema.add(config::integer_key("translation.mr_bytes", 0, "bytes",
+  schema.add(config::integer_key("translation_test.mr_bytes", 0, "bytes",
                                  "bytes per buffer, in pages of host.page_bytes (rounded up), "
                                  "so the page size changes the page count; 0: "
-                                 "translation.pages_per_mr pages (then not read)")
+                                 "translation_test.pages_per_mr pages (then not read)")
                  .at_least(0)
                  .at_most(static_cast<double>(std::uint64_t{1} << 50)));
-  schema.add(config::string_key("translation.pattern", "random",
+  schema.add(config::string_key("translation_test.pattern", "random",
                                 "random: any page of the working set; sequential: page after "
                                 "page, over and over")
                  .one_of({"random", "sequential"}));
-  schema.add(config::integer_key("translation.accesses", 20000, "accesses",
+  schema.add(config::integer_key("translation_test.accesses", 20000, "accesses",
                                  "translations measured per point")
                  .at_least(1)
                  .at_most(100000000));
-  schema.add(config::integer_key("translation.warmup_accesses", 20000, "accesses",
+  schema.add(config::integer_key("translation_test.warmup_accesses", 20000, "accesses",
                                  "translations before measuring, to fill the caches")
                  .at_least(0)
                  .at_most(100000000));
-  schema.add(config::integer_key("translation.access_bytes", 64, "bytes",
+  schema.add(config::integer_key("translation_test.access_bytes", 64, "bytes",
                                  "bytes of each access (inside one page)")
                  .at_least(1)
                  .at_most(1 << 30));
-  schema.add(config::integer_key("translation.in_flight", 1, "requests",
+  schema.add(config::integer_key("translation_test.in_flight", 1, "requests",
                                  "translations kept in flight through the unit's request port "
                                  "(1: each waits for the one before)")
                  .at_least(1)
                  .at_most(4096));
-  schema.add_check({"translation.access_bytes", "host.page_bytes"}, access_violation);
-  schema.add_check({"translation.cache_entries", "mtt.mtt_cache_ways"}, cache_sizes_violation);
-  schema.add_check({"translation.mrs", "mtt.mpt_entries"}, mrs_violation);
-  schema.add_check({"translation.mr_bytes", "host.page_bytes"}, mr_pages_violation);
-  schema.add_check({"translation.pages_per_mr", "translation.mr_bytes", "host.page_bytes",
-                    "translation.mrs", "mtt.mtt_entries"},
+  schema.add_check({"translation_test.access_bytes", "host.page_bytes"}, access_violation);
+  schema.add_check({"translation_test.cache_entries", "translation.mtt_cache_ways"},
+                   cache_sizes_violation);
+  schema.add_check({"translation_test.mrs", "translation.mpt_entries"}, mrs_violation);
+  schema.add_check({"translation_test.mr_bytes", "host.page_bytes"}, mr_pages_violation);
+  schema.add_check({"translation_test.pages_per_mr", "translation_test.mr_bytes", "host.page_bytes",
+                    "translation_test.mrs", "translation.mtt_entries"},
                    pages_violation);
-  schema.add_check({"host.memory_bytes", "host.page_bytes", "translation.mrs",
-                    "translation.pages_per_mr", "translation.mr_bytes", "mtt.mpt_entries",
-                    "mtt.mtt_entries"},
+  schema.add_check({"host.memory_bytes", "host.page_bytes", "translation_test.mrs",
+                    "translation_test.pages_per_mr", "translation_test.mr_bytes",
+                    "translation.mpt_entries", "translation.mtt_entries"},
                    memory_violation);
-  schema.add_check({"translation.cache_entries", "mtt.mpt_cache_entries", "translation.mrs",
-                    "translation.pages_per_mr", "translation.mr_bytes", "host.page_bytes",
-                    "mtt.walker_outstanding", "mtt.prefetch_entries"},
-                   memory_budget_violation);
+  schema.add_check(
+      {"translation_test.cache_entries", "translation.mpt_cache_entries", "translation_test.mrs",
+       "translation_test.pages_per_mr", "translation_test.mr_bytes", "host.page_bytes",
+       "translation.walker_outstanding", "translation.prefetch_entries"},
+      memory_budget_violation);
 }
 
 TranslationTestConfig translation_test_config(config::RunConfig& run) {
-  const config::Section test = run.section("translation");
+  const config::Section test = run.section("translation_test");
   const auto integer = [&test](const char* key) { return test.integer(key); };
   TranslationTestConfig c;
   c.cache_entries = test.integers("cache_entries");
@@ -367,8 +381,8 @@ TranslationTestConfig translation_test_config(config::RunConfig& run) {
   c.warmup_accesses = integer("warmup_accesses");
   c.access_bytes = static_cast<std::uint32_t>(integer("access_bytes"));
   c.in_flight = static_cast<std::uint32_t>(integer("in_flight"));
-  c.seed = test.stream_seed();
-  // The sweep sets the MTT cache size point by point (translation.cache_entries).
+  c.seed = test.stream_seed_named("translation");  // the section's name before the unit took it
+  // The sweep sets the MTT cache size point by point (translation_test.cache_entries).
   TestbedRequest request;
   request.alone_role = "subject";
   request.host_software = true;

@@ -6,7 +6,7 @@
 // after the other on the same DMA engine and PCIe link, so a miss costs a
 // real DMA read. The load
 // keeps `in_flight` translations outstanding through the unit's request
-// port: with more than one, misses overlap (up to mtt.walker_outstanding
+// port: with more than one, misses overlap (up to translation.walker_outstanding
 // walks) and hits pass them.
 #include <cstdint>
 #include <string>

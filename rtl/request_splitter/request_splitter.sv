@@ -13,7 +13,7 @@
 // Throughput: one TLP per cycle; a request is taken in the cycle after its
 // previous request's last TLP leaves, and its first TLP is offered in the
 // cycle after that.
-module dma_splitter #(
+module request_splitter #(
     // Test only: 1 ignores the size boundaries (cuts at the size alone), for
     // the scoreboard to catch.
     parameter int TEST_FAULT = 0
@@ -41,7 +41,7 @@ module dma_splitter #(
 );
 
   if (TEST_FAULT != 0 && TEST_FAULT != 1) begin : g_bad_test_fault
-    $error("dma_splitter: TEST_FAULT must be 0 or 1");
+    $error("request_splitter: TEST_FAULT must be 0 or 1");
   end
 
   logic active_q;  // a request is being cut

@@ -1,4 +1,4 @@
-#include "nic/translation/mtt_cache_rtl.hpp"
+#include "nic/translation/translation_cache_rtl.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -10,8 +10,8 @@
 
 #include "Vmpt_cache.h"
 #include "Vmpt_cache_16x4.h"
-#include "Vmtt_cache.h"
 #include "Vmtt_cache_nic.h"
+#include "Vtranslation_cache.h"
 #include "nic/rtl_bridge/clocking.hpp"
 #include "nic/rtl_bridge/verilated_ports.hpp"
 
@@ -20,7 +20,7 @@ namespace rnicsim::rtl_bridge {
 namespace {
 
 // The RTL's INDEX_BITS: both tables hold fewer than 2^32 entries
-// (mtt.mpt_entries, mtt.mtt_entries).
+// (translation.mpt_entries, translation.mtt_entries).
 constexpr std::uint64_t kLargestIndex = 0xFFFFFFFF;
 
 // The MPT entry's bytes the cache keeps: flags to page count (mpt_format.hpp).
@@ -60,7 +60,7 @@ class RtlEntryCache final : public EntryCache<Value> {
     reset(top_, 1);
   }
   ~RtlEntryCache() override { top_.final(); }
-  const char* name() const override { return "rtl/mtt_cache"; }
+  const char* name() const override { return "rtl/translation_cache"; }
 
   std::optional<Value> lookup(std::uint64_t index) override {
     top_.s_lookup_valid_i = 1;
@@ -109,7 +109,7 @@ class RtlEntryCache final : public EntryCache<Value> {
  private:
   static std::uint32_t checked(std::uint64_t index) {
     if (index > kLargestIndex) {
-      throw std::invalid_argument("rtl/mtt_cache takes entry numbers below 2^32, not " +
+      throw std::invalid_argument("rtl/translation_cache takes entry numbers below 2^32, not " +
                                   std::to_string(index));
     }
     return static_cast<std::uint32_t>(index);
@@ -128,9 +128,9 @@ class RtlEntryCache final : public EntryCache<Value> {
 
   static std::logic_error wrong_timing(const char* what, std::uint64_t index,
                                        const std::string& problem) {
-    return std::logic_error("rtl/mtt_cache " + problem + " (" + what + " of entry " +
+    return std::logic_error("rtl/translation_cache " + problem + " (" + what + " of entry " +
                             std::to_string(index) +
-                            "), not as rtl/mtt_cache/README.md times an operation alone");
+                            "), not as rtl/translation_cache/README.md times an operation alone");
   }
 
   mutable Top top_;  // a peek evaluates the probe port
@@ -147,7 +147,7 @@ template <class Geometries>
 std::invalid_argument not_verilated(const char* cache, const CacheGeometry& geometry,
                                     const Geometries& verilated) {
   return std::invalid_argument(
-      std::string("rtl/mtt_cache is not verilated as the ") + cache + " cache at " +
+      std::string("rtl/translation_cache is not verilated as the ") + cache + " cache at " +
       std::to_string(geometry.entries) + " entries x " + std::to_string(geometry.ways) + " ways" +
       (geometry.replacement == Replacement::kLru ? "" : " with random replacement") + " (only " +
       describe_geometries(verilated) + ", LRU: rtl/CMakeLists.txt)");
@@ -166,13 +166,13 @@ std::unique_ptr<MptCache> make_rtl_mpt_cache(const CacheGeometry& geometry) {
 }
 
 std::unique_ptr<PageCache> make_rtl_mtt_cache(const CacheGeometry& geometry) {
-  const auto& verilated = kVerilatedMttCacheGeometries;
-  static_assert(std::size(kVerilatedMttCacheGeometries) == 2, "each needs its model below");
+  const auto& verilated = kVerilatedTranslationCacheGeometries;
+  static_assert(std::size(kVerilatedTranslationCacheGeometries) == 2, "each needs its model below");
   if (same_geometry(geometry, verilated[0])) {
     return std::make_unique<RtlEntryCache<Vmtt_cache_nic, std::uint64_t>>();
   }
   if (same_geometry(geometry, verilated[1])) {
-    return std::make_unique<RtlEntryCache<Vmtt_cache, std::uint64_t>>();
+    return std::make_unique<RtlEntryCache<Vtranslation_cache, std::uint64_t>>();
   }
   throw not_verilated("MTT", geometry, verilated);
 }

@@ -1,4 +1,4 @@
-// The RTL RoCEv2 parser (rtl/roce_parser) against its model twin, the
+// The RTL RoCEv2 parser (rtl/packet_parser) against its model twin, the
 // packet parser's parse_frame without the ICRC: the same frames through both,
 // a scoreboard comparing each frame's verdict (the reason code of the first
 // failing check, or on success every header field and where the payload
@@ -6,7 +6,7 @@
 // datapath widths (8 and 64 bytes per cycle) run every test.
 // The RTL's descriptor is read through the bridge the NIC uses
 // (rtl_bridge::parse_result_from_descriptor), so the layout generated from
-// rtl/roce_parser/descriptor.fields is checked end to end.
+// rtl/packet_parser/descriptor.fields is checked end to end.
 //
 // On a failing frame only the reason is compared: the model keeps the
 // headers it decoded before the failing check, the RTL states none.
@@ -29,9 +29,9 @@
 #include <string>
 #include <vector>
 
-#include "Vroce_parser_w64.h"
-#include "Vroce_parser_w8.h"
-#include "Vroce_parser_w8_fault.h"
+#include "Vpacket_parser_w64.h"
+#include "Vpacket_parser_w8.h"
+#include "Vpacket_parser_w8_fault.h"
 #include "cosim/frame_stimulus.hpp"
 #include "cosim/frame_stream_driver.hpp"
 #include "cosim/mode.hpp"
@@ -39,9 +39,9 @@
 #include "formats/frame.hpp"
 #include "formats/headers.hpp"
 #include "formats/opcodes.hpp"
+#include "nic/packet/packet_parser_rtl.hpp"
 #include "packet_difference.hpp"
 #include "random_packets.hpp"
-#include "nic/packet/roce_parser_rtl.hpp"
 
 namespace rnicsim::cosim {
 namespace {
@@ -50,7 +50,7 @@ using packet::ParseError;
 using packet::ParseResult;
 using packet::RocePacket;
 
-// rtl/roce_parser's descriptor port, read as the NIC's bridge reads it.
+// rtl/packet_parser's descriptor port, read as the NIC's bridge reads it.
 struct DescriptorPort {
   using Answer = ParseResult;
   template <typename Top>
@@ -99,8 +99,7 @@ struct Scoreboard {
     for (std::size_t i = 0; i < frames.size(); ++i) {
       const bool have_rtl = i < rtl.size();
       if (runs_rtl(mode) && !have_rtl) break;
-      const ParseResult expected =
-          runs_model(mode) ? model_result(frames[i].bytes) : rtl[i].answer;
+      const ParseResult expected = runs_model(mode) ? model_result(frames[i].bytes) : rtl[i].answer;
       ++compared;
       if (expected.ok()) {
         ++accepted;
@@ -146,7 +145,7 @@ struct Scoreboard {
 std::vector<Frame> every_opcode_and_layout() {
   std::mt19937_64 rng(0x0C0DE);
   std::vector<Frame> frames;
-  static constexpr std::size_t kSizes[] = {0,   1,   3,    4,    255,  256,  257,  512,
+  static constexpr std::size_t kSizes[] = {0,   1,    3,    4,    255,  256,  257, 512,
                                            513, 1024, 1025, 2048, 2049, 4096, 4097};
   for (int opcode = 0; opcode < 256; ++opcode) {
     const packet::OpcodeInfo* info = packet::find_opcode(static_cast<std::uint8_t>(opcode));
@@ -168,10 +167,9 @@ std::vector<Frame> every_opcode_and_layout() {
           const std::string label = name + layout + " payload " + std::to_string(size);
           if (packet::payload_length_ok(info->payload, size, 0)) {
             frames.push_back(
-                {label, packet::build_frame(
-                            testbench::random_headers(static_cast<std::uint8_t>(opcode), ipv6,
-                                                      vlan, rng),
-                            payload.data(), payload.size())});
+                {label, packet::build_frame(testbench::random_headers(
+                                                static_cast<std::uint8_t>(opcode), ipv6, vlan, rng),
+                                            payload.data(), payload.size())});
           } else if (size <= packet::kMaxPmtu) {
             Bytes frame = packet::build_frame(testbench::random_headers(0x04, ipv6, vlan, rng),
                                               payload.data(), payload.size());
@@ -198,9 +196,9 @@ std::vector<Frame> beat_counts() {
                                       payload.data(), payload.size());
     const std::size_t padding = (size / 4) % 64;  // with the payload: every length mod 64
     frame.resize(frame.size() + padding, 0);
-    frames.push_back({"SEND ONLY payload " + std::to_string(size) + " padding " +
-                          std::to_string(padding),
-                      std::move(frame)});
+    frames.push_back(
+        {"SEND ONLY payload " + std::to_string(size) + " padding " + std::to_string(padding),
+         std::move(frame)});
   }
   return frames;
 }
@@ -270,9 +268,9 @@ Frame random_parser_frame(std::size_t index, std::mt19937_64& rng) {
       how = "UDP length";
       break;
     case 9:
-      packet::store_be16(static_cast<std::uint16_t>(rng() % 2 == 0 ? packet::kRoceV2UdpPort + 1
-                                                                   : random_byte()),
-                         frame.data() + udp + 2);
+      packet::store_be16(
+          static_cast<std::uint16_t>(rng() % 2 == 0 ? packet::kRoceV2UdpPort + 1 : random_byte()),
+          frame.data() + udp + 2);
       how = "UDP port";
       break;
     case 10: {  // the EtherType of the other IP version, or none
@@ -301,7 +299,8 @@ Frame random_parser_frame(std::size_t index, std::mt19937_64& rng) {
       how = "IPv4 options, maybe padding";
       break;
     default:  // the IPv4 checksum alone, or the IPv6 version nibble
-      frame[ip + (ipv6 ? 0 : 10)] ^= static_cast<std::uint8_t>(1u << ((ipv6 ? 4 : 0) + rng() % (ipv6 ? 4 : 8)));
+      frame[ip + (ipv6 ? 0 : 10)] ^=
+          static_cast<std::uint8_t>(1u << ((ipv6 ? 4 : 0) + rng() % (ipv6 ? 4 : 8)));
       how = ipv6 ? "IPv6 version" : "IPv4 checksum";
       break;
   }
@@ -320,8 +319,8 @@ std::vector<Frame> random_parser_frames(std::size_t count, std::uint64_t seed) {
 
 // --- the tests, at both widths ------------------------------------------------
 
-using Widths = testing::Types<StreamWidth<Vroce_parser_w8, 8, DescriptorPort>,
-                              StreamWidth<Vroce_parser_w64, 64, DescriptorPort>>;
+using Widths = testing::Types<StreamWidth<Vpacket_parser_w8, 8, DescriptorPort>,
+                              StreamWidth<Vpacket_parser_w64, 64, DescriptorPort>>;
 
 template <typename T>
 class ParserCosim : public testing::Test {};
@@ -406,7 +405,7 @@ TYPED_TEST(ParserCosim, AFrameLongerThanTheCounterStillGetsTheModelsVerdict) {
 TEST(ParserCosimFault, TheScoreboardCatchesAMissingChecksumCheck) {
   if (cosim_mode() != CosimMode::kCrossCheck) GTEST_SKIP() << "needs both sides";
   const std::vector<Frame> frames = random_parser_frames(2000, 0xFA17);
-  ParserRtlDriver<Vroce_parser_w8_fault, 8> rtl(7, kBusy);
+  ParserRtlDriver<Vpacket_parser_w8_fault, 8> rtl(7, kBusy);
   Scoreboard board;
   board.compare(frames, rtl.run(frames));
   // Each frame the model rejects for its checksum is a mismatch.

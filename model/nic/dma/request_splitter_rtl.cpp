@@ -1,11 +1,11 @@
-#include "nic/dma/dma_splitter_rtl.hpp"
+#include "nic/dma/request_splitter_rtl.hpp"
 
 #include <cstdint>
 #include <sstream>
 #include <stdexcept>
 #include <string>
 
-#include "Vdma_splitter.h"
+#include "Vrequest_splitter.h"
 #include "nic/rtl_bridge/clocking.hpp"
 
 namespace rnicsim::rtl_bridge {
@@ -26,12 +26,13 @@ class RtlSplitEngine final : public SplitEngine {
     top_.m_tlp_ready_i = 1;  // the link never stalls the splitter
   }
   ~RtlSplitEngine() override { top_.final(); }
-  const char* name() const override { return "rtl/dma_splitter"; }
+  const char* name() const override { return "rtl/request_splitter"; }
 
   SplitResult cut(const SplitRequest& request, std::vector<TlpCut>& cuts) override {
     if (request.length == 0 || request.max_tlps == 0 || request.max_tlps > kMaxBudget) {
-      throw std::invalid_argument("rtl/dma_splitter takes 1 byte or more and a budget of 1 to " +
-                                  std::to_string(kMaxBudget) + " TLPs: " + describe(request));
+      throw std::invalid_argument(
+          "rtl/request_splitter takes 1 byte or more and a budget of 1 to " +
+          std::to_string(kMaxBudget) + " TLPs: " + describe(request));
     }
     // The cycle that takes the request: the RTL is idle after the last one.
     top_.s_req_valid_i = 1;
@@ -60,8 +61,8 @@ class RtlSplitEngine final : public SplitEngine {
       ++result.cycles;
       if (last) return result;
     }
-    throw wrong_timing(request, "marked none of its " + std::to_string(request.max_tlps) +
-                                    " TLPs last");
+    throw wrong_timing(request,
+                       "marked none of its " + std::to_string(request.max_tlps) + " TLPs last");
   }
 
  private:
@@ -72,11 +73,11 @@ class RtlSplitEngine final : public SplitEngine {
     return out.str();
   }
   static std::logic_error wrong_timing(const SplitRequest& request, const std::string& what) {
-    return std::logic_error("rtl/dma_splitter " + what + " (" + describe(request) +
+    return std::logic_error("rtl/request_splitter " + what + " (" + describe(request) +
                             "), not one TLP per cycle after the cycle that takes a request");
   }
 
-  Vdma_splitter top_;
+  Vrequest_splitter top_;
 };
 
 }  // namespace

@@ -1,15 +1,15 @@
-#include "nic/packet/roce_parser_rtl.hpp"
+#include "nic/packet/packet_parser_rtl.hpp"
 
 #include <cstddef>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
 
-#include "Vroce_parser_w64.h"
-#include "Vroce_parser_w8.h"
-#include "roce_descriptor.hpp"
+#include "Vpacket_parser_w64.h"
+#include "Vpacket_parser_w8.h"
 #include "nic/rtl_bridge/clocking.hpp"
 #include "nic/rtl_bridge/frame_stream.hpp"
+#include "roce_descriptor.hpp"
 
 namespace rnicsim::rtl_bridge {
 
@@ -48,12 +48,12 @@ class RtlParserEngine final : public packet::ParserEngine {
     top_.m_desc_ready_i = 1;
   }
   ~RtlParserEngine() override { top_.final(); }
-  const char* name() const override { return "rtl/roce_parser"; }
+  const char* name() const override { return "rtl/packet_parser"; }
 
   packet::ParseResult parse(const std::uint8_t* frame, std::size_t length) override {
     packet::ParseResult result;
     answer_the_cycle_after_the_last_beat<kDataBytes>(
-        top_, "rtl/roce_parser", "parser stage", frame, length, [&result](Top& top) {
+        top_, "rtl/packet_parser", "parser stage", frame, length, [&result](Top& top) {
           if (!top.m_desc_valid_o) return false;
           result = parse_result_from_descriptor(top.m_desc_o.data());
           return true;
@@ -74,7 +74,7 @@ packet::ParseResult parse_result_from_descriptor(const std::uint32_t* words) {
   if (get(field::kOk) == 0) {
     const std::uint64_t error = get(field::kError);
     if (error >= kParseErrorCount) {
-      throw std::logic_error("rtl/roce_parser: error code " + std::to_string(error) +
+      throw std::logic_error("rtl/packet_parser: error code " + std::to_string(error) +
                              " is no ParseError");
     }
     result.error = static_cast<ParseError>(error);
@@ -133,9 +133,9 @@ packet::ParseResult parse_result_from_descriptor(const std::uint32_t* words) {
   bth.psn = static_cast<std::uint32_t>(get(field::kBthPsn));
 
   if (get(field::kHasReth) != 0) {
-    packet.reth = Reth{get(field::kRethVirtualAddress),
-                       static_cast<std::uint32_t>(get(field::kRethRkey)),
-                       static_cast<std::uint32_t>(get(field::kRethDmaLength))};
+    packet.reth =
+        Reth{get(field::kRethVirtualAddress), static_cast<std::uint32_t>(get(field::kRethRkey)),
+             static_cast<std::uint32_t>(get(field::kRethDmaLength))};
   }
   if (get(field::kHasAeth) != 0) {
     packet.aeth = Aeth{static_cast<std::uint8_t>(get(field::kAethSyndrome)),
@@ -169,11 +169,11 @@ std::unique_ptr<packet::ParserEngine> make_parser_engine(BlockImpl impl,
   if (impl == BlockImpl::kModel) return packet::make_model_parser_engine();
   switch (bytes_per_cycle) {
     case 8:
-      return std::make_unique<RtlParserEngine<Vroce_parser_w8, 8>>();
+      return std::make_unique<RtlParserEngine<Vpacket_parser_w8, 8>>();
     case 64:
-      return std::make_unique<RtlParserEngine<Vroce_parser_w64, 64>>();
+      return std::make_unique<RtlParserEngine<Vpacket_parser_w64, 64>>();
     default:
-      throw std::invalid_argument("rtl/roce_parser is not verilated at " +
+      throw std::invalid_argument("rtl/packet_parser is not verilated at " +
                                   std::to_string(bytes_per_cycle) + " bytes per cycle");
   }
 }

@@ -1,4 +1,4 @@
-#include "nic/translation/mtt_config.hpp"
+#include "nic/translation/translation_config.hpp"
 
 #include <iterator>
 #include <optional>
@@ -20,7 +20,7 @@ std::optional<config::Violation> ways_violation(const config::Json& doc, const c
 
 namespace {
 
-// One of the unit's caches: its keys, and the geometries rtl/mtt_cache is
+// One of the unit's caches: its keys, and the geometries rtl/translation_cache is
 // verilated at for it.
 struct CacheKeys {
   const char* impl;
@@ -31,93 +31,99 @@ struct CacheKeys {
 };
 
 // A cache's impl rtl needs a fixed size (the translation sweep resizes the MTT
-// cache point by point), LRU and a geometry rtl/mtt_cache is verilated at.
+// cache point by point), LRU and a geometry rtl/translation_cache is verilated at.
 std::optional<config::Violation> rtl_cache_violation(const config::Json& doc,
                                                      const CacheKeys& keys) {
   if (config::at_path(doc, keys.impl).get<std::string>() != "rtl") return std::nullopt;
   const std::string with_rtl = std::string(" with ") + keys.impl + " rtl";
   if (keys.resized_by_translation_sweep && config::at_path(doc, "experiment") == "translation") {
-    return config::Violation{keys.impl,
-                             "must be model in the translation sweep, which resizes the MTT "
-                             "cache point by point; rtl/mtt_cache is verilated at fixed sizes"};
+    return config::Violation{
+        keys.impl,
+        "must be model in the translation sweep, which resizes the MTT "
+        "cache point by point; rtl/translation_cache is verilated at fixed sizes"};
   }
-  if (config::at_path(doc, "mtt.replacement").get<std::string>() != "lru") {
-    return config::Violation{"mtt.replacement",
-                             "must be lru" + with_rtl + ": rtl/mtt_cache has no random replacement"};
+  if (config::at_path(doc, "translation.replacement").get<std::string>() != "lru") {
+    return config::Violation{
+        "translation.replacement",
+        "must be lru" + with_rtl + ": rtl/translation_cache has no random replacement"};
   }
   const std::uint64_t entries = config::integer_at(doc, keys.entries);
   const std::uint64_t ways = config::integer_at(doc, keys.ways);
   for (const CacheGeometry& g : keys.verilated) {
     if (g.entries == entries && g.ways == ways) return std::nullopt;
   }
-  return config::Violation{keys.entries, std::to_string(entries) + " entries x " +
-                                             std::to_string(ways) + " ways (" + keys.ways +
-                                             ") is not a geometry rtl/mtt_cache is verilated "
-                                             "at for " +
-                                             keys.impl + " rtl: only " +
-                                             describe_geometries(keys.verilated)};
+  return config::Violation{
+      keys.entries, std::to_string(entries) + " entries x " + std::to_string(ways) + " ways (" +
+                        keys.ways +
+                        ") is not a geometry rtl/translation_cache is verilated "
+                        "at for " +
+                        keys.impl + " rtl: only " + describe_geometries(keys.verilated)};
 }
 
 }  // namespace
 
-void declare_mtt_keys(config::Schema& schema) {
+void declare_translation_keys(config::Schema& schema) {
+  schema.add_rename("mtt", "translation");  // the block's one name: the translation unit
   using config::integer_key;
-  schema.add(config::number_key("mtt.clock_mhz", 250, "MHz", "clock of the translation unit")
-                 .at_least(1)
-                 .at_most(100000));  // 1 MHz .. 100 GHz: a cycle count stays a sane time
-  schema.add(integer_key("mtt.hit_cycles", 4, "cycles",
+  schema.add(
+      config::number_key("translation.clock_mhz", 250, "MHz", "clock of the translation unit")
+          .at_least(1)
+          .at_most(100000));  // 1 MHz .. 100 GHz: a cycle count stays a sane time
+  schema.add(integer_key("translation.hit_cycles", 4, "cycles",
                          "latency of a translation whose entries are all cached")
                  .at_least(0)
                  .at_most(1000000));
-  schema.add(integer_key("mtt.initiation_interval_cycles", 1, "cycles",
+  schema.add(integer_key("translation.initiation_interval_cycles", 1, "cycles",
                          "cycles between two requests the unit accepts")
                  .at_least(1)
                  .at_most(1000000));
-  schema.add(integer_key("mtt.walker_outstanding", 4, "walks",
+  schema.add(integer_key("translation.walker_outstanding", 4, "walks",
                          "table walks (DMA reads) the walker keeps in flight at once")
                  .at_least(1)
                  .at_most(256));  // one thread and one read buffer each
-  schema.add(integer_key("mtt.mpt_cache_entries", 1024, "entries", "MPT cache size")
+  schema.add(integer_key("translation.mpt_cache_entries", 1024, "entries", "MPT cache size")
                  .at_least(1)
                  .at_most(1 << 24));
-  schema.add(integer_key("mtt.mpt_cache_ways", 4, "ways", "MPT cache associativity")
+  schema.add(integer_key("translation.mpt_cache_ways", 4, "ways", "MPT cache associativity")
                  .at_least(1)
                  .at_most(1024));
-  schema.add(integer_key("mtt.mtt_cache_entries", 4096, "entries",
+  schema.add(integer_key("translation.mtt_cache_entries", 4096, "entries",
                          "MTT cache size (page translations)")
                  .at_least(1)
                  .at_most(1 << 24));
-  schema.add(integer_key("mtt.mtt_cache_ways", 8, "ways", "MTT cache associativity")
+  schema.add(integer_key("translation.mtt_cache_ways", 8, "ways", "MTT cache associativity")
                  .at_least(1)
                  .at_most(1024));
-  schema.add(config::string_key("mtt.replacement", "lru", "cache replacement: lru or random")
-                 .one_of({"lru", "random"}));
-  schema.add(config::string_key("mtt.mpt_cache_impl", "model",
+  schema.add(
+      config::string_key("translation.replacement", "lru", "cache replacement: lru or random")
+          .one_of({"lru", "random"}));
+  schema.add(config::string_key("translation.mpt_cache_impl", "model",
                                 "the MPT cache's implementation: model, or rtl (the verilated "
-                                "rtl/mtt_cache; LRU at a verilated geometry)")
+                                "rtl/translation_cache; LRU at a verilated geometry)")
                  .one_of({"model", "rtl"}));
-  schema.add(config::string_key("mtt.mtt_cache_impl", "model",
+  schema.add(config::string_key("translation.mtt_cache_impl", "model",
                                 "the MTT cache's implementation: model, or rtl (the verilated "
-                                "rtl/mtt_cache; LRU at a verilated geometry)")
+                                "rtl/translation_cache; LRU at a verilated geometry)")
                  .one_of({"model", "rtl"}));
-  schema.add(integer_key("mtt.prefetch_entries", 0, "entries",
+  schema.add(integer_key("translation.prefetch_entries", 0, "entries",
                          "MTT entries fetched after a missing one, same MR, in the same read")
                  .at_least(0)
                  .at_most(4096));
-  schema.add(integer_key("mtt.mpt_entries", 65536, "entries",
+  schema.add(integer_key("translation.mpt_entries", 65536, "entries",
                          "MPT size in host memory: the most MRs at once")
                  .at_least(1)
                  .at_most(1 << 24));
-  schema.add(integer_key("mtt.mtt_entries", 1 << 22, "entries",
+  schema.add(integer_key("translation.mtt_entries", 1 << 22, "entries",
                          "MTT size in host memory: the most registered pages at once")
                  .at_least(1)
                  .at_most(1ULL << 32));
-  for (const auto& [ways, entries] : {std::pair{"mtt.mpt_cache_ways", "mtt.mpt_cache_entries"},
-                                      std::pair{"mtt.mtt_cache_ways", "mtt.mtt_cache_entries"}}) {
+  for (const auto& [ways, entries] :
+       {std::pair{"translation.mpt_cache_ways", "translation.mpt_cache_entries"},
+        std::pair{"translation.mtt_cache_ways", "translation.mtt_cache_entries"}}) {
     schema.add_check({ways, entries}, [ways = ways, entries = entries](const config::Json& doc) {
       // The translation sweep sets the MTT cache size per point and checks
-      // its sizes against the ways itself; it never reads mtt.mtt_cache_entries.
-      if (std::string(entries) == "mtt.mtt_cache_entries" &&
+      // its sizes against the ways itself; it never reads translation.mtt_cache_entries.
+      if (std::string(entries) == "translation.mtt_cache_entries" &&
           config::at_path(doc, "experiment") == "translation") {
         return std::optional<config::Violation>();
       }
@@ -128,11 +134,12 @@ void declare_mtt_keys(config::Schema& schema) {
     return std::vector<CacheGeometry>(std::begin(geometries), std::end(geometries));
   };
   for (const CacheKeys& keys :
-       {CacheKeys{"mtt.mpt_cache_impl", "mtt.mpt_cache_entries", "mtt.mpt_cache_ways", false,
-                  verilated(kVerilatedMptCacheGeometries)},
-        CacheKeys{"mtt.mtt_cache_impl", "mtt.mtt_cache_entries", "mtt.mtt_cache_ways", true,
-                  verilated(kVerilatedMttCacheGeometries)}}) {
-    schema.add_check({keys.impl, "mtt.replacement", keys.entries, keys.ways},
+       {CacheKeys{"translation.mpt_cache_impl", "translation.mpt_cache_entries",
+                  "translation.mpt_cache_ways", false, verilated(kVerilatedMptCacheGeometries)},
+        CacheKeys{"translation.mtt_cache_impl", "translation.mtt_cache_entries",
+                  "translation.mtt_cache_ways", true,
+                  verilated(kVerilatedTranslationCacheGeometries)}}) {
+    schema.add_check({keys.impl, "translation.replacement", keys.entries, keys.ways},
                      [keys](const config::Json& doc) { return rtl_cache_violation(doc, keys); });
   }
 }
@@ -146,29 +153,30 @@ IcmLayout icm_layout(std::uint64_t mpt_entries, std::uint64_t mtt_entries, std::
   return icm;
 }
 
-IcmLayout icm_layout(const config::Section& mtt, std::uint64_t icm_base) {
-  return icm_layout(mtt.integer("mpt_entries"), mtt.integer("mtt_entries"), icm_base);
+IcmLayout icm_layout(const config::Section& translation, std::uint64_t icm_base) {
+  return icm_layout(translation.integer("mpt_entries"), translation.integer("mtt_entries"),
+                    icm_base);
 }
 
-MemoryTranslationConfig memory_translation_config(const config::Section& mtt,
+MemoryTranslationConfig memory_translation_config(const config::Section& translation,
                                                   std::uint64_t icm_base,
                                                   std::optional<std::uint32_t> mtt_cache_entries) {
-  const auto integer = [&mtt](const char* key) {
-    return static_cast<std::uint32_t>(mtt.integer(key));
+  const auto integer = [&translation](const char* key) {
+    return static_cast<std::uint32_t>(translation.integer(key));
   };
   const Replacement replacement =
-      mtt.text("replacement") == "lru" ? Replacement::kLru : Replacement::kRandom;
+      translation.text("replacement") == "lru" ? Replacement::kLru : Replacement::kRandom;
   MemoryTranslationConfig c;
-  c.icm = icm_layout(mtt, icm_base);
+  c.icm = icm_layout(translation, icm_base);
   c.mpt_cache = {integer("mpt_cache_entries"), integer("mpt_cache_ways"), replacement};
   c.mtt_cache = {mtt_cache_entries ? *mtt_cache_entries : integer("mtt_cache_entries"),
                  integer("mtt_cache_ways"), replacement};
-  c.clock_mhz = mtt.number("clock_mhz");
+  c.clock_mhz = translation.number("clock_mhz");
   c.hit_cycles = integer("hit_cycles");
   c.initiation_interval_cycles = integer("initiation_interval_cycles");
   c.walker_outstanding = integer("walker_outstanding");
   c.prefetch_entries = integer("prefetch_entries");
-  c.seed = mtt.stream_seed();
+  c.seed = translation.stream_seed_named("mtt");  // the section's name until it took the unit's
   return c;
 }
 

@@ -1,6 +1,6 @@
 #pragma once
 // The split engine the RequestSplitter uses (nic/dma/split_engine.hpp), by its
-// `request_split.impl`: the model's, or the verilated rtl/dma_splitter
+// `request_splitter.impl`: the model's, or the verilated rtl/request_splitter
 // clocked request by request.
 //
 // The RTL engine runs the verilated model only while it has a request, with

@@ -1,4 +1,4 @@
-// The RTL DMA request splitter (rtl/dma_splitter) against its model twin, the
+// The RTL DMA request splitter (rtl/request_splitter) against its model twin, the
 // splitting rule the model's RequestSplitter applies (cut_into_tlps): the
 // same requests through both, a scoreboard comparing every request's TLPs
 // (address, length, which is last), random stalls on both sides, the cycle
@@ -18,8 +18,8 @@
 #include <string>
 #include <vector>
 
-#include "Vdma_splitter.h"
-#include "Vdma_splitter_fault.h"
+#include "Vrequest_splitter.h"
+#include "Vrequest_splitter_fault.h"
 #include "cosim/mode.hpp"
 #include "cosim/stalls.hpp"
 #include "cosim/test_vcd.hpp"
@@ -244,7 +244,7 @@ std::size_t total_tlps(const std::vector<Request>& requests, const Sizes& sizes)
 }
 
 // Every MPS with every MRRS, 300 random requests each: 10,800 requests.
-TEST(DmaSplitterCosim, RandomRequestsUnderRandomStallsAgreeWithTheModel) {
+TEST(RequestSplitterCosim, RandomRequestsUnderRandomStallsAgreeWithTheModel) {
   std::mt19937_64 rng(0x5B11);
   Scoreboard board;
   for (const std::uint32_t mps : kSizes) {
@@ -252,7 +252,7 @@ TEST(DmaSplitterCosim, RandomRequestsUnderRandomStallsAgreeWithTheModel) {
       const Sizes sizes{mps, mrrs};
       const std::vector<Request> requests = random_requests(300, rng);
       board.compare(requests, sizes,
-                    run_rtl_unless_model_only<Vdma_splitter>(
+                    run_rtl_unless_model_only<Vrequest_splitter>(
                         requests, sizes, rng(), Stalls{0.3, 0.3}, total_tlps(requests, sizes)));
     }
   }
@@ -264,7 +264,7 @@ TEST(DmaSplitterCosim, RandomRequestsUnderRandomStallsAgreeWithTheModel) {
 }
 
 // Corners worked out by hand, at MPS 256 and MRRS 512.
-TEST(DmaSplitterCosim, DirectedCornersAgreeWithTheModel) {
+TEST(RequestSplitterCosim, DirectedCornersAgreeWithTheModel) {
   const Sizes sizes{256, 512};
   const std::vector<Request> requests = {
       {false, 0x10010, 1100, 64},  // 496, 512, 92
@@ -276,8 +276,8 @@ TEST(DmaSplitterCosim, DirectedCornersAgreeWithTheModel) {
       {false, 0x3FFFFFFFFFFFF000, 4096, 65535},
       {true, 0x7, 1, 1},
   };
-  const RtlRun rtl = run_rtl_unless_model_only<Vdma_splitter>(requests, sizes, 1, Stalls{0.5, 0.5},
-                                                             total_tlps(requests, sizes));
+  const RtlRun rtl = run_rtl_unless_model_only<Vrequest_splitter>(
+      requests, sizes, 1, Stalls{0.5, 0.5}, total_tlps(requests, sizes));
   Scoreboard board;
   board.compare(requests, sizes, rtl);
   EXPECT_TRUE(board.mismatches.empty()) << board.report();
@@ -289,13 +289,13 @@ TEST(DmaSplitterCosim, DirectedCornersAgreeWithTheModel) {
 // Without stalls a request is taken in the cycle after its predecessor's
 // last TLP, its first TLP leaves the cycle after that, and the rest follow
 // one per cycle.
-TEST(DmaSplitterCosim, OneTlpPerCycleAfterTheCycleThatTakesTheRequest) {
+TEST(RequestSplitterCosim, OneTlpPerCycleAfterTheCycleThatTakesTheRequest) {
   if (!runs_rtl(cosim_mode())) GTEST_SKIP() << "RNICSIM_COSIM_MODE=model runs no RTL";
   std::mt19937_64 rng(0x7111);
   const Sizes sizes{256, 512};
   const std::vector<Request> requests = random_requests(500, rng);
   const RtlRun rtl =
-      run_rtl<Vdma_splitter>(requests, sizes, 2, Stalls{}, total_tlps(requests, sizes));
+      run_rtl<Vrequest_splitter>(requests, sizes, 2, Stalls{}, total_tlps(requests, sizes));
   ASSERT_EQ(rtl.request_cycles.size(), requests.size());
   const std::vector<std::vector<TlpOut>> rtl_requests = per_request(rtl);
   ASSERT_EQ(rtl_requests.size(), requests.size());
@@ -315,15 +315,15 @@ TEST(DmaSplitterCosim, OneTlpPerCycleAfterTheCycleThatTakesTheRequest) {
 
 // The test-only fault (cut at the size alone, ignoring its boundaries) must
 // show on unaligned requests.
-TEST(DmaSplitterCosimFault, TheScoreboardCatchesCutsAcrossBoundaries) {
+TEST(RequestSplitterCosimFault, TheScoreboardCatchesCutsAcrossBoundaries) {
   if (cosim_mode() != CosimMode::kCrossCheck) GTEST_SKIP() << "needs both sides";
   std::mt19937_64 rng(0xFA17);
   const Sizes sizes{256, 512};
   const std::vector<Request> requests = random_requests(300, rng);
   Scoreboard board;
   board.compare(requests, sizes,
-                run_rtl<Vdma_splitter_fault>(requests, sizes, 3, Stalls{0.3, 0.3},
-                                             total_tlps(requests, sizes)));
+                run_rtl<Vrequest_splitter_fault>(requests, sizes, 3, Stalls{0.3, 0.3},
+                                                 total_tlps(requests, sizes)));
   EXPECT_GT(board.mismatches.size(), 100u) << board.report();
 }
 

@@ -1,6 +1,6 @@
 #pragma once
-// The translation unit's caches (nic/translation/entry_cache.hpp), by `mtt.mpt_cache_impl`
-// and `mtt.mtt_cache_impl`: the model's, or the verilated rtl/mtt_cache
+// The translation unit's caches (nic/translation/entry_cache.hpp), by `translation.mpt_cache_impl`
+// and `translation.mtt_cache_impl`: the model's, or the verilated rtl/translation_cache
 // clocked operation by operation.
 //
 // The RTL cache runs one cycle per operation the unit makes: a lookup,
@@ -13,14 +13,14 @@
 // counted (EntryCache::rtl_cycles), not charged: the model's caches take no
 // simulated time (MemoryTranslation charges the hit latency), so neither
 // do their twins. A response the RTL does not give when the timing in
-// rtl/mtt_cache/README.md says it must is a logic_error naming the operation.
+// rtl/translation_cache/README.md says it must is a logic_error naming the operation.
 //
 // The MTT cache's values are page addresses (VALUE_BITS 64); the MPT cache's
 // are the first 36 bytes of the MPT entry's table format (mpt_format.hpp;
 // the rest is reserved), VALUE_BITS 288. Only the geometries in
-// kVerilatedMptCacheGeometries and kVerilatedMttCacheGeometries, with LRU
+// kVerilatedMptCacheGeometries and kVerilatedTranslationCacheGeometries, with LRU
 // replacement, have a twin; any other throws std::invalid_argument (the
-// config rule in nic/translation/mtt_config.cpp refuses them first).
+// config rule in nic/translation/translation_config.cpp refuses them first).
 //
 // Free of SystemC on purpose (icrc_rtl.hpp says why).
 #include "common/block_impl.hpp"

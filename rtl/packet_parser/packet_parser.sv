@@ -6,7 +6,7 @@
 // (parse_frame with the ICRC left to the ICRC block, model/formats/frame.cpp).
 //
 // Takes an Ethernet frame (destination MAC first, no FCS) DATA_BYTES per
-// beat and gives one descriptor per frame (roce_parser_pkg::descriptor_t,
+// beat and gives one descriptor per frame (packet_parser_pkg::descriptor_t,
 // generated from descriptor.fields), the cycle after its last beat: the
 // Ethernet/802.1Q, IPv4 or IPv6, UDP, BTH and extended-header fields, where
 // the payload lies in the frame, and either `ok` or the model's ParseError
@@ -19,7 +19,7 @@
 //
 // Throughput: one beat per cycle, frames back to back. tkeep must be all ones
 // except on a frame's last beat, where it is contiguous from lane 0.
-module roce_parser #(
+module packet_parser #(
     parameter int DATA_BYTES = 8,
     // Test only: 1 skips the IPv4 header checksum check, for the scoreboard
     // to catch.
@@ -36,15 +36,15 @@ module roce_parser #(
 
     output logic                                      m_desc_valid_o,
     input  wire                                       m_desc_ready_i,
-    output logic [roce_parser_pkg::DescriptorBits-1:0] m_desc_o
+    output logic [packet_parser_pkg::DescriptorBits-1:0] m_desc_o
 );
 
   if (DATA_BYTES < 8 || DATA_BYTES > 128 || (DATA_BYTES & (DATA_BYTES - 1)) != 0)
   begin : g_bad_data_bytes
-    $error("roce_parser: DATA_BYTES must be a power of two from 8 to 128");
+    $error("packet_parser: DATA_BYTES must be a power of two from 8 to 128");
   end
   if (TEST_FAULT != 0 && TEST_FAULT != 1) begin : g_bad_test_fault
-    $error("roce_parser: TEST_FAULT must be 0 or 1");
+    $error("packet_parser: TEST_FAULT must be 0 or 1");
   end
 
   localparam int WindowBytes = 128;
@@ -106,7 +106,7 @@ module roce_parser #(
   // The descriptor being worked out, a variable of take_beat alone. Declared
   // here because yosys 0.23 cannot name a struct field of a variable declared
   // inside a block; hence the BLKSEQ waiver below.
-  roce_parser_pkg::descriptor_t d;
+  packet_parser_pkg::descriptor_t d;
 
   assign s_frame_tready_o = !m_desc_valid_o || m_desc_ready_i;
 

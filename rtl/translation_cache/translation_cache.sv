@@ -25,7 +25,7 @@
 // Timing: a lookup taken in cycle t offers its response (and its miss) in
 // cycle t + 1; a fill or invalidate taken in cycle t is seen by a lookup
 // taken in cycle t + 1.
-module mtt_cache #(
+module translation_cache #(
     parameter int ENTRIES = 64,
     parameter int WAYS = 4,
     parameter int INDEX_BITS = 32,
@@ -73,19 +73,19 @@ module mtt_cache #(
   localparam int WayW = WAYS > 1 ? $clog2(WAYS) : 1;
 
   if (ENTRIES < 1 || WAYS < 1 || ENTRIES % WAYS != 0) begin : g_bad_geometry
-    $error("mtt_cache: ENTRIES must be a non-zero multiple of WAYS");
+    $error("translation_cache: ENTRIES must be a non-zero multiple of WAYS");
   end
   if ((Sets & (Sets - 1)) != 0) begin : g_bad_sets
-    $error("mtt_cache: ENTRIES / WAYS (the sets) must be a power of two");
+    $error("translation_cache: ENTRIES / WAYS (the sets) must be a power of two");
   end
   if (INDEX_BITS < 1 || INDEX_BITS > 64 || TagBits < 1) begin : g_bad_index_bits
-    $error("mtt_cache: INDEX_BITS must be 1 to 64 and wider than the set number");
+    $error("translation_cache: INDEX_BITS must be 1 to 64 and wider than the set number");
   end
   if (VALUE_BITS < 1) begin : g_bad_value_bits
-    $error("mtt_cache: VALUE_BITS must be at least 1");
+    $error("translation_cache: VALUE_BITS must be at least 1");
   end
   if (TEST_FAULT != 0 && TEST_FAULT != 1) begin : g_bad_test_fault
-    $error("mtt_cache: TEST_FAULT must be 0 or 1");
+    $error("translation_cache: TEST_FAULT must be 0 or 1");
   end
 
   // Line l is way l % WAYS of set l / WAYS, as the model lays its lines out.

@@ -1,4 +1,4 @@
-// The RTL translation cache (rtl/mtt_cache) against its model twin,
+// The RTL translation cache (rtl/translation_cache) against its model twin,
 // TranslationCache<std::uint64_t> with LRU replacement
 // (model/nic/translation/translation_cache.hpp). The RTL takes lookups, fills and
 // invalidates on three streams, one per cycle in a fixed priority; the
@@ -10,9 +10,9 @@
 // RNICSIM_COSIM_MODE (cosim/mode.hpp) picks the sides: "model" runs the
 // stimulus generator with the model alone in the RTL's place (ModelCache;
 // the operations then follow the model's answers, so they are not the RTL
-// run's), "rtl" the RTL alone (MttCacheRtl, coverage from its own answers),
-// "cross" (the default) both, compared by the Scoreboard. The directed tests hold each side that runs to
-// values worked out by hand.
+// run's), "rtl" the RTL alone (TranslationCacheRtl, coverage from its own answers),
+// "cross" (the default) both, compared by the Scoreboard. The directed tests hold each side that
+// runs to values worked out by hand.
 //
 // Stimulus: seeded random lookups, fills and invalidates over four times as
 // many indices as the cache has lines (a hot quarter looked up more often),
@@ -39,11 +39,11 @@
 #include <string>
 #include <vector>
 
-#include "Vmtt_cache.h"
-#include "Vmtt_cache_direct.h"
-#include "Vmtt_cache_fault.h"
 #include "Vmtt_cache_nic.h"
-#include "Vmtt_cache_one_set.h"
+#include "Vtranslation_cache.h"
+#include "Vtranslation_cache_direct.h"
+#include "Vtranslation_cache_fault.h"
+#include "Vtranslation_cache_one_set.h"
 #include "cosim/mode.hpp"
 #include "cosim/stalls.hpp"
 #include "cosim/test_vcd.hpp"
@@ -53,11 +53,12 @@ namespace rnicsim::cosim {
 namespace {
 
 // The geometries rtl/CMakeLists.txt verilates.
-constexpr CacheGeometry kFourWay{64, 4, Replacement::kLru};  // Vmtt_cache, Vmtt_cache_fault
-constexpr CacheGeometry kDirect{16, 1, Replacement::kLru};   // Vmtt_cache_direct
-constexpr CacheGeometry kOneSet{8, 8, Replacement::kLru};    // Vmtt_cache_one_set
-constexpr CacheGeometry kNic{4096, 8, Replacement::kLru};    // Vmtt_cache_nic
-constexpr std::uint64_t kIndexMask = 0xFFFFFFFF;             // INDEX_BITS = 32
+constexpr CacheGeometry kFourWay{
+    64, 4, Replacement::kLru};  // Vtranslation_cache, Vtranslation_cache_fault
+constexpr CacheGeometry kDirect{16, 1, Replacement::kLru};  // Vtranslation_cache_direct
+constexpr CacheGeometry kOneSet{8, 8, Replacement::kLru};   // Vtranslation_cache_one_set
+constexpr CacheGeometry kNic{4096, 8, Replacement::kLru};   // Vmtt_cache_nic
+constexpr std::uint64_t kIndexMask = 0xFFFFFFFF;            // INDEX_BITS = 32
 
 enum class Kind { kLookup, kFill, kInvalidate };
 
@@ -190,7 +191,7 @@ ModelRun replay(const std::vector<Op>& ops, const CacheGeometry& geometry,
 }
 
 // ---------------------------------------------------------------------------
-// RTL only: a verilated mtt_cache driven cycle by cycle.
+// RTL only: a verilated translation_cache driven cycle by cycle.
 
 struct Taken {
   Op op;
@@ -226,18 +227,18 @@ struct CacheRun {
 // result stream's sink refuses with probability stalls.sink_busy; the miss
 // sink (the walker) can also be held refusing.
 template <typename Top>
-class MttCacheRtl {
+class TranslationCacheRtl {
  public:
-  MttCacheRtl(std::uint64_t seed, Stalls stalls) : rng_(seed), stalls_(stalls) {
+  TranslationCacheRtl(std::uint64_t seed, Stalls stalls) : rng_(seed), stalls_(stalls) {
     vcd_ = open_test_vcd(top_);
     reset();
   }
-  ~MttCacheRtl() {
+  ~TranslationCacheRtl() {
     if (vcd_) vcd_->close();
     top_.final();
   }
-  MttCacheRtl(const MttCacheRtl&) = delete;
-  MttCacheRtl& operator=(const MttCacheRtl&) = delete;
+  TranslationCacheRtl(const TranslationCacheRtl&) = delete;
+  TranslationCacheRtl& operator=(const TranslationCacheRtl&) = delete;
 
   void push(const Op& op) { stream(op.kind).queue.push_back(op); }
 
@@ -260,10 +261,10 @@ class MttCacheRtl {
     top_.m_lookup_ready_i = !chance(rng_, stalls_.sink_busy);
     top_.m_miss_ready_i = !hold_misses && !chance(rng_, stalls_.sink_busy);
     // The probe looks at an index some operation used, so that it often hits.
-    const Probe probe{run_.taken.size(),
-                      probe_index         ? *probe_index
-                      : run_.taken.empty() ? rng_() & kIndexMask
-                                          : run_.taken[rng_() % run_.taken.size()].op.index};
+    const Probe probe{run_.taken.size(), probe_index ? *probe_index
+                                         : run_.taken.empty()
+                                             ? rng_() & kIndexMask
+                                             : run_.taken[rng_() % run_.taken.size()].op.index};
     top_.probe_index_i = static_cast<std::uint32_t>(probe.index);
     top_.clk_i = 0;
     top_.eval();
@@ -385,7 +386,7 @@ class MttCacheRtl {
 // Model only: the stimulus drives TranslationCache in place of the RTL. One
 // operation a cycle, invalidate before fill before lookup as the RTL takes
 // them, answered at once and never stalled: the model has no cycle timing
-// of its own (rtl/mtt_cache/README.md), so these cycles only pace the
+// of its own (rtl/translation_cache/README.md), so these cycles only pace the
 // stimulus. No probes: the scoreboard's replay peeks where the RTL probes.
 
 class ModelCache {
@@ -582,7 +583,7 @@ CacheRun random_run(const CacheGeometry& geometry, std::size_t operations, std::
   std::mt19937_64 rng(seed);
   const std::uint64_t rtl_seed = rng();
   if (runs_rtl(cosim_mode())) {
-    MttCacheRtl<Top> rtl(rtl_seed, stalls);
+    TranslationCacheRtl<Top> rtl(rtl_seed, stalls);
     return drive(rtl, geometry, operations, rng, traffic);
   }
   ModelCache model(geometry);
@@ -604,7 +605,8 @@ struct Verdict {
 Verdict judge(const CacheRun& run, const CacheGeometry& geometry) {
   Verdict verdict;
   if (!runs_model(cosim_mode())) {
-    for (const RtlResponse& r : run.responses) (r.response.hit ? verdict.hits : verdict.misses) += 1;
+    for (const RtlResponse& r : run.responses)
+      (r.response.hit ? verdict.hits : verdict.misses) += 1;
     return verdict;
   }
   const Scoreboard board(run, geometry);
@@ -618,8 +620,8 @@ Verdict judge(const CacheRun& run, const CacheGeometry& geometry) {
 
 // ---------------------------------------------------------------------------
 
-TEST(MttCacheCosim, RandomOperationsUnderRandomStallsAgreeWithTheModel) {
-  const CacheRun run = random_run<Vmtt_cache>(kFourWay, 10000, 0x3C0FFEE, Stalls{0.3, 0.3});
+TEST(TranslationCacheCosim, RandomOperationsUnderRandomStallsAgreeWithTheModel) {
+  const CacheRun run = random_run<Vtranslation_cache>(kFourWay, 10000, 0x3C0FFEE, Stalls{0.3, 0.3});
   const Verdict verdict = judge(run, kFourWay);
   EXPECT_TRUE(verdict.mismatches.empty()) << verdict.report;
   // Every operation pushed and every walker fill, taken, and each lookup answered.
@@ -643,15 +645,17 @@ TEST(MttCacheCosim, RandomOperationsUnderRandomStallsAgreeWithTheModel) {
   }
 }
 
-TEST(MttCacheCosim, DirectMappedAndOneSetCachesAgreeWithTheModel) {
-  const CacheRun direct = random_run<Vmtt_cache_direct>(kDirect, 4000, 0xD1, Stalls{0.3, 0.3});
+TEST(TranslationCacheCosim, DirectMappedAndOneSetCachesAgreeWithTheModel) {
+  const CacheRun direct =
+      random_run<Vtranslation_cache_direct>(kDirect, 4000, 0xD1, Stalls{0.3, 0.3});
   const Verdict direct_verdict = judge(direct, kDirect);
   EXPECT_TRUE(direct_verdict.mismatches.empty()) << direct_verdict.report;
   if (direct_verdict.model) {
     EXPECT_GT(direct_verdict.model->evictions, 300u);
   }
 
-  const CacheRun one_set = random_run<Vmtt_cache_one_set>(kOneSet, 4000, 0x5E7, Stalls{0.3, 0.3});
+  const CacheRun one_set =
+      random_run<Vtranslation_cache_one_set>(kOneSet, 4000, 0x5E7, Stalls{0.3, 0.3});
   const Verdict one_set_verdict = judge(one_set, kOneSet);
   EXPECT_TRUE(one_set_verdict.mismatches.empty()) << one_set_verdict.report;
   if (one_set_verdict.model) {
@@ -659,9 +663,9 @@ TEST(MttCacheCosim, DirectMappedAndOneSetCachesAgreeWithTheModel) {
   }
 }
 
-// The geometry the NIC swaps in (mtt.mtt_cache_impl rtl): 512 sets of 8.
+// The geometry the NIC swaps in (translation.mtt_cache_impl rtl): 512 sets of 8.
 // More fills than lines, so that sets fill and evict.
-TEST(MttCacheCosim, TheNicsGeometryAgreesWithTheModel) {
+TEST(TranslationCacheCosim, TheNicsGeometryAgreesWithTheModel) {
   const Traffic fill_heavy{0.6, 0.4, 0.05, 20};
   const CacheRun run =
       random_run<Vmtt_cache_nic>(kNic, 30000, 0x4096, Stalls{0.3, 0.3}, fill_heavy);
@@ -675,11 +679,11 @@ TEST(MttCacheCosim, TheNicsGeometryAgreesWithTheModel) {
 }
 
 // Stalls from none to most cycles, each side alone and both.
-TEST(MttCacheCosim, AgreesWithTheModelAtEveryStallRate) {
+TEST(TranslationCacheCosim, AgreesWithTheModelAtEveryStallRate) {
   const Stalls rates[] = {{0, 0}, {0.8, 0}, {0, 0.8}, {0.6, 0.6}};
   std::uint64_t seed = 0x57A1;
   for (const Stalls& stalls : rates) {
-    const CacheRun run = random_run<Vmtt_cache>(kFourWay, 2000, seed++, stalls);
+    const CacheRun run = random_run<Vtranslation_cache>(kFourWay, 2000, seed++, stalls);
     const Verdict verdict = judge(run, kFourWay);
     EXPECT_TRUE(verdict.mismatches.empty())
         << "stalls " << stalls.source_idle << "/" << stalls.sink_busy << ": " << verdict.report;
@@ -701,7 +705,7 @@ void expect_script(const CacheGeometry& geometry, const std::vector<Op>& script,
   }
   if (!runs_rtl(mode)) return;
 
-  MttCacheRtl<Top> rtl(7, Stalls{0.5, 0.5});
+  TranslationCacheRtl<Top> rtl(7, Stalls{0.5, 0.5});
   for (const Op& op : script) rtl.apply(op);
   std::vector<Response> rtl_responses;
   for (const RtlResponse& r : rtl.run().responses) rtl_responses.push_back(r.response);
@@ -715,8 +719,8 @@ void expect_script(const CacheGeometry& geometry, const std::vector<Op>& script,
 // Set 5 of the 4-way cache (16 sets): indices 5 + 16k.
 constexpr std::uint64_t A = 5, B = 21, C = 37, D = 53, E = 69, F = 85;
 
-TEST(MttCacheCosim, ConflictMissesEvictTheLeastRecentlyUsedWay) {
-  expect_script<Vmtt_cache>(
+TEST(TranslationCacheCosim, ConflictMissesEvictTheLeastRecentlyUsedWay) {
+  expect_script<Vtranslation_cache>(
       kFourWay,
       {fill(A, 0xA), fill(B, 0xB), fill(C, 0xC), fill(D, 0xD),  // the set full
        lookup(A),                                               // order now B C D A
@@ -730,31 +734,33 @@ TEST(MttCacheCosim, ConflictMissesEvictTheLeastRecentlyUsedWay) {
        hit(0xE)});
 }
 
-TEST(MttCacheCosim, RefillUpdatesThePresentEntryAndMakesItMostRecent) {
-  expect_script<Vmtt_cache>(kFourWay,
-                            {fill(A, 0xA), fill(B, 0xB), fill(C, 0xC), fill(D, 0xD),
-                             fill(A, 0xA2),  // A present: new value, most recent, no eviction
-                             fill(E, 0xE),   // evicts B, the least recent now, not A
-                             lookup(A), lookup(B), lookup(C), lookup(D), lookup(E)},
-                            {hit(0xA2), kMiss, hit(0xC), hit(0xD), hit(0xE)});
+TEST(TranslationCacheCosim, RefillUpdatesThePresentEntryAndMakesItMostRecent) {
+  expect_script<Vtranslation_cache>(
+      kFourWay,
+      {fill(A, 0xA), fill(B, 0xB), fill(C, 0xC), fill(D, 0xD),
+       fill(A, 0xA2),  // A present: new value, most recent, no eviction
+       fill(E, 0xE),   // evicts B, the least recent now, not A
+       lookup(A), lookup(B), lookup(C), lookup(D), lookup(E)},
+      {hit(0xA2), kMiss, hit(0xC), hit(0xD), hit(0xE)});
 }
 
-TEST(MttCacheCosim, InvalidateDropsAPresentEntryAndIgnoresAnAbsentOne) {
-  expect_script<Vmtt_cache>(kFourWay,
-                            {fill(A, 0xA), fill(B, 0xB), fill(C, 0xC), fill(D, 0xD),
-                             invalidate(E),  // absent, same set: nothing changes
-                             lookup(A), lookup(B), lookup(C), lookup(D),  // order A B C D
-                             invalidate(B),
-                             lookup(B),     // a miss
-                             fill(F, 0xF),  // takes B's way, the first invalid, not A's (the LRU)
-                             lookup(A), lookup(C), lookup(D), lookup(F), lookup(B)},
-                            {hit(0xA), hit(0xB), hit(0xC), hit(0xD), kMiss, hit(0xA), hit(0xC),
-                             hit(0xD), hit(0xF), kMiss});
+TEST(TranslationCacheCosim, InvalidateDropsAPresentEntryAndIgnoresAnAbsentOne) {
+  expect_script<Vtranslation_cache>(
+      kFourWay,
+      {fill(A, 0xA), fill(B, 0xB), fill(C, 0xC), fill(D, 0xD),
+       invalidate(E),                               // absent, same set: nothing changes
+       lookup(A), lookup(B), lookup(C), lookup(D),  // order A B C D
+       invalidate(B),
+       lookup(B),     // a miss
+       fill(F, 0xF),  // takes B's way, the first invalid, not A's (the LRU)
+       lookup(A), lookup(C), lookup(D), lookup(F), lookup(B)},
+      {hit(0xA), hit(0xB), hit(0xC), hit(0xD), kMiss, hit(0xA), hit(0xC), hit(0xD), hit(0xF),
+       kMiss});
 }
 
-TEST(MttCacheCosim, DirectMappedAndOneSetCornersAgreeWithTheModel) {
+TEST(TranslationCacheCosim, DirectMappedAndOneSetCornersAgreeWithTheModel) {
   // 16 sets of one way: 3 and 19 share a set.
-  expect_script<Vmtt_cache_direct>(
+  expect_script<Vtranslation_cache_direct>(
       kDirect,
       {fill(3, 0x3), fill(19, 0x19), lookup(3), lookup(19), fill(19, 0x1919), lookup(19),
        invalidate(19), lookup(19), fill(3, 0x33), lookup(3)},
@@ -767,7 +773,7 @@ TEST(MttCacheCosim, DirectMappedAndOneSetCornersAgreeWithTheModel) {
   script.push_back(lookup(1000 + 0x10000001));
   script.push_back(lookup(0xFFFFFFFF));
   script.push_back(lookup(1000 + 2 * 0x10000001));
-  expect_script<Vmtt_cache_one_set>(kOneSet, script, {hit(0), kMiss, hit(99), hit(2)});
+  expect_script<Vtranslation_cache_one_set>(kOneSet, script, {hit(0), kMiss, hit(99), hit(2)});
 }
 
 // A lookup misses; its index is invalidated before the walker's fill
@@ -776,17 +782,18 @@ TEST(MttCacheCosim, DirectMappedAndOneSetCornersAgreeWithTheModel) {
 // invalidate leaves it). Throwing away a walk an invalidation made stale is
 // the walker's side (MemoryTranslation::complete skips insert for a stale
 // walk); then the call sequence is lookup, invalidate, lookup: a second miss.
-TEST(MttCacheCosim, InvalidateDuringAMissFollowsTheModelsCalls) {
+TEST(TranslationCacheCosim, InvalidateDuringAMissFollowsTheModelsCalls) {
   // The walker took the miss, then invalidate, then its fill.
-  expect_script<Vmtt_cache>(kFourWay, {lookup(A), invalidate(A), fill(A, 0xA1), lookup(A)},
-                            {kMiss, hit(0xA1)});
+  expect_script<Vtranslation_cache>(kFourWay, {lookup(A), invalidate(A), fill(A, 0xA1), lookup(A)},
+                                    {kMiss, hit(0xA1)});
   // The walker dropped its stale fill: the next lookup misses again.
-  expect_script<Vmtt_cache>(kFourWay, {lookup(A), invalidate(A), lookup(A)}, {kMiss, kMiss});
+  expect_script<Vtranslation_cache>(kFourWay, {lookup(A), invalidate(A), lookup(A)},
+                                    {kMiss, kMiss});
 
   // The miss still waiting for the walker while the invalidate and the fill
   // are taken: they do not wait for it, the next lookup does.
   if (!runs_rtl(cosim_mode())) return;  // the RTL's timing
-  MttCacheRtl<Vmtt_cache> rtl(11, Stalls{});
+  TranslationCacheRtl<Vtranslation_cache> rtl(11, Stalls{});
   rtl.hold_misses = true;
   rtl.apply(lookup(A));
   ASSERT_TRUE(rtl.miss_pending());
@@ -815,9 +822,9 @@ TEST(MttCacheCosim, InvalidateDuringAMissFollowsTheModelsCalls) {
 // Without stalls: one operation per cycle, invalidate before fill before
 // lookup; a lookup taken in cycle t answers (and misses) in cycle t + 1; a
 // fill taken in cycle t is seen by a lookup taken in cycle t + 1.
-TEST(MttCacheCosim, OneOperationPerCycleAndLookupsAnswerTheNextCycle) {
+TEST(TranslationCacheCosim, OneOperationPerCycleAndLookupsAnswerTheNextCycle) {
   if (!runs_rtl(cosim_mode())) GTEST_SKIP() << "RNICSIM_COSIM_MODE=model runs no RTL";
-  MttCacheRtl<Vmtt_cache> rtl(3, Stalls{});
+  TranslationCacheRtl<Vtranslation_cache> rtl(3, Stalls{});
   // Offered together: the four fills first, then back-to-back lookups.
   for (const Op& op : {fill(A, 0xA), fill(B, 0xB), fill(C, 0xC), fill(D, 0xD), lookup(A), lookup(B),
                        lookup(C), lookup(D), lookup(E), lookup(A)}) {
@@ -865,9 +872,9 @@ TEST(MttCacheCosim, OneOperationPerCycleAndLookupsAnswerTheNextCycle) {
 
 // The probe is combinational: it answers for the state the last edge left,
 // in the same cycle, and changes nothing (no count, no LRU touch).
-TEST(MttCacheCosim, TheProbeSeesTheLastEdgeAndChangesNothing) {
+TEST(TranslationCacheCosim, TheProbeSeesTheLastEdgeAndChangesNothing) {
   if (!runs_rtl(cosim_mode())) GTEST_SKIP() << "RNICSIM_COSIM_MODE=model runs no RTL";
-  MttCacheRtl<Vmtt_cache> rtl(5, Stalls{});
+  TranslationCacheRtl<Vtranslation_cache> rtl(5, Stalls{});
   // Every cycle probes A, from before its fill: the fill is taken in the
   // first cycle, so the first probe misses and every later one sees it.
   rtl.probe_index = A;
@@ -897,9 +904,10 @@ TEST(MttCacheCosim, TheProbeSeesTheLastEdgeAndChangesNothing) {
 }
 
 // The test-only fault (a full set evicts way 0, not its LRU way) must show.
-TEST(MttCacheCosimFault, TheScoreboardCatchesTheWrongVictim) {
+TEST(TranslationCacheCosimFault, TheScoreboardCatchesTheWrongVictim) {
   if (cosim_mode() != CosimMode::kCrossCheck) GTEST_SKIP() << "needs both sides";
-  const CacheRun rtl = random_run<Vmtt_cache_fault>(kFourWay, 3000, 0xFA17, Stalls{0.3, 0.3});
+  const CacheRun rtl =
+      random_run<Vtranslation_cache_fault>(kFourWay, 3000, 0xFA17, Stalls{0.3, 0.3});
   const Scoreboard board(rtl, kFourWay);
   EXPECT_GT(board.mismatches.size(), 50u) << board.report();
 }
