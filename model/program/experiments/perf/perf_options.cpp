@@ -300,9 +300,16 @@ std::uint32_t PerfOptions::cqe_poll_batch() const {
 }
 
 std::uint32_t rtt_factor(PerfTest test) {
-  PerfOptions options;
-  options.test = test;
-  return options.is_write() || options.is_send() || test == PerfTest::kTcpLat ? 2 : 1;
+  switch (test) {
+    case PerfTest::kWriteLat:
+    case PerfTest::kWriteBw:
+    case PerfTest::kSendLat:
+    case PerfTest::kSendBw:
+    case PerfTest::kTcpLat:
+      return 2;
+    default:
+      return 1;
+  }
 }
 
 std::string test_name(PerfTest test) {
