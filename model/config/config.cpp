@@ -288,18 +288,6 @@ std::string with_prefix(const std::string& prefix, const std::string& suggestion
   return opening + prefix + suggestion_text.substr(opening.size());
 }
 
-// Why `path` is unknown, with a suggestion: the new name when it was renamed
-// (" (did you mean 'translation.hit_cycles'? renamed from 'mtt.hit_cycles')"),
-// else the nearest of `candidates`.
-std::string unknown_key(std::string_view path, const Schema& schema,
-                        const std::vector<std::string>& candidates, const std::string& prefix) {
-  if (const std::optional<std::string> now = schema.renamed(path)) {
-    return "unknown key (did you mean '" + prefix + *now + "'? renamed from '" + prefix +
-           std::string(path) + "'; configs/README.md lists the renames)";
-  }
-  return "unknown key" + with_prefix(prefix, suggestion(path, candidates));
-}
-
 std::vector<std::string> key_paths(const Schema& schema) {
   std::vector<std::string> paths;
   for (const auto& spec : schema.keys()) {
@@ -326,6 +314,27 @@ bool is_section(const Schema& schema, std::string_view path) {
   const auto& keys = schema.keys();
   return std::any_of(keys.begin(), keys.end(),
                      [&](const KeySpec& spec) { return is_inside(spec.path, path); });
+}
+
+// Why `path` is unknown, with a suggestion: the new name when it was renamed
+// (" (did you mean 'translation.hit_cycles'? renamed from 'mtt.hit_cycles')"),
+// else the nearest of `candidates`. A renamed path is checked as its new name:
+// a typo under an old section ("mtt.hit_cycle") gets the nearest key to
+// "translation.hit_cycle", and a renamed key that may not be given per node
+// says so rather than suggest a name that would be refused too.
+std::string unknown_key(std::string_view path, const Schema& schema,
+                        const std::vector<std::string>& candidates, const std::string& prefix) {
+  const std::optional<std::string> now = schema.renamed(path);
+  if (!now) return "unknown key" + with_prefix(prefix, suggestion(path, candidates));
+  const std::string renamed_from =
+      "renamed from '" + prefix + std::string(path) + "'; configs/README.md lists the renames)";
+  if (!schema.find(*now) && !is_section(schema, *now)) {
+    return "unknown key" + with_prefix(prefix, suggestion(*now, candidates));
+  }
+  if (!prefix.empty() && !schema.is_node_section(now->substr(0, now->find('.')))) {
+    return "unknown key (now '" + *now + "', which is not given per node; " + renamed_from;
+  }
+  return "unknown key (did you mean '" + prefix + *now + "'? " + renamed_from;
 }
 
 // "gbps, propagation_ns, framing": the keys inside a section, relative to it.
@@ -373,7 +382,7 @@ void require_node_section(const std::string& section, const std::string& shown,
     // shown is "nodes.<node>.<section>[.<key>]"; node names hold no dot.
     const std::string node_prefix = shown.substr(0, shown.find('.', kNodesSection.size() + 1) + 1);
     throw ConfigError(source, shown,
-                      unknown_key(shown.substr(node_prefix.size()), schema, {}, node_prefix));
+                      unknown_key(shown.substr(node_prefix.size()), schema, key_paths(schema), node_prefix));
   }
   if (!schema.is_node_section(section)) {
     throw ConfigError(source, shown,

@@ -89,16 +89,16 @@ module packet_parser #(
   // The header bytes are kept first byte most significant, as they are on
   // the wire, so a big-endian field is a constant slice: `n` bytes from byte
   // `at` of window `w`, which is `bytes` long.
-  `define ROCE_PARSER_FIELD(w, bytes, at, n) w[8*((bytes)-(at))-1-:8*(n)]
+  `define PACKET_PARSER_FIELD(w, bytes, at, n) w[8*((bytes)-(at))-1-:8*(n)]
   // From the IP header: up to 60 IPv4 bytes, then UDP, BTH and extended
   // headers (110 = 128 - 18); from the UDP header: UDP 8, BTH 12, extended
   // headers 28; the extended headers alone.
   localparam int IpBytes = 110;
   localparam int UdpBytes = 48;
   localparam int ExtBytes = 28;
-  `define ROCE_PARSER_IP(at, n) `ROCE_PARSER_FIELD(ip_window, IpBytes, at, n)
-  `define ROCE_PARSER_UDP(at, n) `ROCE_PARSER_FIELD(udp_window, UdpBytes, at, n)
-  `define ROCE_PARSER_EXT(at, n) `ROCE_PARSER_FIELD(ext_window, ExtBytes, at, n)
+  `define PACKET_PARSER_IP(at, n) `PACKET_PARSER_FIELD(ip_window, IpBytes, at, n)
+  `define PACKET_PARSER_UDP(at, n) `PACKET_PARSER_FIELD(udp_window, UdpBytes, at, n)
+  `define PACKET_PARSER_EXT(at, n) `PACKET_PARSER_FIELD(ext_window, ExtBytes, at, n)
 
   logic [PosW-1:0] beat_pos_q;  // position of lane 0
   logic frame_long_q;  // the frame has passed PosMax - 2 x DATA_BYTES bytes
@@ -163,12 +163,12 @@ module packet_parser #(
           error = '0;
 
           // Ethernet and its optional 802.1Q tag.
-          d.eth_destination = `ROCE_PARSER_FIELD(window, WindowBytes, 0, 6);
-          d.eth_source = `ROCE_PARSER_FIELD(window, WindowBytes, 6, 6);
-          d.vlan_present = `ROCE_PARSER_FIELD(window, WindowBytes, 12, 2) == EtherTypeVlan;
-          d.vlan_tci = d.vlan_present ? `ROCE_PARSER_FIELD(window, WindowBytes, 14, 2) : 16'd0;
-          d.ether_type = d.vlan_present ? `ROCE_PARSER_FIELD(window, WindowBytes, 16, 2)
-                                        : `ROCE_PARSER_FIELD(window, WindowBytes, 12, 2);
+          d.eth_destination = `PACKET_PARSER_FIELD(window, WindowBytes, 0, 6);
+          d.eth_source = `PACKET_PARSER_FIELD(window, WindowBytes, 6, 6);
+          d.vlan_present = `PACKET_PARSER_FIELD(window, WindowBytes, 12, 2) == EtherTypeVlan;
+          d.vlan_tci = d.vlan_present ? `PACKET_PARSER_FIELD(window, WindowBytes, 14, 2) : 16'd0;
+          d.ether_type = d.vlan_present ? `PACKET_PARSER_FIELD(window, WindowBytes, 16, 2)
+                                        : `PACKET_PARSER_FIELD(window, WindowBytes, 12, 2);
           ip_offset = d.vlan_present ? PosW'(18) : PosW'(14);
           if (frame_bytes < ip_offset) begin
             failed = 1'b1;
@@ -181,9 +181,9 @@ module packet_parser #(
           end
 
           // IP.
-          ip_window = d.vlan_present ? `ROCE_PARSER_FIELD(window, WindowBytes, 18, IpBytes)
-                                     : `ROCE_PARSER_FIELD(window, WindowBytes, 14, IpBytes);
-          ip_first_word = `ROCE_PARSER_IP(0, 4);
+          ip_window = d.vlan_present ? `PACKET_PARSER_FIELD(window, WindowBytes, 18, IpBytes)
+                                     : `PACKET_PARSER_FIELD(window, WindowBytes, 14, IpBytes);
+          ip_first_word = `PACKET_PARSER_IP(0, 4);
           ip_available = frame_bytes - ip_offset;
           if (!failed && ip_available == 0) begin
             failed = 1'b1;
@@ -199,13 +199,13 @@ module packet_parser #(
             // Version(4) traffic class(8) flow label(20) in the first word.
             d.ipv6_traffic_class = ip_first_word[27:20];
             d.ipv6_flow_label = ip_first_word[19:0];
-            d.ipv6_payload_length = `ROCE_PARSER_IP(4, 2);
-            d.ipv6_next_header = `ROCE_PARSER_IP(6, 1);
-            d.ipv6_hop_limit = `ROCE_PARSER_IP(7, 1);
-            d.ip_source_high = `ROCE_PARSER_IP(8, 8);
-            d.ip_source_low = `ROCE_PARSER_IP(16, 8);
-            d.ip_destination_high = `ROCE_PARSER_IP(24, 8);
-            d.ip_destination_low = `ROCE_PARSER_IP(32, 8);
+            d.ipv6_payload_length = `PACKET_PARSER_IP(4, 2);
+            d.ipv6_next_header = `PACKET_PARSER_IP(6, 1);
+            d.ipv6_hop_limit = `PACKET_PARSER_IP(7, 1);
+            d.ip_source_high = `PACKET_PARSER_IP(8, 8);
+            d.ip_source_low = `PACKET_PARSER_IP(16, 8);
+            d.ip_destination_high = `PACKET_PARSER_IP(24, 8);
+            d.ip_destination_low = `PACKET_PARSER_IP(32, 8);
             if (!failed && (ip_available < ip_header_bytes ||
                 {2'b00, d.ipv6_payload_length} > ip_available - ip_header_bytes)) begin
               failed = 1'b1;
@@ -213,15 +213,15 @@ module packet_parser #(
             end
             ip_payload_bytes = {2'b00, d.ipv6_payload_length};
           end else begin
-            d.ipv4_tos = `ROCE_PARSER_IP(1, 1);
-            d.ipv4_total_length = `ROCE_PARSER_IP(2, 2);
-            d.ipv4_identification = `ROCE_PARSER_IP(4, 2);
-            d.ipv4_flags_fragment = `ROCE_PARSER_IP(6, 2);
-            d.ipv4_ttl = `ROCE_PARSER_IP(8, 1);
-            d.ipv4_protocol = `ROCE_PARSER_IP(9, 1);
-            d.ipv4_checksum = `ROCE_PARSER_IP(10, 2);
-            d.ip_source_low = {32'd0, `ROCE_PARSER_IP(12, 4)};
-            d.ip_destination_low = {32'd0, `ROCE_PARSER_IP(16, 4)};
+            d.ipv4_tos = `PACKET_PARSER_IP(1, 1);
+            d.ipv4_total_length = `PACKET_PARSER_IP(2, 2);
+            d.ipv4_identification = `PACKET_PARSER_IP(4, 2);
+            d.ipv4_flags_fragment = `PACKET_PARSER_IP(6, 2);
+            d.ipv4_ttl = `PACKET_PARSER_IP(8, 1);
+            d.ipv4_protocol = `PACKET_PARSER_IP(9, 1);
+            d.ipv4_checksum = `PACKET_PARSER_IP(10, 2);
+            d.ip_source_low = {32'd0, `PACKET_PARSER_IP(12, 4)};
+            d.ip_destination_low = {32'd0, `PACKET_PARSER_IP(16, 4)};
             if (!failed && (ip_words < 4'd5 || ip_available < ip_header_bytes)) begin
               failed = 1'b1;
               error = ErrIpLength;
@@ -231,7 +231,7 @@ module packet_parser #(
             // two folds bring the sum back to 16.
             checksum_sum = '0;
             for (int k = 0; k < 30; k++)
-              if (5'(k) < {ip_words, 1'b0}) checksum_sum = checksum_sum + 21'(`ROCE_PARSER_IP(2 * k, 2));
+              if (5'(k) < {ip_words, 1'b0}) checksum_sum = checksum_sum + 21'(`PACKET_PARSER_IP(2 * k, 2));
             checksum_sum = {5'd0, checksum_sum[15:0]} + {16'd0, checksum_sum[20:16]};
             checksum_sum = {5'd0, checksum_sum[15:0]} + {16'd0, checksum_sum[20:16]};
             if (!failed && TEST_FAULT != 1 && checksum_sum != 21'hFFFF) begin
@@ -257,10 +257,10 @@ module packet_parser #(
 
           // UDP, at a multiple of 4 bytes after the IP header's start.
           udp_window = ip_window[8*IpBytes-1-32'({ip_words, 5'd0})-:8*UdpBytes];
-          d.udp_source_port = `ROCE_PARSER_UDP(0, 2);
-          d.udp_destination_port = `ROCE_PARSER_UDP(2, 2);
-          d.udp_length = `ROCE_PARSER_UDP(4, 2);
-          d.udp_checksum = `ROCE_PARSER_UDP(6, 2);
+          d.udp_source_port = `PACKET_PARSER_UDP(0, 2);
+          d.udp_destination_port = `PACKET_PARSER_UDP(2, 2);
+          d.udp_length = `PACKET_PARSER_UDP(4, 2);
+          d.udp_checksum = `PACKET_PARSER_UDP(6, 2);
           udp_length = {2'b00, d.udp_length};
           if (!failed && ip_payload_bytes < PosW'(8)) begin
             failed = 1'b1;
@@ -277,22 +277,22 @@ module packet_parser #(
           end
 
           // BTH.
-          d.bth_opcode = `ROCE_PARSER_UDP(8, 1);
-          bth_byte1 = `ROCE_PARSER_UDP(9, 1);
+          d.bth_opcode = `PACKET_PARSER_UDP(8, 1);
+          bth_byte1 = `PACKET_PARSER_UDP(9, 1);
           d.bth_solicited_event = bth_byte1[7];
           d.bth_mig_req = bth_byte1[6];
           d.bth_pad_count = bth_byte1[5:4];
           d.bth_tver = bth_byte1[3:0];
-          d.bth_pkey = `ROCE_PARSER_UDP(10, 2);
-          bth_byte4 = `ROCE_PARSER_UDP(12, 1);
+          d.bth_pkey = `PACKET_PARSER_UDP(10, 2);
+          bth_byte4 = `PACKET_PARSER_UDP(12, 1);
           d.bth_fecn = bth_byte4[7];
           d.bth_becn = bth_byte4[6];
           d.bth_resv6a = bth_byte4[5:0];
-          d.bth_dest_qp = `ROCE_PARSER_UDP(13, 3);
-          bth_byte8 = `ROCE_PARSER_UDP(16, 1);
+          d.bth_dest_qp = `PACKET_PARSER_UDP(13, 3);
+          bth_byte8 = `PACKET_PARSER_UDP(16, 1);
           d.bth_ack_req = bth_byte8[7];
           d.bth_resv7 = bth_byte8[6:0];
-          d.bth_psn = `ROCE_PARSER_UDP(17, 3);
+          d.bth_psn = `PACKET_PARSER_UDP(17, 3);
           if (!failed && d.bth_tver != 0) begin
             failed = 1'b1;
             error = ErrBthVersion;
@@ -389,28 +389,28 @@ module packet_parser #(
 
           // The extended headers: each starts right after the BTH, except
           // ImmDt after a RETH or DETH and AtomicAckETH after the AETH.
-          ext_window = `ROCE_PARSER_UDP(20, ExtBytes);
+          ext_window = `PACKET_PARSER_UDP(20, ExtBytes);
           if (d.has_reth) begin
-            d.reth_virtual_address = `ROCE_PARSER_EXT(0, 8);
-            d.reth_rkey = `ROCE_PARSER_EXT(8, 4);
-            d.reth_dma_length = `ROCE_PARSER_EXT(12, 4);
+            d.reth_virtual_address = `PACKET_PARSER_EXT(0, 8);
+            d.reth_rkey = `PACKET_PARSER_EXT(8, 4);
+            d.reth_dma_length = `PACKET_PARSER_EXT(12, 4);
           end
           if (d.has_aeth) begin
-            d.aeth_syndrome = `ROCE_PARSER_EXT(0, 1);
-            d.aeth_msn = `ROCE_PARSER_EXT(1, 3);
+            d.aeth_syndrome = `PACKET_PARSER_EXT(0, 1);
+            d.aeth_msn = `PACKET_PARSER_EXT(1, 3);
           end
           if (d.has_atomic_eth) begin
-            d.atomic_virtual_address = `ROCE_PARSER_EXT(0, 8);
-            d.atomic_rkey = `ROCE_PARSER_EXT(8, 4);
-            d.atomic_swap_add = `ROCE_PARSER_EXT(12, 8);
-            d.atomic_compare = `ROCE_PARSER_EXT(20, 8);
+            d.atomic_virtual_address = `PACKET_PARSER_EXT(0, 8);
+            d.atomic_rkey = `PACKET_PARSER_EXT(8, 4);
+            d.atomic_swap_add = `PACKET_PARSER_EXT(12, 8);
+            d.atomic_compare = `PACKET_PARSER_EXT(20, 8);
           end
-          if (d.has_atomic_ack_eth) d.atomic_ack_original_data = `ROCE_PARSER_EXT(4, 8);
+          if (d.has_atomic_ack_eth) d.atomic_ack_original_data = `PACKET_PARSER_EXT(4, 8);
           if (d.has_imm_dt) d.imm_dt = ext_window[8*ExtBytes-1-32'({imm_at, 3'd0})-:32];
-          if (d.has_ieth) d.ieth_rkey = `ROCE_PARSER_EXT(0, 4);
+          if (d.has_ieth) d.ieth_rkey = `PACKET_PARSER_EXT(0, 4);
           if (d.has_deth) begin
-            d.deth_qkey = `ROCE_PARSER_EXT(0, 4);
-            d.deth_source_qp = `ROCE_PARSER_EXT(5, 3);
+            d.deth_qkey = `PACKET_PARSER_EXT(0, 4);
+            d.deth_source_qp = `PACKET_PARSER_EXT(5, 3);
           end
 
           // Lengths: headers, then pad and payload, between the BTH and the
@@ -459,8 +459,8 @@ module packet_parser #(
 
 endmodule
 
-`undef ROCE_PARSER_EXT
-`undef ROCE_PARSER_UDP
-`undef ROCE_PARSER_IP
-`undef ROCE_PARSER_FIELD
+`undef PACKET_PARSER_EXT
+`undef PACKET_PARSER_UDP
+`undef PACKET_PARSER_IP
+`undef PACKET_PARSER_FIELD
 `resetall

@@ -70,8 +70,8 @@ struct Host {
 // either.
 class TranslationUnit : public ::testing::TestWithParam<BlockImpl> {};
 class TranslationPort : public ::testing::TestWithParam<BlockImpl> {};
-INSTANTIATE_TEST_SUITE_P(MttCache, TranslationUnit, every_impl(), impl_param_name);
-INSTANTIATE_TEST_SUITE_P(MttCache, TranslationPort, every_impl(), impl_param_name);
+INSTANTIATE_TEST_SUITE_P(TranslationCache, TranslationUnit, every_impl(), impl_param_name);
+INSTANTIATE_TEST_SUITE_P(TranslationCache, TranslationPort, every_impl(), impl_param_name);
 
 TEST_P(TranslationUnit, AScatteredBufferTranslatesToExactlyItsPhysicalBytes) {
   Host host(translation_config(64, 4), GetParam());

@@ -323,10 +323,10 @@ using Widths = testing::Types<StreamWidth<Vpacket_parser_w8, 8, DescriptorPort>,
                               StreamWidth<Vpacket_parser_w64, 64, DescriptorPort>>;
 
 template <typename T>
-class ParserCosim : public testing::Test {};
-TYPED_TEST_SUITE(ParserCosim, Widths, WidthNames);
+class PacketParserCosim : public testing::Test {};
+TYPED_TEST_SUITE(PacketParserCosim, Widths, WidthNames);
 
-TYPED_TEST(ParserCosim, CapturedAndOwnFramesAgreeWithTheModel) {
+TYPED_TEST(PacketParserCosim, CapturedAndOwnFramesAgreeWithTheModel) {
   std::vector<Frame> frames = captured_frames();
   const std::vector<Frame> own = own_frames();
   frames.insert(frames.end(), own.begin(), own.end());
@@ -336,7 +336,7 @@ TYPED_TEST(ParserCosim, CapturedAndOwnFramesAgreeWithTheModel) {
   EXPECT_GT(board.accepted, board.compared / 2) << board.report();
 }
 
-TYPED_TEST(ParserCosim, EveryOpcodeInEveryLayoutAgreesWithTheModel) {
+TYPED_TEST(PacketParserCosim, EveryOpcodeInEveryLayoutAgreesWithTheModel) {
   const std::vector<Frame> frames = every_opcode_and_layout();
   const Scoreboard board = cross_check<TypeParam, Scoreboard>(frames, 9, kBusy);
   EXPECT_TRUE(board.mismatches.empty()) << board.report();
@@ -347,14 +347,14 @@ TYPED_TEST(ParserCosim, EveryOpcodeInEveryLayoutAgreesWithTheModel) {
   EXPECT_GT(board.accepted, 38u * 4u * 5u);
 }
 
-TYPED_TEST(ParserCosim, FramesOfOneToSixBeatsBackToBackAgreeWithTheModel) {
+TYPED_TEST(PacketParserCosim, FramesOfOneToSixBeatsBackToBackAgreeWithTheModel) {
   const std::vector<Frame> frames = beat_counts();
   const Scoreboard board = cross_check<TypeParam, Scoreboard>(frames, 10, Stalls{});
   EXPECT_TRUE(board.mismatches.empty()) << board.report();
   EXPECT_EQ(board.accepted, frames.size());
 }
 
-TYPED_TEST(ParserCosim, HeaderCornersAgreeWithTheModel) {
+TYPED_TEST(PacketParserCosim, HeaderCornersAgreeWithTheModel) {
   const std::vector<Frame> frames = header_corners();
   const Scoreboard board = cross_check<TypeParam, Scoreboard>(frames, 8, kBusy);
   EXPECT_TRUE(board.mismatches.empty()) << board.report();
@@ -371,7 +371,7 @@ TYPED_TEST(ParserCosim, HeaderCornersAgreeWithTheModel) {
 
 // Every reason code the parser gives (all but the ICRC's, which is the ICRC
 // block's) comes up among the random frames, each at least 40 times.
-TYPED_TEST(ParserCosim, RandomFramesUnderRandomStallsAgreeWithTheModel) {
+TYPED_TEST(PacketParserCosim, RandomFramesUnderRandomStallsAgreeWithTheModel) {
   const std::vector<Frame> frames = random_parser_frames(10000, 0x9A55);
   const Scoreboard board = cross_check<TypeParam, Scoreboard>(frames, 3, kBusy);
   EXPECT_EQ(board.compared, 10000u);
@@ -385,7 +385,7 @@ TYPED_TEST(ParserCosim, RandomFramesUnderRandomStallsAgreeWithTheModel) {
 // Without stalls a frame takes ceil(bytes / width) cycles, frames follow
 // each other with no idle cycle, and the descriptor is there the cycle after
 // the last beat: the model's clocked-stage timing with latency_cycles = 0.
-TYPED_TEST(ParserCosim, TakesOneBeatPerCycleAndAnswersAfterTheLastBeat) {
+TYPED_TEST(PacketParserCosim, TakesOneBeatPerCycleAndAnswersAfterTheLastBeat) {
   if (!runs_rtl(cosim_mode())) GTEST_SKIP() << "RNICSIM_COSIM_MODE=model runs no RTL";
   const std::vector<Frame> frames = random_parser_frames(500, 0x7117);
   typename TypeParam::Driver rtl(4, Stalls{});
@@ -394,7 +394,7 @@ TYPED_TEST(ParserCosim, TakesOneBeatPerCycleAndAnswersAfterTheLastBeat) {
 
 // Past 2^18 - 2 x width bytes the RTL stops counting; every length a header
 // states is far below that, so the verdict is the model's.
-TYPED_TEST(ParserCosim, AFrameLongerThanTheCounterStillGetsTheModelsVerdict) {
+TYPED_TEST(PacketParserCosim, AFrameLongerThanTheCounterStillGetsTheModelsVerdict) {
   const std::vector<Frame> frames = frames_longer_than_the_counter(5);
   const Scoreboard board = cross_check<TypeParam, Scoreboard>(frames, 6, Stalls{});
   EXPECT_TRUE(board.mismatches.empty()) << board.report();
@@ -402,7 +402,7 @@ TYPED_TEST(ParserCosim, AFrameLongerThanTheCounterStillGetsTheModelsVerdict) {
 }
 
 // The test-only fault (no IPv4 header checksum check) must show.
-TEST(ParserCosimFault, TheScoreboardCatchesAMissingChecksumCheck) {
+TEST(PacketParserCosimFault, TheScoreboardCatchesAMissingChecksumCheck) {
   if (cosim_mode() != CosimMode::kCrossCheck) GTEST_SKIP() << "needs both sides";
   const std::vector<Frame> frames = random_parser_frames(2000, 0xFA17);
   ParserRtlDriver<Vpacket_parser_w8_fault, 8> rtl(7, kBusy);

@@ -223,6 +223,15 @@ TEST(RnicsimSchema, ARenamedKeyIsRefusedNamingItsNewName) {
             "you mean 'nodes.b.translation.mtt_cache_impl'? renamed from "
             "'nodes.b.mtt.mtt_cache_impl'" + list);
   EXPECT_EQ(set_error("translation.hit_cycles=5"), "accepted");
+  // A typo under an old name gets the nearest new key, not a name that does not exist.
+  EXPECT_EQ(set_error("mtt.hit_cycle=5"),
+            "--set mtt.hit_cycle=5: mtt.hit_cycle: unknown key (did you mean "
+            "'translation.hit_cycles'?)");
+  // A renamed key that is not a node section's is not suggested per node.
+  EXPECT_EQ(set_error("nodes.b.translation.mrs=4"),
+            "--set nodes.b.translation.mrs=4: nodes.b.translation.mrs: unknown key (now "
+            "'translation_test.mrs', which is not given per node; renamed from "
+            "'nodes.b.translation.mrs'" + list);
 
   const auto file_error = [&](const config::Json& doc) {
     try {
@@ -252,7 +261,7 @@ TEST(RnicsimSchema, ConfigsReadmeListsEveryRename) {
     // A section's rename is listed as `old.*`; the experiment's keys by their last part.
     const std::string last = old_path.substr(old_path.rfind('.') + 1);
     const bool is_section = old_path.find('.') == std::string::npos;
-    const std::string shown = is_section ? "`" + old_path + ".*`" : last;
+    const std::string shown = "`" + (is_section ? old_path + ".*" : last) + "`";
     EXPECT_NE(section.find(shown), std::string::npos) << old_path << " -> " << new_path;
     const std::string new_section = new_path.substr(0, new_path.find('.'));
     EXPECT_NE(section.find("`" + new_section + ".*`"), std::string::npos) << new_path;
