@@ -6,9 +6,10 @@
 # config/, common/, formats/, interface/, stage_view/ (the seed figure's own
 # stages), and system headers. An include in angle brackets whose first folder
 # is one of model/'s is the project's, held to the same rule; no include may
-# climb with "..", which would reach a block by another spelling. KNOWN lists the block includes still
-# left, one "<file> <header>" per line (# starts a comment); a listed include
-# that is gone is an error too, so the list only shrinks.
+# climb with "..", which would reach a block by another spelling. KNOWN lists
+# the block includes still left, one "<file> <header>" per line (# starts a
+# comment); a listed include that is gone is an error too, so the list only
+# shrinks.
 cmake_minimum_required(VERSION 3.22)
 set(allowed program/ system/ config/ common/ formats/ interface/ stage_view/)
 set(known "")
@@ -26,7 +27,8 @@ foreach(file IN LISTS FILES)
   file(RELATIVE_PATH relative "${ROOT}" "${file}")
   file(STRINGS "${file}" includes REGEX "^[ \t]*#[ \t]*include[ \t]*[<\"]")
   foreach(include IN LISTS includes)
-    string(REGEX REPLACE "^[ \t]*#[ \t]*include[ \t]*[<\"]([^\">]+)[\">].*" "\\1" header "${include}")
+    string(REGEX REPLACE "^[ \t]*#[ \t]*include[ \t]*[<\"]([^\">]+)[\">].*" "\\1" header
+           "${include}")
     if(include MATCHES "^[ \t]*#[ \t]*include[ \t]*<")
       set(shown "<${header}>")
       string(REGEX REPLACE "/.*" "" first_folder "${header}")

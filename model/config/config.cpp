@@ -382,7 +382,8 @@ void require_node_section(const std::string& section, const std::string& shown,
     // shown is "nodes.<node>.<section>[.<key>]"; node names hold no dot.
     const std::string node_prefix = shown.substr(0, shown.find('.', kNodesSection.size() + 1) + 1);
     throw ConfigError(source, shown,
-                      unknown_key(shown.substr(node_prefix.size()), schema, key_paths(schema), node_prefix));
+                      unknown_key(shown.substr(node_prefix.size()), schema, key_paths(schema),
+                                  node_prefix));
   }
   if (!schema.is_node_section(section)) {
     throw ConfigError(source, shown,
