@@ -376,16 +376,15 @@ void require_node_name(const std::string& node, const std::string& shown,
   }
 }
 
-void require_node_section(const std::string& section, const std::string& shown,
+// `key` ("pcie.lanes", or a section alone) given per node under `node_prefix`
+// ("nodes.b."): its section must be a node section, and not an old name.
+void require_node_section(const std::string& node_prefix, const std::string& key,
                           const Schema& schema, const std::string& source) {
-  if (schema.renamed(section)) {
-    // shown is "nodes.<node>.<section>[.<key>]"; node names hold no dot.
-    const std::string node_prefix = shown.substr(0, shown.find('.', kNodesSection.size() + 1) + 1);
-    throw ConfigError(source, shown,
-                      unknown_key(shown.substr(node_prefix.size()), schema, key_paths(schema),
-                                  node_prefix));
+  const std::string shown = node_prefix + key;
+  if (schema.renamed(key)) {
+    throw ConfigError(source, shown, unknown_key(key, schema, key_paths(schema), node_prefix));
   }
-  if (!schema.is_node_section(section)) {
+  if (!schema.is_node_section(key.substr(0, key.find('.')))) {
     throw ConfigError(source, shown,
                       "only node sections can be given per node (" + node_section_list(schema) +
                           ")");
@@ -408,7 +407,7 @@ std::optional<NodeKeyPath> split_node_key(const std::string& path, const Schema&
   const std::string node = rest.substr(0, dot);
   require_node_name(node, path, source);
   const std::string key = dot == std::string::npos ? "" : rest.substr(dot + 1);
-  require_node_section(key.substr(0, key.find('.')), path, schema, source);
+  require_node_section(prefix + node + ".", key, schema, source);
   return NodeKeyPath{node, key};
 }
 
@@ -440,7 +439,7 @@ void check_members(const Json& object, const std::string& prefix, const Schema& 
                                 node_section_list(schema) + "), got " + describe(node.value()));
         }
         for (const auto& section : node.value().items()) {
-          require_node_section(section.key(), node_path + "." + section.key(), schema, source);
+          require_node_section(node_path + ".", section.key(), schema, source);
         }
         check_members(node.value(), "", schema, source, node_path + ".");
       }

@@ -31,6 +31,12 @@ Json& slot_at(Json& doc, const std::string& path) {
   return (*node)[path.substr(start)];
 }
 
+// A section's place: "nodes.<node>.<name>" for a node's, "<name>" for a shared one.
+std::string instance_path(const std::string& node, std::string_view name) {
+  return node.empty() ? std::string(name)
+                      : std::string(kNodesSection) + "." + node + "." + std::string(name);
+}
+
 }  // namespace
 
 std::uint64_t stream_seed(std::uint64_t seed, std::string_view name) {
@@ -54,9 +60,8 @@ std::string RunConfig::unbuilt_node_reason(std::string_view experiment,
 }
 
 Section::Section(RunConfig& run, std::string node, std::string name)
-    : run_(&run), node_(std::move(node)), name_(std::move(name)) {
-  instance_ = node_.empty() ? name_ : std::string(kNodesSection) + "." + node_ + "." + name_;
-}
+    : run_(&run), node_(std::move(node)), name_(std::move(name)),
+      instance_(instance_path(node_, name_)) {}
 
 const Json& Section::at(std::string_view key) const { return run_->read(node_, name_, key); }
 
@@ -66,10 +71,8 @@ std::uint64_t Section::stream_seed(std::string_view stream) const {
 }
 
 std::uint64_t Section::stream_seed_named(std::string_view first_name) const {
-  const std::string name =
-      node_.empty() ? std::string(first_name)
-                    : std::string(kNodesSection) + "." + node_ + "." + std::string(first_name);
-  return config::stream_seed(run_->at("seed").get<std::uint64_t>(), name);
+  return config::stream_seed(run_->at("seed").get<std::uint64_t>(),
+                             instance_path(node_, first_name));
 }
 
 RunConfig::RunConfig(LoadedConfig loaded) : loaded_(std::move(loaded)) {}
