@@ -176,8 +176,9 @@ CommandStatus CommandUnit::execute(const Command& command) {
         const std::uint64_t address = qp->context_address;
         const RingLayout send_ring = qp->send_ring, recv_ring = qp->recv_ring;
         const std::uint32_t send_cqn = qp->send_cqn, recv_cqn = qp->recv_cqn, pd = qp->pd;
+        const std::uint32_t resets = qp->resets + 1;
         *qp = QpContext{};
-        qp->qpn = qpn, qp->context_address = address, qp->pd = pd;
+        qp->qpn = qpn, qp->context_address = address, qp->pd = pd, qp->resets = resets;
         qp->send_ring = send_ring, qp->recv_ring = recv_ring;
         qp->send_cqn = send_cqn, qp->recv_cqn = recv_cqn;
       } else {

@@ -121,7 +121,16 @@ void Completer::handle_read_or_atomic_response(QpContext& qp,
   // The response is taken before its data is written (which may wait), so a
   // timeout meanwhile sees it.
   ++work.responses;
+  // Each response acknowledges its PSN, so a long READ moves the window
+  // packet by packet: the response that opens it for the next request
+  // packet wakes the requester (else the next READ would wait for this one's
+  // last response, a round trip lost per READ longer than half the window).
+  const std::uint32_t window = shared_.config().max_unacked_packets;
+  const std::uint32_t next = qp.next_request_psn();
+  const bool was_closed = !qp.in_window(next, window);
   qp.acked_psn = psn_add(psn, 1);
+  if (was_closed && qp.in_window(next, window))
+    shared_.contexts().send_work.notify(sc_core::SC_ZERO_TIME);
   progress(qp);
   if (atomic) {
     std::shared_ptr<Bytes> bytes = atomic_results_.take(8);

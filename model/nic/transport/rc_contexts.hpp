@@ -102,6 +102,8 @@ struct QpContext {
   std::uint64_t context_address = 0;
   ibv_qp_state state = IBV_QPS_RESET;
   bool destroyed = false;
+  // Times the QP went back to RESET: a DMA issued before then is for a QP that no longer is.
+  std::uint32_t resets = 0;
   std::uint32_t send_cqn = 0;
   std::uint32_t recv_cqn = 0;
   RingLayout send_ring;  // entries are 64 B blocks
@@ -183,6 +185,17 @@ struct QpContext {
       ++sent_prefix;
     }
     return nullptr;
+  }
+  // Whether a request packet with PSN `psn` is inside the window of
+  // `window` unacknowledged packets.
+  bool in_window(std::uint32_t psn, std::uint32_t window) const {
+    return psn_diff(psn, acked_psn) < static_cast<std::int32_t>(window);
+  }
+  // The PSN of the next request packet the requester would send: the first
+  // unsent packet of a started WQE, else the next WQE's first.
+  std::uint32_t next_request_psn() {
+    const SendWork* work = first_unsent();
+    return work != nullptr ? psn_add(work->first_psn, work->sent) : next_psn;
   }
   // The outstanding WQE whose PSNs hold `psn`, or null.
   SendWork* work_holding(std::uint32_t psn) {

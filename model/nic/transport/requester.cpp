@@ -40,11 +40,6 @@ bool is_read_or_atomic(ibv_wr_opcode op) {
          op == IBV_WR_ATOMIC_FETCH_AND_ADD;
 }
 
-// Whether the QP may send a packet with PSN `psn` (its window of unacknowledged packets).
-bool window_open(const QpContext& qp, std::uint32_t psn, std::uint32_t window) {
-  return psn_diff(psn, qp.acked_psn) < static_cast<std::int32_t>(window);
-}
-
 }  // namespace
 
 Requester::Requester(const sc_core::sc_module_name& name, TransportShared& shared, DmaPort& port,
@@ -77,7 +72,7 @@ void Requester::payload_read_failed(const packet::TransmitRequest& request) {
 }
 
 bool Requester::next_packet_in_window(const QpContext& qp, const SendWork& work) const {
-  return window_open(qp, psn_add(work.first_psn, work.sent), shared_.config().max_unacked_packets);
+  return qp.in_window(psn_add(work.first_psn, work.sent), shared_.config().max_unacked_packets);
 }
 
 bool Requester::asks_for_ack(const QpContext& qp, std::uint32_t index, std::uint32_t count,
@@ -92,7 +87,7 @@ bool Requester::asks_for_ack(const QpContext& qp, std::uint32_t index, std::uint
   const std::uint32_t window = shared_.config().max_unacked_packets;
   const std::uint32_t every =
       std::min(shared_.config().ack_request_packets, std::max<std::uint32_t>(1, window / 2));
-  const bool fills_window = !window_open(qp, psn_add(psn, 1), window);
+  const bool fills_window = !qp.in_window(psn_add(psn, 1), window);
   const bool ends_resend = psn_add(psn, 1) == qp.sent_psn_end;
   return index + 1 == count || (index + 1) % every == 0 || fills_window || ends_resend;
 }
@@ -118,7 +113,7 @@ bool Requester::has_work(QpContext& qp) const {
     if (is_read_or_atomic(next.opcode) && qp.rd_atomic_outstanding >= qp.max_rd_atomic)
       return false;
     if (next.fence && qp.rd_atomic_outstanding > 0) return false;
-    return window_open(qp, qp.next_psn, shared_.config().max_unacked_packets);
+    return qp.in_window(qp.next_psn, shared_.config().max_unacked_packets);
   }
   return qp.send_fetched != qp.send_producer && !qp.fetch_pending;
 }

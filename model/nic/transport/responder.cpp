@@ -132,18 +132,68 @@ void Responder::handle(const packet::ReceivedPacket& packet, const sc_core::sc_t
 }
 
 bool Responder::fetch_recv(QpContext& qp) {
-  if (!qp.recv_ready.empty()) return true;
-  const std::uint32_t ready = qp.recv_producer - qp.recv_fetched;
-  if (ready == 0) return false;
-  const std::uint32_t count = std::min({ready, shared_.config().recv_prefetch,
-                                        qp.recv_ring.contiguous(qp.recv_fetched)});
-  const std::shared_ptr<Bytes> bytes = recv_fetches_.take(std::size_t{count} * kRecvWqeBytes);
-  const std::uint32_t first = qp.recv_fetched;
+  while (qp.recv_ready.empty()) {
+    if (!issue_recv_fetch(qp, /*wait_for_room=*/true)) return false;  // nothing posted
+    land_recv_fetch(qp);
+  }
+  return true;
+}
+
+void Responder::refill_recv(QpContext& qp) {
+  dma_.pump();
+  const auto in_flight = recv_fetches_in_flight_.find(qp.qpn);
+  if (in_flight != recv_fetches_in_flight_.end()) {
+    if (in_flight->second.landing || !dma_.done(in_flight->second.ticket)) return;
+    land_recv_fetch(qp);  // done: takes it without waiting
+  }
+  issue_recv_fetch(qp, /*wait_for_room=*/false);
+}
+
+bool Responder::issue_recv_fetch(QpContext& qp, bool wait_for_room) {
+  if (recv_fetches_in_flight_.count(qp.qpn) != 0) return true;
+  if (wait_for_room) {
+    dma_.wait_for_room();
+    if (recv_fetches_in_flight_.count(qp.qpn) != 0) return true;  // issued meanwhile
+  } else if (!dma_.has_room()) {
+    return false;
+  }
+  const std::uint32_t posted = qp.recv_producer - qp.recv_fetched;
+  const auto held = static_cast<std::uint32_t>(qp.recv_ready.size());
+  const std::uint32_t depth = shared_.config().recv_prefetch;
+  if (posted == 0 || held >= depth) return false;
+  const std::uint32_t count =
+      std::min({posted, depth - held, qp.recv_ring.contiguous(qp.recv_fetched)});
+  RecvFetch& fetch = recv_fetches_in_flight_[qp.qpn];
+  fetch.qp_resets = qp.resets;
+  fetch.count = count;
+  fetch.bytes = recv_fetch_buffers_.take(std::size_t{count} * kRecvWqeBytes);
+  fetch.ticket = dma_.issue(DmaRequest::read(0, qp.recv_ring.address(qp.recv_fetched),
+                                             count * kRecvWqeBytes, fetch.bytes->data()),
+                            fetch.bytes);
   qp.recv_fetched += count;
-  dma_.read(qp.recv_ring.address(first), bytes->data(), count * kRecvWqeBytes);
-  for (std::uint32_t i = 0; i < count; ++i) {
-    std::optional<RecvWqe> wqe = decode_recv_wqe(bytes->data() + std::size_t{i} * kRecvWqeBytes,
-                                                 nullptr);
+  ++shared_.stats().wqe_fetches;
+  return true;
+}
+
+void Responder::land_recv_fetch(QpContext& qp) {
+  auto in_flight = recv_fetches_in_flight_.find(qp.qpn);
+  while (in_flight != recv_fetches_in_flight_.end() && in_flight->second.landing) {
+    sc_core::wait(recv_fetch_landed_);  // the other thread is landing it
+    in_flight = recv_fetches_in_flight_.find(qp.qpn);
+  }
+  if (in_flight == recv_fetches_in_flight_.end()) return;
+  in_flight->second.landing = true;
+  const std::uint32_t ticket = in_flight->second.ticket;
+  dma_.wait(ticket);
+  // The map may have changed during the wait; this QP's entry has not.
+  in_flight = recv_fetches_in_flight_.find(qp.qpn);
+  const RecvFetch fetch = std::move(in_flight->second);
+  recv_fetches_in_flight_.erase(in_flight);
+  recv_fetch_landed_.notify(sc_core::SC_ZERO_TIME);
+  if (fetch.qp_resets != qp.resets) return;  // the QP was reset meanwhile
+  for (std::uint32_t i = 0; i < fetch.count; ++i) {
+    std::optional<RecvWqe> wqe =
+        decode_recv_wqe(fetch.bytes->data() + std::size_t{i} * kRecvWqeBytes, nullptr);
     RecvWork work;
     if (wqe) {
       work.wqe = std::move(*wqe);
@@ -151,7 +201,6 @@ bool Responder::fetch_recv(QpContext& qp) {
     }
     qp.recv_ready.push_back(std::move(work));
   }
-  return true;
 }
 
 void Responder::handle_write_or_send(QpContext& qp, const packet::ReceivedPacket& packet) {
@@ -234,6 +283,7 @@ void Responder::handle_write_or_send(QpContext& qp, const packet::ReceivedPacket
       fetch_recv(qp);
       const RecvWork recv = std::move(qp.recv_ready.front());
       qp.recv_ready.pop_front();
+      refill_recv(qp);
       recv_completion(qp, recv, IBV_WC_SUCCESS, static_cast<std::uint32_t>(message.offset),
                       message.with_imm, message.imm, !kind.send);
     }

@@ -2,6 +2,8 @@
 // The RC responder (see transport_shared.hpp for the units).
 #include <cstdint>
 #include <deque>
+#include <map>
+#include <memory>
 #include <systemc>
 
 #include "common/byte_pool.hpp"
@@ -42,7 +44,19 @@ class Responder : public sc_core::sc_module {
   bool retry_waiting(const QpContext& qp, std::uint32_t first_psn, std::uint32_t sent) const;
   void send_atomic_ack(QpContext& qp, std::uint32_t psn, std::uint64_t original,
                        const std::vector<std::uint32_t>& after);
+  // Receive WQEs (transport.recv_prefetch): the responder keeps up to that
+  // many fetched ahead. fetch_recv is the demand path: a SEND found none
+  // fetched, so it waits for the fetch in flight or issues one and waits;
+  // whether a WQE is there now. refill_recv, after a SEND took one, takes a
+  // fetch that has landed and issues the next, waiting for neither.
   bool fetch_recv(QpContext& qp);
+  void refill_recv(QpContext& qp);
+  // Issues a fetch of the WQEs posted and not yet fetched, up to the depth,
+  // unless one is in flight or nothing is to fetch; with `wait_for_room`
+  // false it also gives up when the DMA port is full. Whether one is in flight now.
+  bool issue_recv_fetch(QpContext& qp, bool wait_for_room);
+  // Waits for the QP's fetch in flight, if any, and queues its WQEs.
+  void land_recv_fetch(QpContext& qp);
   // A response packet carrying an AETH (`syndrome`, the QP's MSN): an ACK or
   // NAK, or an atomic ACK once its AtomicAckETH is added.
   packet::TransmitRequest aeth_response(const QpContext& qp, std::uint8_t opcode,
@@ -68,7 +82,19 @@ class Responder : public sc_core::sc_module {
   std::vector<PhysicalSegment> atomic_target_;
   std::vector<std::uint32_t> atomic_written_;
   BytePool atomic_results_;
-  BytePool recv_fetches_;  // receive WQE fetches (both threads fetch)
+  // Receive WQE fetches in flight, one per QP at most, by QP number. Both
+  // threads fetch (run, and run_recv_flush for a QP in ERR); the one that
+  // lands a fetch marks it so the other waits for recv_fetch_landed_.
+  struct RecvFetch {
+    std::uint32_t ticket = 0;
+    std::uint32_t qp_resets = 0;  // the QP's resets when issued: stale if it changed
+    std::uint32_t count = 0;
+    std::shared_ptr<Bytes> bytes;
+    bool landing = false;
+  };
+  std::map<std::uint32_t, RecvFetch> recv_fetches_in_flight_;
+  sc_core::sc_event recv_fetch_landed_;
+  BytePool recv_fetch_buffers_;
 };
 
 }  // namespace rnicsim
