@@ -3,9 +3,14 @@
 
 usage: plot_dma.py RUN_FOLDER                      -> RUN_FOLDER/dma.png
        plot_dma.py --compare OUT_FOLDER RUN...     -> OUT_FOLDER/latency.png, bandwidth.png
+       plot_dma.py --against MEASURED_CSV RUN      -> RUN/against_measured.png, .csv
 
 Latency: median latency of a single DMA read against transfer size.
 Bandwidth: read and write bandwidth with many transfers in flight.
+--against: the run beside measured points (a CSV in the shape of
+results/pcie/pcie_bench_e5_2620v3.csv, '#' lines for its provenance), and
+against_measured.csv with the model's value, the measured one and the gap
+(model - measured) / measured in percent, per size both have.
 """
 import csv
 import json
@@ -58,7 +63,56 @@ def draw_bandwidth(ax, runs):
     ax.legend(fontsize=7)
 
 
+def load_measured(path):
+    with open(path, newline="") as f:
+        lines = [line for line in f if not line.startswith("#")]
+    rows = {}
+    for r in csv.DictReader(lines):
+        rows[int(r["size_bytes"])] = {k: float(v) for k, v in r.items() if v != ""}
+    return rows
+
+
+# (model column in dma.csv, measured column, what)
+COMPARED = (("read_latency_ns", "read_latency_median_ns", "read latency, median (ns)"),
+            ("read_bw_gbps", "read_bw_gbps", "read bandwidth (Gbit/s)"),
+            ("write_bw_gbps", "write_bw_gbps", "write bandwidth (Gbit/s)"))
+
+
+def against(measured_path, folder):
+    folder = Path(folder)
+    measured = load_measured(measured_path)
+    label, rows = load(folder)
+    model = {int(r["size_bytes"]): r for r in rows}
+    with open(folder / "against_measured.csv", "w", newline="") as f:
+        out = csv.writer(f)
+        out.writerow(["quantity", "size_bytes", "model", "measured", "gap_percent"])
+        for ours, theirs, _ in COMPARED:
+            for size in sorted(set(model) & set(measured)):
+                if theirs not in measured[size]:
+                    continue
+                m, x = model[size][ours], measured[size][theirs]
+                out.writerow([ours, size, f"{m:.3f}", f"{x:.3f}", f"{100 * (m - x) / x:+.1f}"])
+    fig, axes = plt.subplots(1, 3, figsize=(15, 4.5))
+    for ax, (ours, theirs, what) in zip(axes, COMPARED):
+        sizes = sorted(s for s in model if s <= max(measured))
+        ax.plot(sizes, [model[s][ours] for s in sizes], marker="o", markersize=3,
+                label=f"model, {label}")
+        points = sorted(s for s in measured if theirs in measured[s])
+        ax.plot(points, [measured[s][theirs] for s in points], linestyle="none", marker="x",
+                color="black", label="pcie-bench, measured")
+        size_axis(ax)
+        ax.set_ylabel(what)
+        if "bandwidth" in what:
+            ax.set_ylim(bottom=0)
+        ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(folder / "against_measured.png", dpi=110)
+
+
 def main(argv):
+    if len(argv) == 3 and argv[0] == "--against":
+        against(argv[1], argv[2])
+        return
     if len(argv) >= 3 and argv[0] == "--compare":
         out = Path(argv[1])
         runs = [load(f) for f in argv[2:]]

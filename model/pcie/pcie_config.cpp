@@ -69,10 +69,9 @@ void declare_pcie_keys(config::Schema& schema) {
                  .power_of_two());
   schema.add(integer_key("pcie.rcb_bytes", 64, "bytes", "read completion boundary")
                  .one_of_integers({64, 128}));
-  schema.add(integer_key("pcie.completion_bytes", 64, "bytes",
+  schema.add(integer_key("pcie.completion_bytes", 128, "bytes",
                          "payload of each completion the root complex returns (a multiple of "
-                         "pcie.rcb_bytes, at most pcie.mps_bytes; Xeon root complexes return "
-                         "64 B)")
+                         "pcie.rcb_bytes, at most pcie.mps_bytes; Intel Xeons combine 128 B)")
                  .at_least(64)
                  .at_most(4096)
                  .power_of_two());
@@ -85,6 +84,12 @@ void declare_pcie_keys(config::Schema& schema) {
                         "local DRAM")
                  .at_least(0)
                  .at_most(1e9));  // 1 s
+  schema.add(number_key("pcie.read_line_ns", 0, "ns",
+                        "the root complex serves one DMA read's 64 B cache lines one after "
+                        "another, this far apart, and a completion leaves once its lines are "
+                        "in; 0: the link alone paces them")
+                 .at_least(0)
+                 .at_most(1e6));  // 1 ms
   schema.add(boolean_key("pcie.memory_remote", false,
                          "the DMA buffers sit on the other socket's memory"));
   schema.add(number_key("pcie.remote_socket_extra_ns", 100, "ns",
@@ -139,6 +144,7 @@ PcieConfig pcie_config(const config::Section& pcie) {
   c.completion_bytes = integer("completion_bytes");
   c.link_latency = ns("link_latency_ns");
   c.root_complex_latency = ns("root_complex_latency_ns");
+  c.read_line_interval = ns("read_line_ns");
   c.memory_remote = pcie.boolean("memory_remote");
   c.remote_socket_extra = ns("remote_socket_extra_ns");
   c.ack_every_bytes = integer("ack_every_bytes");

@@ -15,9 +15,10 @@ struct PcieConfig {
   std::uint32_t mps_bytes = 256;      // max payload size
   std::uint32_t mrrs_bytes = 512;     // max read request size
   std::uint32_t rcb_bytes = 64;       // read completion boundary
-  std::uint32_t completion_bytes = 64;  // payload of the root complex's completions
+  std::uint32_t completion_bytes = 128;  // payload of the root complex's completions
   sc_core::sc_time link_latency;      // one direction: PHY and data-link pipelines, wire
   sc_core::sc_time root_complex_latency;  // MRd arrival to first completion, local DRAM
+  sc_core::sc_time read_line_interval;    // one window's 64 B lines follow at most this often
   sc_core::sc_time remote_socket_extra;   // added when the memory is on the other socket
   bool memory_remote = false;
   std::uint32_t ack_every_bytes = 0;  // one ACK DLLP back per this many bytes received

@@ -7,6 +7,12 @@
 #include "pcie/tlp.hpp"
 
 namespace rnicsim::pcie {
+namespace {
+
+constexpr std::uint64_t kCacheLineBytes = 64;  // the root complex reads memory in cache lines
+
+}  // namespace
+
 PcieLink::PcieLink(const sc_core::sc_module_name& name, const PcieConfig& config)
     : sc_core::sc_module(name),
       nic2pcie("nic2pcie"),
@@ -123,9 +129,13 @@ PcieLink::CompletionTrain PcieLink::completion_train(std::uint64_t address,
   }
   train.wire_bytes = std::uint64_t{train.count} * completion_wire_bytes(0) + length;
   // Each completion rounds to a picosecond on its own, as it would alone.
-  train.duration = downstream_.wire_time(completion_wire_bytes(sizes.first)) +
-                   full_completion_time_ * static_cast<double>(sizes.full);
-  if (sizes.tail > 0) train.duration += downstream_.wire_time(completion_wire_bytes(sizes.tail));
+  const sc_core::sc_time first = downstream_.wire_time(completion_wire_bytes(sizes.first));
+  train.duration = first + full_completion_time_ * static_cast<double>(sizes.full);
+  train.last = sizes.full > 0 ? full_completion_time_ : first;
+  if (sizes.tail > 0) {
+    train.last = downstream_.wire_time(completion_wire_bytes(sizes.tail));
+    train.duration += train.last;
+  }
   return train;
 }
 
@@ -141,12 +151,21 @@ void PcieLink::book_reads(TlpWindow& window, Tlp* tlps, std::uint32_t count,
   std::uint64_t completion_bytes_sent = 0;
   // Unsupported Request: one completion without data.
   const std::uint32_t unsupported_bytes = config_.ideal ? 0 : completion_wire_bytes(0);
-  const CompletionTrain unsupported{1, unsupported_bytes, downstream_.wire_time(unsupported_bytes)};
+  const sc_core::sc_time unsupported_time = downstream_.wire_time(unsupported_bytes);
+  const CompletionTrain unsupported{1, unsupported_bytes, unsupported_time, unsupported_time};
   CompletionTrain train;
   std::uint64_t window_bits = 0;  // the ideal link's: completed so far in this window
   bool have_train = false;
   std::uint32_t train_offset = 0;
   std::uint32_t train_length = 0;
+  // The root complex serves the window's cache lines in order, one per
+  // read_line_interval (pcie.read_line_ns): `line_served` is when the last
+  // line of the TLPs before was. A train is booked whole, so one whose lines
+  // come slower than the link sends them starts late enough to end when its
+  // last line and last completion could: its end, what a read waits for, is
+  // exact; its completions are bunched at the end rather than spread.
+  const bool pace_lines = !config_.ideal && config_.read_line_interval > sc_core::SC_ZERO_TIME;
+  sc_core::sc_time line_served;
   for (std::uint32_t i = 0; i < count; ++i) {
     Tlp& tlp = tlps[i];
     if (i == group_end) {
@@ -180,6 +199,15 @@ void PcieLink::book_reads(TlpWindow& window, Tlp* tlps, std::uint32_t count,
         have_train = true;
         train_offset = offset;
         train_length = tlp.length;
+      }
+      if (pace_lines) {
+        const std::uint64_t lines =
+            (tlp.address % kCacheLineBytes + tlp.length + kCacheLineBytes - 1) / kCacheLineBytes;
+        const sc_core::sc_time first_line =
+            i == 0 ? ready : std::max(ready, line_served + config_.read_line_interval);
+        line_served = first_line + config_.read_line_interval * static_cast<double>(lines - 1);
+        if (line_served + train.last > ready + train.duration)
+          ready = line_served + train.last - train.duration;
       }
     }
     CompletionTrain ideal;

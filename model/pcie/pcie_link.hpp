@@ -97,6 +97,7 @@ class PcieLink : public sc_core::sc_module, public TlpListIf {
     std::uint32_t count = 0;
     std::uint64_t wire_bytes = 0;
     sc_core::sc_time duration;
+    sc_core::sc_time last;  // the last completion's share of the duration
   };
   CompletionTrain completion_train(std::uint64_t address, std::uint32_t length) const;
   // Bytes a request TLP takes on the link: the spec's header and framing with

@@ -11,7 +11,9 @@ usage: check_perf_figures.py RNICSIM WORK_FOLDER
   of 100 Gbit/s = 92.59 Gbit/s;
 * write_bw 64 KB at PMTU 4096 (Ethernet MTU 4200) within 1% of the lower of
   the goodput rule (98.04) and the preset's PCIe read ceiling for payload
-  (95.30 Gbit/s, results/pcie/gen3x16/summary.json read_bw_gbps at 64 KB).
+  (108.11 Gbit/s in 128 B completions: read_bw_gbps at 64 KB of `rnicsim run
+  configs/pcie_gen3x16.json --set pcie.read_line_ns=0`, the root complex as
+  cx5_100g.json has it), so the wire binds.
 Exact figures are the model's to give; the tolerances are the issue's.
 """
 import json
@@ -47,7 +49,7 @@ def main(argv):
     bw = perf(rnicsim, work, "write_bw_1024", "write_bw", "-n", "1000")[0]["bw_avg_gbps"]
     expect(abs(bw - goodput_1024) <= 0.01 * goodput_1024,
            f"write_bw 64 KB PMTU 1024 {bw:.2f} Gb/s within 1% of {goodput_1024:.2f}")
-    ceiling = min(100 * 4096 / (4096 + 82), 95.30)
+    ceiling = min(100 * 4096 / (4096 + 82), 108.11)
     bw = perf(rnicsim, work, "write_bw_4096", "write_bw", "-n", "1000", "-m", "4096",
               "--set", "nic.ethernet_mtu_bytes=4200")[0]["bw_avg_gbps"]
     expect(abs(bw - ceiling) <= 0.01 * ceiling,

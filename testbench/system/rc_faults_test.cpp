@@ -507,7 +507,7 @@ TEST(RcFaults, ExponentialBackoffDoublesThePeriodAtEachTimeoutInARow) {
 // and must change nothing: the WRITE goes twice in all, never a third time.
 TEST(RcFaults, StaleNakAfterLaterAcksIsIgnored) {
   config::Json given = faults_script("a", "drop:opcode=write,psn=3");
-  given["nodes"]["b"]["faults"]["script"] = "delay:opcode=nak,ns=11000";
+  given["nodes"]["b"]["faults"]["script"] = "delay:opcode=nak,ns=7500";
   given["transport"]["ack_request_packets"] = 4;
   FaultBench f(given);
   f.bench.run([&] {
@@ -547,7 +547,7 @@ TEST(RcFaults, StaleNakAfterLaterAcksIsIgnored) {
     ADD_FAILURE() << "no " << line;
     return 0;
   };
-  const std::uint64_t nak_arrives_ns = sent_at("b>a NAK_SEQ 3") + 11000;
+  const std::uint64_t nak_arrives_ns = sent_at("b>a NAK_SEQ 3") + 7500;
   EXPECT_GT(nak_arrives_ns, sent_at("b>a ACK 7"));
   EXPECT_LT(nak_arrives_ns, sent_at("b>a ACK 63"));
 }

@@ -174,7 +174,8 @@ TEST(RnicsimSchema, EveryExperimentChecksEveryKey) {
        "translation.mtt_cache_ways"},
       {{{"translation_test", {{"access_bytes", 96}}}}, "translation_test.access_bytes"},
       {{{"nodes", {{"b", {{"pcie", {{"lanes", 3}}}}}}}}, "nodes.b.pcie.lanes"},
-      {{{"nodes", {{"b", {{"pcie", {{"rcb_bytes", 128}}}}}}}}, "nodes.b.pcie.completion_bytes"},
+      {{{"nodes", {{"b", {{"pcie", {{"rcb_bytes", 128}, {"completion_bytes", 64}}}}}}}},
+       "nodes.b.pcie.completion_bytes"},
   };
   for (const auto& experiment : schema.find("experiment")->choices) {
     for (const auto& [doc, key] : bad) {

@@ -51,7 +51,8 @@ void declare_transport_keys(config::Schema& schema) {
                  .at_least(1)
                  .at_most(64));
   schema.add(integer_key("transport.recv_prefetch", 4, "WQEs",
-                         "receive WQEs the responder fetches ahead of the SENDs that use them")
+                         "receive WQEs the responder holds fetched ahead of the SENDs that use "
+                         "them; it refills as SENDs take them")
                  .at_least(1)
                  .at_most(64));
   schema.add(integer_key("transport.max_unacked_packets", 1024, "packets",
