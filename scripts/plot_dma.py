@@ -33,6 +33,14 @@ def load(folder):
     return label, rows
 
 
+def detailed_label(folder):
+    """The run's link with what the comparison with measurements turns on."""
+    p = json.loads((Path(folder) / "summary.json").read_text())["pcie"]
+    label, _ = load(folder)
+    return (f"{label}, {p['completion_bytes']} B completions, {p['read_tags']} tags, "
+            f"lines {p.get('read_line_ns', 0):g} ns apart")
+
+
 def size_axis(ax):
     ax.set_xscale("log", base=2)
     ax.set_xlabel("transfer size (bytes)")
@@ -96,15 +104,16 @@ def against(measured_path, folder):
     for ax, (ours, theirs, what) in zip(axes, COMPARED):
         sizes = sorted(s for s in model if s <= max(measured))
         ax.plot(sizes, [model[s][ours] for s in sizes], marker="o", markersize=3,
-                label=f"model, {label}")
+                label="model")
         points = sorted(s for s in measured if theirs in measured[s])
         ax.plot(points, [measured[s][theirs] for s in points], linestyle="none", marker="x",
-                color="black", label="pcie-bench, measured")
+                color="black", label="measured")
         size_axis(ax)
         ax.set_ylabel(what)
         if "bandwidth" in what:
             ax.set_ylim(bottom=0)
         ax.legend(fontsize=8)
+    fig.suptitle(f"model: {detailed_label(folder)}; x: pcie-bench, measured", fontsize=10)
     fig.tight_layout()
     fig.savefig(folder / "against_measured.png", dpi=110)
 

@@ -157,7 +157,14 @@ struct QpContext {
   // Responder.
   std::uint32_t recv_producer = 0;  // entries, from the doorbell
   std::uint32_t recv_fetched = 0;
-  bool recv_fetch_pending = false;
+  // The receive WQE fetch in flight, one at most (Responder::issue_recv_fetch):
+  // its DMA ticket, how many WQEs it reads, and whether a thread is landing it.
+  // Going to RESET drops it with the rest of the context.
+  bool recv_fetch_in_flight = false;
+  bool recv_fetch_landing = false;
+  std::uint32_t recv_fetch_ticket = 0;
+  std::uint32_t recv_fetch_count = 0;
+  std::shared_ptr<Bytes> recv_fetch_bytes;
   RingQueue<RecvWork> recv_ready;
   std::uint32_t expected_psn = 0;
   std::uint32_t msn = 0;

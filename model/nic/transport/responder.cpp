@@ -134,26 +134,25 @@ void Responder::handle(const packet::ReceivedPacket& packet, const sc_core::sc_t
 bool Responder::fetch_recv(QpContext& qp) {
   while (qp.recv_ready.empty()) {
     if (!issue_recv_fetch(qp, /*wait_for_room=*/true)) return false;  // nothing posted
-    land_recv_fetch(qp);
+    if (!land_recv_fetch(qp)) return false;                           // reset meanwhile
   }
   return true;
 }
 
 void Responder::refill_recv(QpContext& qp) {
   dma_.pump();
-  const auto in_flight = recv_fetches_in_flight_.find(qp.qpn);
-  if (in_flight != recv_fetches_in_flight_.end()) {
-    if (in_flight->second.landing || !dma_.done(in_flight->second.ticket)) return;
+  if (qp.recv_fetch_in_flight) {
+    if (qp.recv_fetch_landing || !dma_.done(qp.recv_fetch_ticket)) return;
     land_recv_fetch(qp);  // done: takes it without waiting
   }
   issue_recv_fetch(qp, /*wait_for_room=*/false);
 }
 
 bool Responder::issue_recv_fetch(QpContext& qp, bool wait_for_room) {
-  if (recv_fetches_in_flight_.count(qp.qpn) != 0) return true;
+  if (qp.recv_fetch_in_flight) return true;
   if (wait_for_room) {
     dma_.wait_for_room();
-    if (recv_fetches_in_flight_.count(qp.qpn) != 0) return true;  // issued meanwhile
+    if (qp.recv_fetch_in_flight) return true;  // issued meanwhile
   } else if (!dma_.has_room()) {
     return false;
   }
@@ -163,37 +162,41 @@ bool Responder::issue_recv_fetch(QpContext& qp, bool wait_for_room) {
   if (posted == 0 || held >= depth) return false;
   const std::uint32_t count =
       std::min({posted, depth - held, qp.recv_ring.contiguous(qp.recv_fetched)});
-  RecvFetch& fetch = recv_fetches_in_flight_[qp.qpn];
-  fetch.qp_resets = qp.resets;
-  fetch.count = count;
-  fetch.bytes = recv_fetch_buffers_.take(std::size_t{count} * kRecvWqeBytes);
-  fetch.ticket = dma_.issue(DmaRequest::read(0, qp.recv_ring.address(qp.recv_fetched),
-                                             count * kRecvWqeBytes, fetch.bytes->data()),
-                            fetch.bytes);
+  std::shared_ptr<Bytes> bytes = recv_fetch_buffers_.take(std::size_t{count} * kRecvWqeBytes);
+  // The port has room, so issue() does not wait: nothing changes in between.
+  const std::uint32_t ticket = dma_.issue(DmaRequest::read(0, qp.recv_ring.address(qp.recv_fetched),
+                                                           count * kRecvWqeBytes, bytes->data()),
+                                          bytes);
+  qp.recv_fetch_in_flight = true;
+  qp.recv_fetch_ticket = ticket;
+  qp.recv_fetch_count = count;
+  qp.recv_fetch_bytes = std::move(bytes);
   qp.recv_fetched += count;
   ++shared_.stats().wqe_fetches;
   return true;
 }
 
-void Responder::land_recv_fetch(QpContext& qp) {
-  auto in_flight = recv_fetches_in_flight_.find(qp.qpn);
-  while (in_flight != recv_fetches_in_flight_.end() && in_flight->second.landing) {
+bool Responder::land_recv_fetch(QpContext& qp) {
+  const std::uint32_t resets = qp.resets;
+  while (qp.recv_fetch_in_flight && qp.recv_fetch_landing) {
     sc_core::wait(recv_fetch_landed_);  // the other thread is landing it
-    in_flight = recv_fetches_in_flight_.find(qp.qpn);
+    if (qp.resets != resets) return false;
   }
-  if (in_flight == recv_fetches_in_flight_.end()) return;
-  in_flight->second.landing = true;
-  const std::uint32_t ticket = in_flight->second.ticket;
-  dma_.wait(ticket);
-  // The map may have changed during the wait; this QP's entry has not.
-  in_flight = recv_fetches_in_flight_.find(qp.qpn);
-  const RecvFetch fetch = std::move(in_flight->second);
-  recv_fetches_in_flight_.erase(in_flight);
+  if (!qp.recv_fetch_in_flight) return true;
+  qp.recv_fetch_landing = true;
+  const std::shared_ptr<Bytes> bytes = qp.recv_fetch_bytes;
+  const std::uint32_t count = qp.recv_fetch_count;
+  dma_.wait(qp.recv_fetch_ticket);
   recv_fetch_landed_.notify(sc_core::SC_ZERO_TIME);
-  if (fetch.qp_resets != qp.resets) return;  // the QP was reset meanwhile
-  for (std::uint32_t i = 0; i < fetch.count; ++i) {
+  // A QP reset during the wait wiped the fetch with its context: these WQEs
+  // are not the QP's now.
+  if (qp.resets != resets) return false;
+  qp.recv_fetch_in_flight = false;
+  qp.recv_fetch_landing = false;
+  qp.recv_fetch_bytes.reset();
+  for (std::uint32_t i = 0; i < count; ++i) {
     std::optional<RecvWqe> wqe =
-        decode_recv_wqe(fetch.bytes->data() + std::size_t{i} * kRecvWqeBytes, nullptr);
+        decode_recv_wqe(bytes->data() + std::size_t{i} * kRecvWqeBytes, nullptr);
     RecvWork work;
     if (wqe) {
       work.wqe = std::move(*wqe);
@@ -201,6 +204,7 @@ void Responder::land_recv_fetch(QpContext& qp) {
     }
     qp.recv_ready.push_back(std::move(work));
   }
+  return true;
 }
 
 void Responder::handle_write_or_send(QpContext& qp, const packet::ReceivedPacket& packet) {
@@ -279,8 +283,9 @@ void Responder::handle_write_or_send(QpContext& qp, const packet::ReceivedPacket
   if (kind.last) {
     qp.msn = psn_add(qp.msn, 1);
     message.active = false;
-    if (needs_recv) {
-      fetch_recv(qp);
+    // The WQE the message's first packet found is still there unless the
+    // QP left RTR/RTS meanwhile (its receives are then flushed, not completed).
+    if (needs_recv && fetch_recv(qp)) {
       const RecvWork recv = std::move(qp.recv_ready.front());
       qp.recv_ready.pop_front();
       refill_recv(qp);
@@ -522,6 +527,10 @@ void Responder::run_recv_flush() {
         QpContext& qp = *context;
         if (qp.state != IBV_QPS_ERR || qp.destroyed) continue;
         if (qp.recv_ready.empty() && !fetch_recv(qp)) continue;
+        if (qp.state != IBV_QPS_ERR || qp.recv_ready.empty()) {
+          more = true;  // the QP changed during the fetch: look again
+          break;
+        }
         const RecvWork recv = std::move(qp.recv_ready.front());
         qp.recv_ready.pop_front();
         recv_completion(qp, recv, IBV_WC_WR_FLUSH_ERR, 0, false, 0, false);

@@ -2,7 +2,6 @@
 // The RC responder (see transport_shared.hpp for the units).
 #include <cstdint>
 #include <deque>
-#include <map>
 #include <memory>
 #include <systemc>
 
@@ -55,8 +54,9 @@ class Responder : public sc_core::sc_module {
   // unless one is in flight or nothing is to fetch; with `wait_for_room`
   // false it also gives up when the DMA port is full. Whether one is in flight now.
   bool issue_recv_fetch(QpContext& qp, bool wait_for_room);
-  // Waits for the QP's fetch in flight, if any, and queues its WQEs.
-  void land_recv_fetch(QpContext& qp);
+  // Waits for the QP's fetch in flight, if any, and queues its WQEs; false if
+  // the QP went to RESET meanwhile (its WQEs are then not the QP's any more).
+  bool land_recv_fetch(QpContext& qp);
   // A response packet carrying an AETH (`syndrome`, the QP's MSN): an ACK or
   // NAK, or an atomic ACK once its AtomicAckETH is added.
   packet::TransmitRequest aeth_response(const QpContext& qp, std::uint8_t opcode,
@@ -82,17 +82,9 @@ class Responder : public sc_core::sc_module {
   std::vector<PhysicalSegment> atomic_target_;
   std::vector<std::uint32_t> atomic_written_;
   BytePool atomic_results_;
-  // Receive WQE fetches in flight, one per QP at most, by QP number. Both
-  // threads fetch (run, and run_recv_flush for a QP in ERR); the one that
-  // lands a fetch marks it so the other waits for recv_fetch_landed_.
-  struct RecvFetch {
-    std::uint32_t ticket = 0;
-    std::uint32_t qp_resets = 0;  // the QP's resets when issued: stale if it changed
-    std::uint32_t count = 0;
-    std::shared_ptr<Bytes> bytes;
-    bool landing = false;
-  };
-  std::map<std::uint32_t, RecvFetch> recv_fetches_in_flight_;
+  // Both threads fetch receive WQEs (run, and run_recv_flush for a QP in
+  // ERR); the one that lands a QP's fetch marks it, and the other waits for
+  // this event.
   sc_core::sc_event recv_fetch_landed_;
   BytePool recv_fetch_buffers_;
 };

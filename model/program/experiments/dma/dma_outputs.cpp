@@ -33,6 +33,7 @@ Json summary_json(const DmaTestConfig& config, const DmaTestResult& result) {
             {"mrrs_bytes", p.mrrs_bytes},
             {"completion_bytes", p.completion_bytes},
             {"read_tags", config.testbed.nodes[0].nic.dma.read_tags},
+            {"read_line_ns", to_ns(p.read_line_interval)},
             {"iommu", p.iommu},
             {"memory_remote", p.memory_remote}}},
           {"read_latency_ns", latency},
