@@ -106,8 +106,21 @@ std::vector<std::uint8_t> pattern(std::size_t n, std::uint8_t seed) {
   return v;
 }
 
-// pcie.read_line_ns: the root complex serves one DMA read's cache lines one
-// after another. A 2048 B read (four 512 B MRds, 32 lines) in 128 B
+// Runs the simulation for one DMA read of got.size() bytes at `address` into
+// `got` by the NIC's initiator; how long the read took.
+sc_time timed_read(Bench& bench, std::uint64_t address, std::vector<std::uint8_t>& got) {
+  sc_time took;
+  sc_core::sc_spawn([&] {
+    const sc_time start = sc_core::sc_time_stamp();
+    bench.initiators.nic.read(address, got.data(), got.size());
+    took = sc_core::sc_time_stamp() - start;
+  });
+  sc_core::sc_start();
+  return took;
+}
+
+// pcie.read_line_ns: one DMA read's cache lines come one after another. A
+// 2048 B read (four 512 B MRds, 32 lines) in 128 B
 // completions with lines 40 ns apart, slower than the link sends them (a
 // 148 B completion per two lines takes 18.8 ns at Gen3 x8): its last line is
 // served 31 x 40 ns after the first, across the four MRds (not one MRd at a
@@ -120,13 +133,7 @@ TEST(PcieDma, LinePacingServesAReadsLinesInOrderAcrossItsMrds) {
   const auto host = pattern(2048, 5);
   bench.memory.write_bytes(0x10000, host.data(), host.size());
   std::vector<std::uint8_t> got(2048);
-  sc_time took;
-  sc_core::sc_spawn([&] {
-    const sc_time start = sc_core::sc_time_stamp();
-    bench.initiators.nic.read(0x10000, got.data(), got.size());
-    took = sc_core::sc_time_stamp() - start;
-  });
-  sc_core::sc_start();
+  const sc_time took = timed_read(bench, 0x10000, got);
   EXPECT_EQ(got, host);
   EXPECT_EQ(bench.link.stats().read_requests, 4u);
   EXPECT_EQ(bench.link.stats().completions, 16u);
@@ -141,13 +148,7 @@ TEST(PcieDma, LinePacingLeavesAOneLineReadAlone) {
   c.read_line_interval = nanoseconds(40);
   Bench bench(c);
   std::vector<std::uint8_t> got(64);
-  sc_time took;
-  sc_core::sc_spawn([&] {
-    const sc_time start = sc_core::sc_time_stamp();
-    bench.initiators.nic.read(0x1000, got.data(), got.size());
-    took = sc_core::sc_time_stamp() - start;
-  });
-  sc_core::sc_start();
+  const sc_time took = timed_read(bench, 0x1000, got);
   EXPECT_EQ(took, wire(c, 20) + nanoseconds(20) + nanoseconds(500) + wire(c, 84) + nanoseconds(20));
 }
 
@@ -157,13 +158,7 @@ TEST(PcieDma, A64ByteReadTakesRequestRootComplexAndCompletionTime) {
   const auto host = pattern(64, 3);
   bench.memory.write_bytes(0x1000, host.data(), host.size());
   std::vector<std::uint8_t> got(64);
-  sc_time took;
-  sc_core::sc_spawn([&] {
-    const sc_time start = sc_core::sc_time_stamp();
-    bench.initiators.nic.read(0x1000, got.data(), got.size());
-    took = sc_core::sc_time_stamp() - start;
-  });
-  sc_core::sc_start();
+  const sc_time took = timed_read(bench, 0x1000, got);
   EXPECT_EQ(got, host);
   // MRd (3 DW header below 4 GiB: 20 B) out, 20 ns link, 500 ns root complex,
   // one 64 B CplD (84 B), 20 ns link.

@@ -16,17 +16,13 @@ usage: check_perf_traced.py RNICSIM WORK_FOLDER
   as large gives (before, the 1024 window lost a round trip per READ, 1.3%
   here).
 """
-import json
-import subprocess
 import sys
-from pathlib import Path
+
+from check_perf_figures import perf as perf_rows
 
 
 def perf(rnicsim, work, name, *args):
-    out = Path(work) / name
-    subprocess.run([rnicsim, "perf", *args, "--out", str(out)], check=True,
-                   stdout=subprocess.DEVNULL)
-    return json.loads((out / "perf.json").read_text())["results"][0]
+    return perf_rows(rnicsim, work, name, *args)[0]
 
 
 def main(argv):
