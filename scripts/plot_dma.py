@@ -33,10 +33,9 @@ def load(folder):
     return label, rows
 
 
-def detailed_label(folder):
-    """The run's link with what the comparison with measurements turns on."""
+def detailed_label(folder, label):
+    """The run's link (`label`) with what the comparison with measurements turns on."""
     p = json.loads((Path(folder) / "summary.json").read_text())["pcie"]
-    label, _ = load(folder)
     return (f"{label}, {p['completion_bytes']} B completions, {p['read_tags']} tags, "
             f"lines {p.get('read_line_ns', 0):g} ns apart")
 
@@ -113,7 +112,7 @@ def against(measured_path, folder):
         if "bandwidth" in what:
             ax.set_ylim(bottom=0)
         ax.legend(fontsize=8)
-    fig.suptitle(f"model: {detailed_label(folder)}; x: pcie-bench, measured", fontsize=10)
+    fig.suptitle(f"model: {detailed_label(folder, label)}; x: pcie-bench, measured", fontsize=10)
     fig.tight_layout()
     fig.savefig(folder / "against_measured.png", dpi=110)
 
