@@ -11,7 +11,9 @@
 #include "nic/transport/transport_shared.hpp"
 #include "pcie/link_direction.hpp"
 #include "pcie/pcie_link.hpp"
+#include "switch/switch.hpp"
 #include "wire/fault_injector.hpp"
+#include "wire/mac_port.hpp"
 #include "wire/receive_buffer.hpp"
 
 namespace rnicsim {
@@ -45,6 +47,10 @@ std::vector<DocumentedStatistics> statistics_catalog() {
       entry("model/nic/transport/README.md", transport_statistics()),
       entry("model/nic/ethernet/README.md", ethernet_port_statistics()),
       wire,
+      entry("model/wire/README.md", mac_port_statistics()),
+      entry("model/wire/README.md", mac_priority_statistics()),
+      entry("model/switch/README.md", switch_queue_statistics()),
+      entry("model/switch/README.md", switch_ingress_statistics()),
   };
 }
 

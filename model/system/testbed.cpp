@@ -1,15 +1,15 @@
 #include "system/testbed.hpp"
 
-#include "nic/ethernet/ethernet_config.hpp"
-
 #include <stdexcept>
 
 #include "common/statistics.hpp"
 #include "common/time_units.hpp"
 #include "host/kernel/kernel_config.hpp"
 #include "host/memory/host_memory_config.hpp"
+#include "nic/ethernet/ethernet_config.hpp"
 #include "wire/fault_config.hpp"
 #include "wire/link_config.hpp"
+#include "wire/pfc.hpp"
 
 namespace rnicsim {
 
@@ -37,6 +37,43 @@ TestbedConfig testbed_config(config::RunConfig& run, const TestbedRequest& reque
                                       : FaultConfig());
   }
   c.link = wire_link_config(run.section("link"));
+  if (c.topology.switched()) {
+    for (std::size_t i = 0; i < c.faults.size(); ++i) {
+      if (!c.faults[i].any()) continue;
+      const std::string key = "nodes." + c.topology.nodes[i] + ".faults";
+      throw config::ConfigError(run.loaded().file, key,
+                                "cable faults act on a back-to-back cable; a switched topology "
+                                "has none yet (its losses come from its buffers)");
+    }
+    std::vector<std::size_t> cabled(c.topology.switches.size(), 0);
+    for (const FabricCable& cable : c.topology.cables) {
+      for (const CableEnd& end : cable.ends) cabled[end.index] += end.is_switch ? 1 : 0;
+    }
+    for (std::size_t s = 0; s < c.topology.switches.size(); ++s) {
+      const std::string& name = c.topology.switches[s];
+      c.switches.push_back(switch_config(run, name));
+      const std::string error =
+          BufferManager::shared_pool_error(c.switches.back().buffer, cabled[s]);
+      if (!error.empty()) {
+        const std::string key = run.node_section(name, "switch").path("buffer_bytes");
+        throw config::ConfigError(run.loaded().source_of(key), key,
+                                  "switch " + name + ": " + error);
+      }
+    }
+    for (std::size_t i = 0; i < c.topology.nodes.size(); ++i) {
+      const std::string& name = c.topology.nodes[i];
+      const FabricCable& cable = c.topology.cable_of_node(i);
+      FabricPortConfig port;
+      port.mac.gbps = cable.gbps;
+      port.mac.propagation = nanoseconds(cable.propagation_ns);
+      port.mac.pfc = pfc_config(run.node_section(name, "pfc"));
+      port.mac.address = c.nodes[i].nic.address.mac;
+      port.dscp_classes = qos_dscp_classes(run.node_section(name, "qos"));
+      port.queue_frames = c.nodes[i].nic.queue_items;
+      port.rx_buffer_bytes = c.link.rx_buffer_bytes;
+      c.node_ports.push_back(port);
+    }
+  }
   return c;
 }
 
@@ -71,6 +108,10 @@ Testbed::Testbed(const sc_core::sc_module_name& name, const TestbedConfig& confi
   for (std::size_t i = 0; i < count; ++i) {
     nodes_.push_back(std::make_unique<Node>(names[i].c_str(), config.nodes[i]));
   }
+  if (config.topology.switched()) {
+    build_fabric(config);
+    return;
+  }
   wires_.resize(count);
   for (std::size_t to = 0; to < count; ++to) {
     // wires_[to] ends at node `to` and starts at its cable's other end.
@@ -93,6 +134,57 @@ Testbed::Testbed(const sc_core::sc_module_name& name, const TestbedConfig& confi
       nodes_[to]->nic.connect_wire(wire.rx);
     }
   }
+}
+
+void Testbed::build_fabric(const TestbedConfig& config) {
+  const Topology& t = config.topology;
+  for (std::size_t i = 0; i < t.nodes.size(); ++i) {
+    ports_.push_back(std::make_unique<FabricPort>((t.nodes[i] + "_port").c_str(),
+                                                  config.node_ports[i], nodes_[i]->nic.mac_tx));
+    nodes_[i]->nic.connect_wire(ports_[i]->rx);
+  }
+  // Each switch port's cable, and the MAC its frames are addressed to.
+  std::vector<std::vector<SwitchPortSpec>> specs(t.switches.size());
+  for (std::size_t s = 0; s < t.switches.size(); ++s) specs[s].resize(t.switch_ports[s]);
+  for (const FabricCable& cable : t.cables) {
+    for (int e = 0; e < 2; ++e) {
+      const CableEnd& mine = cable.ends[e];
+      const CableEnd& other = cable.ends[1 - e];
+      if (!mine.is_switch) continue;
+      SwitchPortSpec& spec = specs[mine.index][mine.port];
+      spec.cabled = true;
+      spec.gbps = cable.gbps;
+      spec.propagation = nanoseconds(cable.propagation_ns);
+      spec.neighbour = other.is_switch ? Switch::port_address(other.index, other.port)
+                                       : node_address(other.index).mac;
+    }
+  }
+  for (std::size_t s = 0; s < t.switches.size(); ++s) {
+    RouteTable routes(config.switches[s].seed);
+    const auto by_node = shortest_path_routes(t, s);
+    for (std::size_t node = 0; node < by_node.size(); ++node) {
+      std::vector<std::uint16_t> ports(by_node[node].begin(), by_node[node].end());
+      if (!ports.empty()) routes.add(node_address(node).ipv4, std::move(ports));
+    }
+    switches_.push_back(std::make_unique<Switch>(t.switches[s].c_str(), config.switches[s],
+                                                 specs[s], std::move(routes), s));
+  }
+  const auto mac_of = [this](const CableEnd& end) -> MacPort& {
+    return end.is_switch ? switches_[end.index]->port(end.port) : ports_[end.index]->mac;
+  };
+  for (const FabricCable& cable : t.cables) {
+    mac_of(cable.ends[0]).connect(mac_of(cable.ends[1]));
+    mac_of(cable.ends[1]).connect(mac_of(cable.ends[0]));
+  }
+}
+
+std::vector<MacPort*> Testbed::fabric_macs() {
+  std::vector<MacPort*> macs;
+  for (auto& port : ports_) macs.push_back(&port->mac);
+  for (auto& sw : switches_) {
+    for (std::size_t p = 0; p < sw->port_count(); ++p) macs.push_back(&sw->port(p));
+  }
+  return macs;
 }
 
 namespace {
@@ -123,6 +215,15 @@ nlohmann::json Testbed::node_statistics(std::size_t index) const {
   if (const EthernetPort* port = node.nic.ethernet_port()) {
     add(ethernet_port_statistics(), port->stats());
   }
+  if (!ports_.empty()) {
+    const FabricPort& port = *ports_.at(index);
+    add(mac_port_statistics(), port.mac.stats());
+    add(receive_buffer_statistics(), port.rx.stats());
+    for (unsigned p = 0; p < packet::kPfcPriorities; ++p) {
+      out["priority_" + std::to_string(p)] =
+          mac_priority_statistics().values(port.mac.priority_stats(p));
+    }
+  }
   return out;
 }
 
@@ -136,6 +237,11 @@ nlohmann::json Testbed::wire_statistics(const WireLink& wire) {
 nlohmann::json Testbed::statistics() const {
   nlohmann::json nodes = nlohmann::json::object();
   for (std::size_t i = 0; i < nodes_.size(); ++i) nodes[nodes_[i]->basename()] = node_statistics(i);
+  if (!switches_.empty()) {
+    nlohmann::json switches = nlohmann::json::object();
+    for (const auto& sw : switches_) switches[sw->basename()] = sw->statistics();
+    return {{"nodes", nodes}, {"switches", switches}};
+  }
   nlohmann::json wires = nlohmann::json::object();
   for (const auto& wire : wires_) wires[wire->basename()] = wire_statistics(*wire);
   return {{"nodes", nodes}, {"wires", wires}};

@@ -19,9 +19,12 @@
 #include <vector>
 
 #include "config/run_config.hpp"
-#include "wire/wire_link.hpp"
+#include "nic/ethernet/fabric_port.hpp"
+#include "switch/switch.hpp"
+#include "switch/switch_config.hpp"
 #include "system/node.hpp"
 #include "system/topology.hpp"
+#include "wire/wire_link.hpp"
 
 namespace rnicsim {
 
@@ -35,6 +38,10 @@ struct TestbedConfig {
   // this framing, and no NIC receives them: the experiment reads each wire's
   // receive buffer, and the NICs' receive sides stay idle.
   std::optional<WireFraming> bare_data;
+  // A switched topology's: each switch's sections, and each node's port
+  // (its pfc and qos sections, and link.rx_buffer_bytes).
+  std::vector<SwitchConfig> switches;
+  std::vector<FabricPortConfig> node_ports;
 };
 
 // What an experiment needs of its nodes beyond their hardware (host memory,
@@ -66,14 +73,25 @@ class Testbed : public sc_core::sc_module {
   Node& node(std::size_t index) { return *nodes_.at(index); }
   const Node& node(std::size_t index) const { return *nodes_.at(index); }
   std::size_t node_count() const { return nodes_.size(); }
-  // The wire into node `index`'s NIC.
+  // The wire into node `index`'s NIC (back to back only).
   WireLink& wire_to(std::size_t index) { return *wires_.at(index); }
   const WireLink& wire_to(std::size_t index) const { return *wires_.at(index); }
+  bool switched() const { return !switches_.empty(); }
+  // A switched topology's: node `index`'s port, and the switches.
+  FabricPort& port_of(std::size_t index) { return *ports_.at(index); }
+  const FabricPort& port_of(std::size_t index) const { return *ports_.at(index); }
+  Switch& switch_at(std::size_t index) { return *switches_.at(index); }
+  const Switch& switch_at(std::size_t index) const { return *switches_.at(index); }
+  std::size_t switch_count() const { return switches_.size(); }
+  // Every MAC of the fabric, nodes' and switches' ports (a capture taps them all).
+  std::vector<MacPort*> fabric_macs();
 
   // Every block's statistics (common/statistics.hpp), what statistics.json
   // holds: {"nodes": {"<node>": {"<block>": {"<name>": value}}}, "wires": {"<wire>": {...}}}.
   nlohmann::json statistics() const;
-  // One node's, and one wire's (its frames, faults and receive buffer).
+  // One node's, and one wire's (its frames, faults and receive buffer). On a
+  // switched topology a node's entry holds its port too ("mac", "rx",
+  // "priority_<p>"), and "switches" replaces "wires".
   nlohmann::json node_statistics(std::size_t index) const;
   static nlohmann::json wire_statistics(const WireLink& wire);
 
@@ -81,6 +99,10 @@ class Testbed : public sc_core::sc_module {
   std::vector<std::unique_ptr<Node>> nodes_;
   std::vector<std::unique_ptr<WireLink>> wires_;  // wires_[i] ends at node i (its one port)
   std::vector<std::unique_ptr<ReceiveBuffer>> idle_receive_;  // with bare_data: the NICs' inputs
+  std::vector<std::unique_ptr<FabricPort>> ports_;            // switched: ports_[i] is node i's
+  std::vector<std::unique_ptr<Switch>> switches_;
+
+  void build_fabric(const TestbedConfig& config);
 };
 
 // The real blocks the seed figure's stages composition builds on its own,

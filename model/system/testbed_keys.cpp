@@ -11,9 +11,11 @@
 #include "nic/transport/transport_config.hpp"
 #include "pcie/pcie_config.hpp"
 #include "stage_view/stage_view_config.hpp"
+#include "switch/switch_config.hpp"
 #include "system/topology.hpp"
 #include "wire/fault_config.hpp"
 #include "wire/link_config.hpp"
+#include "wire/pfc.hpp"
 
 namespace rnicsim {
 
@@ -22,7 +24,7 @@ void declare_testbed_keys(config::Schema& schema) {
   // node its own copy: nodes.<node>.<section>.<key> overrides one node's.
   for (const char* section :
        {"host", "pcie", "dma", "request_splitter", "translation", "packet", "icrc", "nic",
-        "transport", "verbs", "faults", "ethernet", "kernel"}) {
+        "transport", "verbs", "faults", "ethernet", "kernel", "pfc", "qos", "switch"}) {
     schema.add_node_section(section);
   }
   declare_nic_keys(schema);
@@ -39,6 +41,9 @@ void declare_testbed_keys(config::Schema& schema) {
   declare_transport_keys(schema);
   declare_verbs_keys(schema);
   declare_topology_keys(schema);
+  declare_pfc_keys(schema);
+  declare_qos_keys(schema);
+  declare_switch_keys(schema);
 }
 
 }  // namespace rnicsim

@@ -7,9 +7,15 @@
 //   roles.client / roles.server  perf's two ends
 //   roles.subject                the node the dma, translation and pipeline experiments drive
 //
-// Today every node has one port, so a cable joins two nodes and each node has
-// exactly one cable; a lone node's port is looped back. The fabric adds
-// switches as more names and more links of the same form.
+//   topology.switches ["s1"]     switches (a fabric); links then join a node or a
+//                                switch port to a switch port: "a-s1", "s1:3-s2:0",
+//                                optionally with their own rate and length,
+//                                "s1-s2 400G 10m"
+//   topology.preset              "star" or "leaf_spine": the nodes, switches and
+//                                links generated (topology.hosts, leaves, spines)
+//
+// Every node has one port, so one cable; a lone node's port is looped back.
+// Without switches two nodes face each other on one cable (back to back).
 #include <cstddef>
 #include <string>
 #include <string_view>
@@ -24,22 +30,54 @@ struct TopologyLink {
   std::size_t ends[2] = {0, 0};
 };
 
+// One end of a fabric cable: a node's port (switch false, port 0) or a switch's.
+struct CableEnd {
+  bool is_switch = false;
+  std::size_t index = 0;  // into nodes or switches
+  std::size_t port = 0;
+};
+
+// A cable of a switched topology, full duplex, with its own rate and delay.
+struct FabricCable {
+  CableEnd ends[2];
+  double gbps = 0;
+  double propagation_ns = 0;  // cable plus both ends' PHYs
+};
+
+// Hosts a topology may hold: node i's addresses end in i + 1 (192.168.0.<i+1>).
+inline constexpr std::size_t kMaxTopologyNodes = 254;
+inline constexpr std::size_t kMaxSwitches = 256;
+
 struct Topology {
   std::vector<std::string> nodes;
-  std::vector<TopologyLink> links;
+  std::vector<TopologyLink> links;  // back to back only (no switches)
+  std::vector<std::string> switches;
+  std::vector<std::size_t> switch_ports;  // each switch's port count
+  std::vector<FabricCable> cables;        // with switches: every cable
+
+  bool switched() const { return !switches.empty(); }
 
   // The index of node `name`; std::logic_error if there is none.
+  // (Switch names are not nodes.)
   std::size_t index_of(std::string_view name) const;
-  // The node at the other end of node `index`'s cable (itself for a loopback).
+  // The node at the other end of node `index`'s cable (itself for a loopback);
+  // back to back only.
   std::size_t peer_of(std::size_t index) const;
+  // The cable of node `index` on a switched topology.
+  const FabricCable& cable_of_node(std::size_t index) const;
 };
 
 void declare_topology_keys(config::Schema& schema);
 
 // The topology section, checked: node names valid and distinct, every link
-// naming two listed nodes, and every node on exactly one cable. Throws
-// config::ConfigError naming topology.nodes or topology.links.
+// naming listed nodes and free ports, every node on exactly one cable, a
+// switched topology connected. Throws config::ConfigError naming the key.
 Topology topology_config(config::RunConfig& run);
+
+// Switch `s`'s routes: for each node, the switch's ports on a shortest path
+// toward it (more than one: an ECMP group). Every hop gets one step closer,
+// so the routes have no loop.
+std::vector<std::vector<std::size_t>> shortest_path_routes(const Topology& topology, std::size_t s);
 
 // The index of the node roles.<role> names. Throws config::ConfigError naming
 // the key when the topology lacks it.

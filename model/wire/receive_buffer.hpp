@@ -121,6 +121,13 @@ class ReceiveBuffer : public sc_core::sc_prim_channel,
 
   void set_early_reader(EarlyReaderIf<Transfer>* reader) override { early_reader_ = reader; }
   void set_drop_handler(DropHandler handler) { drop_handler_ = std::move(handler); }
+  // Called after the reader takes a frame (a MAC's PFC watches the buffer drain).
+  void set_take_handler(std::function<void()> handler) { take_handler_ = std::move(handler); }
+  // Bytes held now: arrived and kept, and taken early but not yet read.
+  std::uint64_t held_bytes() const {
+    settle();
+    return held_bytes_ + held_early_at(sim_now());
+  }
   std::uint64_t capacity_bytes() const { return capacity_bytes_; }
   const ReceiveBufferStats& stats() const {
     settle();
@@ -227,11 +234,13 @@ class ReceiveBuffer : public sc_core::sc_prim_channel,
     Transfer frame = std::move(buffer_.front().item);
     buffer_.pop_front();
     held_bytes_ -= frame.size_bytes();
+    if (take_handler_) take_handler_();
     return frame;
   }
 
   std::uint64_t capacity_bytes_;
   DropHandler drop_handler_;
+  std::function<void()> take_handler_;
   // Mutable: queries and statistics settle arrivals.
   mutable RingQueue<Entry> in_flight_;  // pushed, still on the cable
   mutable RingQueue<Entry> buffer_;     // arrived and kept

@@ -526,16 +526,26 @@ void expect_rts(RcBench& bench) {
   }
 }
 
-// The wire a point runs over: perfect, or faulty in both directions.
+// The wire a point runs over: perfect, or faulty in both directions, or a
+// fabric of switches between the two hosts.
 struct Wire {
   const char* name;
   config::Json faults;  // the config's faults section
   // Whether some point of the set must have retransmitted (a point alone
   // may be lucky: a 1-packet message at 1% loss mostly is).
   bool lossy = false;
+  config::Json topology = config::Json::object();  // the config's topology section
 };
 
 const Wire kPerfectWire{"Perfect", config::Json::object()};
+// Across one switch, and across a leaf-spine (two leaves, two spines: the
+// QPs' UDP source ports spread over both spines), PFC on.
+const Wire kStar{"Star", config::Json::object(), false,
+                 config::Json::parse(R"({"switches": ["s1"], "links": ["a-s1", "b-s1"]})")};
+const Wire kLeafSpine{"LeafSpine", config::Json::object(), false,
+                      config::Json::parse(R"({"switches": ["leaf1", "leaf2", "spine1", "spine2"],
+                          "links": ["a-leaf1", "b-leaf2", "leaf1-spine1", "leaf1-spine2",
+                                    "leaf2-spine1", "leaf2-spine2"]})")};
 // Two faulty wires, seeded by the run's seed.
 const Wire kLossyWire{"Lossy",
                       config::Json::parse(R"({"loss_rate": 0.01, "corrupt_rate": 0.001})"), true};
@@ -554,6 +564,10 @@ std::map<std::string, std::uint64_t>& retransmissions() {
 void run_point(const IntegrityPoint& point, const Wire& wire = kPerfectWire) {
   config::Json given = testbed_config();
   if (!wire.faults.empty()) given["faults"] = wire.faults;
+  if (!wire.topology.empty()) {
+    given["topology"].update(wire.topology);
+    given["pfc"]["enabled"] = true;
+  }
   RcBench bench(given);
   bench.run([&] {
     RcOptions options;
@@ -750,6 +764,15 @@ void run_point(const IntegrityPoint& point, const Wire& wire = kPerfectWire) {
     expect_rts(bench);
     layout.check_memory();
   });
+  if (!wire.topology.empty()) {
+    // PFC on: the fabric is lossless, no switch and no NIC drops a frame.
+    Testbed& testbed = bench.testbed();
+    ASSERT_TRUE(testbed.switched());
+    for (std::size_t s = 0; s < testbed.switch_count(); ++s)
+      EXPECT_EQ(testbed.switch_at(s).dropped(), 0u) << testbed.switch_at(s).name();
+    for (std::size_t node = 0; node < 2; ++node)
+      EXPECT_EQ(testbed.port_of(node).rx.stats().dropped, 0u);
+  }
   if (wire.lossy) {
     for (std::size_t node = 0; node < 2; ++node)
       retransmissions()[wire.name] +=
@@ -769,6 +792,12 @@ TEST_P(RcIntegrityLossy, EveryByteAndEveryCompletion) { run_point(GetParam(), kL
 
 class RcIntegrityChaotic : public ::testing::TestWithParam<IntegrityPoint> {};
 TEST_P(RcIntegrityChaotic, EveryByteAndEveryCompletion) { run_point(GetParam(), kChaoticWire); }
+
+class RcIntegrityStar : public ::testing::TestWithParam<IntegrityPoint> {};
+TEST_P(RcIntegrityStar, EveryByteAndEveryCompletion) { run_point(GetParam(), kStar); }
+
+class RcIntegrityLeafSpine : public ::testing::TestWithParam<IntegrityPoint> {};
+TEST_P(RcIntegrityLeafSpine, EveryByteAndEveryCompletion) { run_point(GetParam(), kLeafSpine); }
 
 // The faulty wires did lose packets: a point of 64 QPs of 64 KiB WRITEs
 // (some 3,000 packets each way) retransmits. Seeded, so this is exact; were
@@ -792,6 +821,10 @@ INSTANTIATE_TEST_SUITE_P(Pairwise, RcIntegrity, ::testing::ValuesIn(testing::pai
 INSTANTIATE_TEST_SUITE_P(Pairwise, RcIntegrityLossy, ::testing::ValuesIn(testing::pairwise()),
                          name_of);
 INSTANTIATE_TEST_SUITE_P(Pairwise, RcIntegrityChaotic, ::testing::ValuesIn(testing::pairwise()),
+                         name_of);
+INSTANTIATE_TEST_SUITE_P(Pairwise, RcIntegrityStar, ::testing::ValuesIn(testing::pairwise()),
+                         name_of);
+INSTANTIATE_TEST_SUITE_P(Pairwise, RcIntegrityLeafSpine, ::testing::ValuesIn(testing::pairwise()),
                          name_of);
 // Every point: ctest label "long", which scripts/test and CI leave out
 // (ctest -L long runs them).

@@ -1,0 +1,89 @@
+#include "nic/ethernet/fabric_port.hpp"
+
+#include <utility>
+
+#include "common/activity.hpp"
+#include "common/module_macros.hpp"
+#include "formats/ip_fields.hpp"
+
+namespace rnicsim {
+
+RNICSIM_PROCESS_MODULE(FabricPort);
+
+FabricPort::FabricPort(const sc_core::sc_module_name& name, const FabricPortConfig& config,
+                       NbPopIf<Transfer>& mac_tx)
+    : sc_core::sc_module(name),
+      mac("mac", config.mac, *this, [this](Transfer&& frame) { received(std::move(frame)); }),
+      rx("rx", config.rx_buffer_bytes),
+      config_(config),
+      mac_tx_(mac_tx) {
+  rx.set_take_handler([this] { check_buffer(); });
+  mac.set_recheck([this] { check_buffer(); });
+  SC_METHOD(pull);
+  sensitive << mac_tx.data_event() << pull_event_;
+}
+
+std::uint8_t FabricPort::priority_of(const Transfer& frame) const {
+  const Bytes& bytes = *frame.bytes();
+  if (const auto pcp = packet::vlan_priority(bytes.data(), bytes.size())) return *pcp;
+  const auto ip = packet::ipv4_offset(bytes.data(), bytes.size());
+  return ip ? config_.dscp_classes[packet::ipv4_dscp(bytes.data(), *ip)] : 0;
+}
+
+// Moves frames from the NIC's transmit path into their priority's queue,
+// in order, until the path is empty or the head's queue is full; true if
+// it moved any.
+bool FabricPort::fill() {
+  bool moved = false;
+  while (const Transfer* head = mac_tx_.peek()) {
+    RingQueue<Transfer>& queue = queues_[priority_of(*head)];
+    if (queue.size() >= config_.queue_frames) break;
+    Transfer frame;
+    mac_tx_.nb_pop(frame);
+    queue.push_back(std::move(frame));
+    moved = true;
+  }
+  return moved;
+}
+
+void FabricPort::pull() {
+  ++activity().method_activations;
+  if (fill()) mac.wake_transmit();
+}
+
+bool FabricPort::next_frame(std::uint8_t paused, Transfer& frame) {
+  fill();
+  for (int p = static_cast<int>(packet::kPfcPriorities) - 1; p >= 0; --p) {
+    RingQueue<Transfer>& queue = queues_[static_cast<std::size_t>(p)];
+    if (queue.empty() || ((paused >> p) & 1u)) continue;
+    frame = std::move(queue.front());
+    queue.pop_front();
+    // A place freed: the transmit path may move on (and the channel, asked
+    // again, arms its data event).
+    pull_event_.notify(sc_core::SC_ZERO_TIME);
+    return true;
+  }
+  return false;
+}
+
+void FabricPort::received(Transfer&& frame) {
+  rx.push(std::move(frame), sc_core::SC_ZERO_TIME);
+  check_buffer();
+}
+
+void FabricPort::check_buffer() {
+  const PfcConfig& pfc = config_.mac.pfc;
+  if (!pfc.enabled) return;
+  const std::uint64_t held = rx.held_bytes();
+  bool change = false;
+  if (!congested_ && held > pfc.xoff_bytes) {
+    congested_ = change = true;
+  } else if (congested_ && held <= pfc.xon_bytes) {
+    congested_ = false;
+    change = true;
+  }
+  if (!change) return;
+  for (unsigned p = 0; p < packet::kPfcPriorities; ++p) mac.set_congested(p, congested_);
+}
+
+}  // namespace rnicsim

@@ -1,0 +1,61 @@
+#pragma once
+// FabricPort: a NIC's Ethernet port on a switched topology, the MAC side of
+// the NIC's transmit and receive paths:
+//
+//   nic.mac_tx --> per-priority queues --> MacPort (PFC, serialization) --> switch
+//   switch --> MacPort --> rx (the NIC's receive buffer, link.rx_buffer_bytes) --> nic
+//
+// Transmit keeps one queue per priority (the class of the frame's DSCP, or
+// its PCP when tagged): a paused priority's frames wait in theirs while the
+// other priorities' leave, highest priority first. The queues fill from the
+// NIC's single transmit path in order, so a paused priority holds back the
+// frames behind it only once its own queue (nic.queue_items frames) is full.
+//
+// Receive: the NIC's buffer is shared by every priority, so when it holds
+// more than pfc.xoff_bytes the port pauses every lossless priority, and
+// resumes them at pfc.xon_bytes (a slow receiver: a PCIe-bound NIC, say).
+#include <array>
+#include <cstdint>
+#include <systemc>
+
+#include "common/channel.hpp"
+#include "common/ring_queue.hpp"
+#include "common/transfer.hpp"
+#include "wire/mac_port.hpp"
+#include "wire/receive_buffer.hpp"
+
+namespace rnicsim {
+
+struct FabricPortConfig {
+  MacPortConfig mac;
+  std::array<std::uint8_t, 64> dscp_classes{};
+  std::size_t queue_frames = 64;  // per priority
+  std::uint64_t rx_buffer_bytes = 0;
+};
+
+class FabricPort : public sc_core::sc_module, private TransmitQueues {
+ public:
+  FabricPort(const sc_core::sc_module_name& name, const FabricPortConfig& config,
+             NbPopIf<Transfer>& mac_tx);
+
+  MacPort mac;
+  ReceiveBuffer rx;  // bind the NIC's receive side here
+
+  // The priority the port gives a frame.
+  std::uint8_t priority_of(const Transfer& frame) const;
+
+ private:
+  bool next_frame(std::uint8_t paused, Transfer& frame) override;
+  void pull();
+  bool fill();
+  void received(Transfer&& frame);
+  void check_buffer();
+
+  FabricPortConfig config_;
+  NbPopIf<Transfer>& mac_tx_;
+  std::array<RingQueue<Transfer>, packet::kPfcPriorities> queues_;
+  sc_core::sc_event pull_event_;
+  bool congested_ = false;
+};
+
+}  // namespace rnicsim

@@ -1,0 +1,197 @@
+#include "wire/mac_port.hpp"
+
+#include <memory>
+#include <utility>
+
+#include "common/activity.hpp"
+#include "common/module_macros.hpp"
+#include "common/time_units.hpp"
+
+namespace rnicsim {
+
+RNICSIM_PROCESS_MODULE(MacPort);
+
+MacPort::MacPort(const sc_core::sc_module_name& name, const MacPortConfig& config,
+                 TransmitQueues& queues, Deliver deliver)
+    : sc_core::sc_module(name),
+      config_(config),
+      queues_(queues),
+      deliver_(std::move(deliver)),
+      framing_(WireFraming::Kind::kFrame, roce_v2_write_only_ipv4()),
+      timers_(config.gbps) {
+  SC_METHOD(transmit);
+  sensitive << transmit_event_;
+  dont_initialize();
+  SC_METHOD(receive);
+  sensitive << receive_event_;
+  dont_initialize();
+  SC_METHOD(refresh);
+  sensitive << refresh_event_;
+  dont_initialize();
+}
+
+void MacPort::wake_transmit() {
+  // While a frame is on the cable the MAC has a wake-up pending at its end.
+  if (sim_now() >= busy_until_) transmit_event_.notify(sc_core::SC_ZERO_TIME);
+}
+
+std::uint8_t MacPort::paused_now() const {
+  return config_.pfc.enabled
+             ? static_cast<std::uint8_t>(timers_.paused(sim_now()) & config_.pfc.priorities)
+             : 0;
+}
+
+void MacPort::transmit() {
+  ++activity().method_activations;
+  const sc_core::sc_time now = sim_now();
+  if (now < busy_until_) {
+    transmit_event_.notify(busy_until_ - now);
+    return;
+  }
+  if (!control_.empty()) {
+    Transfer pause = std::move(control_.front());
+    control_.pop_front();
+    send(std::move(pause), now);
+    return;
+  }
+  const std::uint8_t paused = paused_now();
+  Transfer frame;
+  if (queues_.next_frame(paused, frame)) {
+    ++stats_.frames_sent;
+    stats_.bytes_sent += frame.size_bytes();
+    send(std::move(frame), now);
+    return;
+  }
+  // Frames may wait behind a pause: look again when the first one runs out.
+  if (paused != 0) transmit_event_.notify(timers_.next_expiry(now) - now);
+}
+
+void MacPort::send(Transfer&& frame, const sc_core::sc_time& now) {
+  const sc_core::sc_time serialization =
+      serialization_time(framing_.wire_bits(frame.size_bits()), config_.gbps);
+  if (tap_) tap_(frame, now);
+  busy_until_ = now + serialization;
+  if (peer_ != nullptr) peer_->arrive(std::move(frame), busy_until_ + config_.propagation);
+  transmit_event_.notify(serialization);
+}
+
+void MacPort::arrive(Transfer&& frame, const sc_core::sc_time& arrives_at) {
+  if (arrivals_.empty()) receive_event_.notify(arrives_at - sim_now());
+  arrivals_.push_back(Arrival{arrives_at, std::move(frame)});
+}
+
+void MacPort::receive() {
+  ++activity().method_activations;
+  const sc_core::sc_time now = sim_now();
+  while (!arrivals_.empty() && arrivals_.front().at <= now) {
+    Transfer frame = std::move(arrivals_.front().frame);
+    arrivals_.pop_front();
+    const Bytes& bytes = *frame.bytes();
+    if (!packet::is_mac_control(bytes.data(), bytes.size())) {
+      ++stats_.frames_received;
+      stats_.bytes_received += frame.size_bytes();
+      deliver_(std::move(frame));
+      continue;
+    }
+    // A MAC consumes its control frames; one with PFC off, another opcode
+    // or no lossless priority named changes nothing.
+    ++stats_.pause_frames_received;
+    const std::optional<packet::PfcPause> pause = packet::decode_pfc(bytes.data(), bytes.size());
+    if (!pause || !config_.pfc.enabled) continue;
+    packet::PfcPause honoured = *pause;
+    honoured.enabled &= config_.pfc.priorities;
+    for (unsigned p = 0; p < packet::kPfcPriorities; ++p) {
+      if (!((honoured.enabled >> p) & 1u)) continue;
+      if (honoured.quanta[p] == 0) {
+        ++priority_stats_[p].resumes_received;
+      } else {
+        ++priority_stats_[p].pauses_received;
+      }
+    }
+    timers_.apply(honoured, now);
+    wake_transmit();
+  }
+  if (!arrivals_.empty()) receive_event_.notify(arrivals_.front().at - now);
+}
+
+void MacPort::set_congested(unsigned priority, bool congested) {
+  if (!config_.pfc.lossless(priority)) return;
+  const std::uint8_t bit = static_cast<std::uint8_t>(1u << priority);
+  if (((congested_ & bit) != 0) == congested) return;
+  const bool was_quiet = congested_ == 0;
+  congested_ = static_cast<std::uint8_t>(congested ? congested_ | bit : congested_ & ~bit);
+  queue_pause(bit, congested);
+  if (congested && was_quiet) {
+    refresh_event_.notify(pause_time(config_.pfc.refresh_quanta, config_.gbps));
+  }
+}
+
+void MacPort::refresh() {
+  ++activity().method_activations;
+  if (recheck_) recheck_();
+  if (congested_ == 0) return;
+  queue_pause(congested_, true);
+  refresh_event_.notify(pause_time(config_.pfc.refresh_quanta, config_.gbps));
+}
+
+void MacPort::queue_pause(std::uint8_t priorities, bool pause) {
+  packet::PfcPause frame;
+  frame.enabled = priorities;
+  for (unsigned p = 0; p < packet::kPfcPriorities; ++p) {
+    if (!((priorities >> p) & 1u)) continue;
+    frame.quanta[p] = pause ? config_.pfc.pause_quanta : 0;
+    if (pause) {
+      ++priority_stats_[p].pauses_sent;
+    } else {
+      ++priority_stats_[p].resumes_sent;
+    }
+  }
+  ++stats_.pause_frames_sent;
+  auto bytes = std::make_shared<Bytes>(packet::encode_pfc(config_.address, frame));
+  const std::uint64_t bits = 8ULL * bytes->size();
+  control_.push_back(Transfer(frames_built_++, bits, sim_now(), std::move(bytes)));
+  wake_transmit();
+}
+
+MacPriorityStats MacPort::priority_stats(unsigned priority) const {
+  MacPriorityStats s = priority_stats_[priority];
+  s.paused = timers_.paused_time(priority, sim_now());
+  return s;
+}
+
+const StatisticsTable<MacPortStats>& mac_port_statistics() {
+  static const StatisticsTable<MacPortStats> table(
+      "mac", {
+                 {"frames_sent", "frames", &MacPortStats::frames_sent,
+                  "data frames sent (pauses not counted)"},
+                 {"bytes_sent", "bytes", &MacPortStats::bytes_sent,
+                  "their bytes, without FCS, preamble and gap"},
+                 {"frames_received", "frames", &MacPortStats::frames_received,
+                  "data frames received and passed on"},
+                 {"bytes_received", "bytes", &MacPortStats::bytes_received, "their bytes"},
+                 {"pause_frames_sent", "frames", &MacPortStats::pause_frames_sent,
+                  "PFC frames sent, pauses and resumes"},
+                 {"pause_frames_received", "frames", &MacPortStats::pause_frames_received,
+                  "MAC Control frames received (consumed by the MAC)"},
+             });
+  return table;
+}
+
+const StatisticsTable<MacPriorityStats>& mac_priority_statistics() {
+  static const StatisticsTable<MacPriorityStats> table(
+      "priority_<p>",
+      {
+          {"pauses_sent", "frames", &MacPriorityStats::pauses_sent,
+           "PFC frames that asked the peer to pause this priority"},
+          {"resumes_sent", "frames", &MacPriorityStats::resumes_sent,
+           "PFC frames that resumed it (time 0)"},
+          {"pauses_received", "frames", &MacPriorityStats::pauses_received,
+           "pauses of this priority honoured"},
+          {"resumes_received", "frames", &MacPriorityStats::resumes_received,
+           "resumes of this priority honoured"},
+          {"paused_ns", &MacPriorityStats::paused, "time this port could not send the priority"},
+      });
+  return table;
+}
+
+}  // namespace rnicsim
