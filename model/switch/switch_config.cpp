@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "common/time_units.hpp"
+#include "formats/ip_fields.hpp"
 
 namespace rnicsim {
 
@@ -34,6 +35,11 @@ void declare_qos_keys(config::Schema& schema) {
         if (config::at_path(doc, "qos.dscp_classes").size() == 64) return std::nullopt;
         return config::Violation{"qos.dscp_classes", "needs exactly 64 entries, one per DSCP"};
       });
+  schema.add(config::string_key("qos.ecn", "not_ect",
+                                "the ECN codepoint of the RoCEv2 frames a NIC sends on a switched "
+                                "topology (RFC 3168): not_ect, ect0 or ect1; switches mark "
+                                "ECN-capable frames CE")
+                 .one_of({"not_ect", "ect0", "ect1"}));
 }
 
 void declare_switch_keys(config::Schema& schema) {
@@ -116,6 +122,13 @@ void declare_switch_keys(config::Schema& schema) {
                                 "tail_drop (kept until the buffer refuses it) or red_drop (dropped "
                                 "with the marking probability)")
                  .one_of({"tail_drop", "red_drop"}));
+}
+
+std::uint8_t qos_ecn(const config::Section& qos) {
+  const std::string ecn = qos.text("ecn");
+  if (ecn == "ect0") return static_cast<std::uint8_t>(packet::Ecn::kEct0);
+  if (ecn == "ect1") return static_cast<std::uint8_t>(packet::Ecn::kEct1);
+  return static_cast<std::uint8_t>(packet::Ecn::kNotEct);
 }
 
 DscpClasses qos_dscp_classes(const config::Section& qos) {

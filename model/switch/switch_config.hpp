@@ -36,6 +36,8 @@ struct SwitchConfig {
 void declare_switch_keys(config::Schema& schema);
 void declare_qos_keys(config::Schema& schema);
 DscpClasses qos_dscp_classes(const config::Section& qos);
+// The ECN codepoint qos.ecn names (formats/ip_fields.hpp's Ecn values).
+std::uint8_t qos_ecn(const config::Section& qos);
 // Switch `name`'s sections.
 SwitchConfig switch_config(config::RunConfig& run, const std::string& name);
 

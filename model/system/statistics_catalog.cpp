@@ -6,6 +6,7 @@
 #include "nic/dma/dma_engine.hpp"
 #include "nic/dma/request_splitter.hpp"
 #include "nic/ethernet/ethernet_port.hpp"
+#include "nic/ethernet/fabric_port.hpp"
 #include "nic/packet/icrc_blocks.hpp"
 #include "nic/translation/memory_translation.hpp"
 #include "nic/transport/transport_shared.hpp"
@@ -46,6 +47,7 @@ std::vector<DocumentedStatistics> statistics_catalog() {
       entry("model/nic/packet/README.md", packet::icrc_check_statistics()),
       entry("model/nic/transport/README.md", transport_statistics()),
       entry("model/nic/ethernet/README.md", ethernet_port_statistics()),
+      entry("model/nic/ethernet/README.md", fabric_port_statistics()),
       wire,
       entry("model/wire/README.md", mac_port_statistics()),
       entry("model/wire/README.md", mac_priority_statistics()),

@@ -69,6 +69,7 @@ TestbedConfig testbed_config(config::RunConfig& run, const TestbedRequest& reque
       port.mac.pfc = pfc_config(run.node_section(name, "pfc"));
       port.mac.address = c.nodes[i].nic.address.mac;
       port.dscp_classes = qos_dscp_classes(run.node_section(name, "qos"));
+      c.nodes[i].nic.transport.ecn = qos_ecn(run.node_section(name, "qos"));
       port.queue_frames = c.nodes[i].nic.queue_items;
       port.rx_buffer_bytes = c.link.rx_buffer_bytes;
       c.node_ports.push_back(port);
@@ -219,6 +220,7 @@ nlohmann::json Testbed::node_statistics(std::size_t index) const {
     const FabricPort& port = *ports_.at(index);
     add(mac_port_statistics(), port.mac.stats());
     add(receive_buffer_statistics(), port.rx.stats());
+    add(fabric_port_statistics(), port.stats());
     for (unsigned p = 0; p < packet::kPfcPriorities; ++p) {
       out["priority_" + std::to_string(p)] =
           mac_priority_statistics().values(port.mac.priority_stats(p));

@@ -388,7 +388,9 @@ std::vector<std::vector<std::size_t>> shortest_path_routes(const Topology& t, st
 
 Topology topology_config(config::RunConfig& run) {
   const config::Section section = run.section("topology");
-  const std::string preset = section.text("preset");
+  // The fabric's keys are read only when given, so that a back-to-back run's
+  // effective_config.json keeps the bytes it had before switches existed.
+  const std::string preset = given(run, "preset") ? section.text("preset") : "none";
   Topology t;
   Listed listed_by_preset;
   if (preset != "none") {
@@ -411,8 +413,11 @@ Topology topology_config(config::RunConfig& run) {
   }
   t.nodes = preset != "none" ? listed_by_preset.nodes
                              : section.at("nodes").get<std::vector<std::string>>();
-  t.switches = preset != "none" ? listed_by_preset.switches
-                                : section.at("switches").get<std::vector<std::string>>();
+  if (preset != "none") {
+    t.switches = listed_by_preset.switches;
+  } else if (given(run, "switches")) {
+    t.switches = section.at("switches").get<std::vector<std::string>>();
+  }
   const std::string nodes_key = section.path("nodes");
   const std::string links_key = section.path("links");
   if (t.nodes.empty()) throw topology_error(run, nodes_key, "a testbed needs at least one node");

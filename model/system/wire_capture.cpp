@@ -56,6 +56,12 @@ void WireCapture::tap(WireLink& wire) {
   });
 }
 
+void WireCapture::tap(MacPort& port) {
+  port.set_tap([this](const Transfer& frame, const sc_core::sc_time& first_bit) {
+    record(frame, first_bit);
+  });
+}
+
 void WireCapture::record(const Transfer& frame, const sc_core::sc_time& first_bit) {
   // An item without bytes is a size on a wire that carries no frames (the
   // pipeline experiment's): nothing a capture could hold.

@@ -20,8 +20,9 @@
 #include <vector>
 
 #include "common/transfer.hpp"
-#include "wire/wire_link.hpp"
 #include "formats/pcap.hpp"
+#include "wire/mac_port.hpp"
+#include "wire/wire_link.hpp"
 
 namespace rnicsim {
 
@@ -36,6 +37,9 @@ class WireCapture {
   // Records every frame `wire` carries from now on. The capture must outlive
   // the simulation of the wire (the tap holds it).
   void tap(WireLink& wire);
+  // Records every frame `port` sends (a MAC of a switched topology: a
+  // frame crossing a switch is seen leaving the sender and each switch).
+  void tap(MacPort& port);
 
   // Moves the capture to its path; a PcapError (path, reason) if a frame
   // could not be written or the file cannot be moved there.

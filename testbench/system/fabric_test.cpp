@@ -5,13 +5,16 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <map>
 #include <memory>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "common/ring_queue.hpp"
 #include "common/time_units.hpp"
+#include "formats/ip_fields.hpp"
 #include "formats/mac_control.hpp"
 #include "formats/pcap.hpp"
 #include "system/rc_bench.hpp"
@@ -157,87 +160,98 @@ TEST(Pfc, TsharkDecodesEveryPauseFrameAsClassBasedFlowControl) {
   EXPECT_EQ(text.str().find("Malformed"), std::string::npos);
 }
 
-// `senders` nodes each WRITE `bytes` into their own slice of node 0's region,
-// all at once, over the given fabric; checks every byte and completion.
-struct Incast {
-  std::uint64_t switch_drops = 0;
+// Each flow (source node, destination node) WRITEs `messages` messages of
+// `bytes` from the source into its own slice of a region at the
+// destination, every flow at once, over the given fabric; checks every byte
+// and every completion.
+struct FlowsResult {
+  std::uint64_t drops = 0;  // switches' and NICs' receive buffers'
   std::uint64_t retransmitted = 0;
-  std::uint64_t pauses = 0;
+  std::uint64_t pauses = 0;  // PFC frames the switches sent
 };
 
-Incast run_incast(const config::Json& given, std::size_t senders, std::uint32_t bytes,
-                  std::uint32_t messages) {
+FlowsResult run_flows(const config::Json& given,
+                      const std::vector<std::pair<std::size_t, std::size_t>>& flows,
+                      std::uint32_t bytes, std::uint32_t messages) {
   RcBench bench(given);
   Testbed& testbed = bench.testbed();
-  Incast result;
+  FlowsResult result;
   bench.run([&] {
     RcOptions options;
     options.mtu = IBV_MTU_1024;
-    RcSide target = create_rc_side(testbed, 0, options);
-    std::vector<RcSide> sides;
-    std::vector<RcSide> targets;
-    for (std::size_t s = 1; s <= senders; ++s) {
-      sides.push_back(create_rc_side(testbed, s, options));
-      targets.push_back(create_rc_side(testbed, 0, options));
-      connect_rc(testbed, sides.back(), targets.back(), options);
+    struct Flow {
+      RcSide source, destination;
+      std::uint64_t local = 0, remote = 0;
+      ibv_mr* local_mr = nullptr;
+      ibv_mr* remote_mr = nullptr;
+      std::vector<std::uint8_t> data;
+    };
+    std::vector<Flow> f(flows.size());
+    const std::uint64_t slice = std::uint64_t{bytes} * messages;
+    for (std::size_t i = 0; i < flows.size(); ++i) {
+      const auto [from, to] = flows[i];
+      f[i].source = create_rc_side(testbed, from, options);
+      f[i].destination = create_rc_side(testbed, to, options);
+      connect_rc(testbed, f[i].source, f[i].destination, options);
+      HostSoftware& src = testbed.node(from).software();
+      HostSoftware& dst = testbed.node(to).software();
+      f[i].local = src.process.allocate(slice);
+      f[i].remote = dst.process.allocate(slice);
+      f[i].local_mr = src.driver.ibv_reg_mr(f[i].source.pd, f[i].local, slice, testing::kAllAccess);
+      f[i].remote_mr =
+          dst.driver.ibv_reg_mr(f[i].destination.pd, f[i].remote, slice, testing::kAllAccess);
+      f[i].data = testing::pattern(slice, static_cast<std::uint8_t>(i * 31 + 1));
+      src.process.write(testbed.node(from).host.memory, f[i].local, f[i].data.data(), slice);
     }
-    HostSoftware& sink = testbed.node(0).software();
-    const std::uint64_t total = std::uint64_t{bytes} * messages * senders;
-    const std::uint64_t va = sink.process.allocate(total);
-    ibv_mr* mr = sink.driver.ibv_reg_mr(targets[0].pd, va, total, testing::kAllAccess);
-    std::vector<ibv_mr*> mrs{mr};
-    for (std::size_t s = 1; s < senders; ++s)
-      mrs.push_back(sink.driver.ibv_reg_mr(targets[s].pd, va, total, testing::kAllAccess));
-    std::vector<std::vector<std::uint8_t>> data;
-    std::vector<ibv_sge> sges(senders * messages);
-    std::vector<ibv_send_wr> wrs(senders * messages);
-    for (std::size_t s = 0; s < senders; ++s) {
-      HostSoftware& sw = testbed.node(s + 1).software();
-      const std::uint64_t local = sw.process.allocate(std::uint64_t{bytes} * messages);
-      ibv_mr* lmr = sw.driver.ibv_reg_mr(sides[s].pd, local, std::uint64_t{bytes} * messages,
-                                         testing::kAllAccess);
-      data.push_back(
-          testing::pattern(std::size_t{bytes} * messages, static_cast<std::uint8_t>(s * 31 + 1)));
-      sw.process.write(testbed.node(s + 1).host.memory, local, data.back().data(),
-                       data.back().size());
+    std::vector<ibv_sge> sges(flows.size() * messages);
+    std::vector<ibv_send_wr> wrs(flows.size() * messages);
+    for (std::size_t i = 0; i < flows.size(); ++i) {
       for (std::uint32_t m = 0; m < messages; ++m) {
-        const std::size_t i = s * messages + m;
-        sges[i] = ibv_sge{local + std::uint64_t{m} * bytes, bytes, lmr->lkey};
-        wrs[i] = testing::signaled_write(sges[i], va + (s * messages + m) * std::uint64_t{bytes},
-                                         mrs[s]->rkey, i);
-        if (m > 0) wrs[i - 1].next = &wrs[i];
+        const std::size_t w = i * messages + m;
+        sges[w] = ibv_sge{f[i].local + std::uint64_t{m} * bytes, bytes, f[i].local_mr->lkey};
+        wrs[w] = testing::signaled_write(sges[w], f[i].remote + std::uint64_t{m} * bytes,
+                                         f[i].remote_mr->rkey, w);
+        if (m > 0) wrs[w - 1].next = &wrs[w];
       }
     }
-    for (std::size_t s = 0; s < senders; ++s) {
-      ASSERT_EQ(testbed.node(s + 1).software().driver.ibv_post_send(sides[s].qps[0],
-                                                                    &wrs[s * messages], nullptr),
+    for (std::size_t i = 0; i < flows.size(); ++i) {
+      ASSERT_EQ(testbed.node(flows[i].first)
+                    .software()
+                    .driver.ibv_post_send(f[i].source.qps[0], &wrs[i * messages], nullptr),
                 0);
     }
-    for (std::size_t s = 0; s < senders; ++s) {
-      VerbsDriver& d = testbed.node(s + 1).software().driver;
+    for (std::size_t i = 0; i < flows.size(); ++i) {
+      VerbsDriver& d = testbed.node(flows[i].first).software().driver;
       for (std::uint32_t m = 0; m < messages; ++m) {
         ibv_wc wc;
-        while (d.ibv_poll_cq(sides[s].send_cq, 1, &wc) == 0) d.wait_cq(sides[s].send_cq);
+        while (d.ibv_poll_cq(f[i].source.send_cq, 1, &wc) == 0) d.wait_cq(f[i].source.send_cq);
         EXPECT_EQ(wc.status, IBV_WC_SUCCESS);
       }
     }
-    std::vector<std::uint8_t> got(total);
-    sink.process.read(testbed.node(0).host.memory, va, got.data(), total);
-    for (std::size_t s = 0; s < senders; ++s) {
-      EXPECT_TRUE(std::equal(data[s].begin(), data[s].end(),
-                             got.begin() + static_cast<std::ptrdiff_t>(s * data[s].size())))
-          << "sender " << s + 1 << "'s bytes";
+    for (std::size_t i = 0; i < flows.size(); ++i) {
+      std::vector<std::uint8_t> got(slice);
+      testbed.node(flows[i].second)
+          .software()
+          .process.read(testbed.node(flows[i].second).host.memory, f[i].remote, got.data(), slice);
+      EXPECT_EQ(got, f[i].data) << "flow " << flows[i].first << " -> " << flows[i].second;
     }
   });
-  for (std::size_t s = 0; s < testbed.switch_count(); ++s)
-    result.switch_drops += testbed.switch_at(s).dropped();
+  for (std::size_t s = 0; s < testbed.switch_count(); ++s) {
+    result.drops += testbed.switch_at(s).dropped();
+    for (std::size_t p = 0; p < testbed.switch_at(s).port_count(); ++p)
+      result.pauses += testbed.switch_at(s).port(p).stats().pause_frames_sent;
+  }
   for (std::size_t n = 0; n < testbed.node_count(); ++n) {
     result.retransmitted += testbed.node(n).nic.transport.stats().retransmitted_packets;
-    result.switch_drops += testbed.port_of(n).rx.stats().dropped;
+    result.drops += testbed.port_of(n).rx.stats().dropped;
   }
-  for (std::size_t p = 0; p < testbed.switch_at(0).port_count(); ++p)
-    result.pauses += testbed.switch_at(0).port(p).stats().pause_frames_sent;
   return result;
+}
+
+std::vector<std::pair<std::size_t, std::size_t>> incast(std::size_t senders) {
+  std::vector<std::pair<std::size_t, std::size_t>> flows;
+  for (std::size_t s = 1; s <= senders; ++s) flows.push_back({s, 0});
+  return flows;
 }
 
 config::Json star(std::size_t hosts, bool pfc) {
@@ -249,8 +263,8 @@ config::Json star(std::size_t hosts, bool pfc) {
 }
 
 TEST(FabricIncast, EightToOneWithPfcLosesNothing) {
-  const Incast r = run_incast(star(9, true), 8, 65536, 8);
-  EXPECT_EQ(r.switch_drops, 0u);
+  const FlowsResult r = run_flows(star(9, true), incast(8), 65536, 8);
+  EXPECT_EQ(r.drops, 0u);
   EXPECT_EQ(r.retransmitted, 0u);
   EXPECT_GT(r.pauses, 0u);  // the incast did congest the switch
 }
@@ -258,9 +272,142 @@ TEST(FabricIncast, EightToOneWithPfcLosesNothing) {
 TEST(FabricIncast, EightToOneWithoutPfcDropsAndRcStillDeliversEverything) {
   config::Json given = star(9, false);
   given["switch"]["buffer_bytes"] = 262144;
-  const Incast r = run_incast(given, 8, 65536, 8);
-  EXPECT_GT(r.switch_drops, 0u);
+  const FlowsResult r = run_flows(given, incast(8), 65536, 8);
+  EXPECT_GT(r.drops, 0u);
   EXPECT_GT(r.retransmitted, 0u);
+}
+
+// A permutation of 16 hosts (a seeded shuffle without fixed points), all at
+// once, on a leaf-spine of 4 leaves and 2 spines with PFC: lossless.
+TEST(FabricPermutation, SixteenHostsWithPfcLoseNothing) {
+  std::vector<std::size_t> to(16);
+  for (std::size_t i = 0; i < 16; ++i) to[i] = (i * 5 + 3) % 16;  // 5 is prime to 16: a permutation
+  std::vector<std::pair<std::size_t, std::size_t>> flows;
+  for (std::size_t i = 0; i < 16; ++i) {
+    ASSERT_NE(to[i], i);
+    flows.push_back({i, to[i]});
+  }
+  config::Json given = config::Json::parse(R"({"topology": {"preset": "leaf_spine", "leaves": 4,
+      "spines": 2, "hosts_per_leaf": 4}, "roles": {"client": "h1", "server": "h2"},
+      "switch": {"buffer_bytes": 2097152}, "pfc": {"enabled": true}})");
+  const FlowsResult r = run_flows(given, flows, 32768, 8);
+  EXPECT_EQ(r.drops, 0u);
+  EXPECT_EQ(r.retransmitted, 0u);
+}
+
+// 16 QPs between two hosts on different leaves, 4 spines: ECMP uses every
+// spine, and each QP's packets (its UDP source port) cross one spine only.
+TEST(FabricEcmp, SixteenQpsUseEverySpineAndEachQpOnePath) {
+  config::Json given = config::Json::parse(R"({"topology": {"switches": ["leaf1", "leaf2",
+      "spine1", "spine2", "spine3", "spine4"], "links": ["a-leaf1", "b-leaf2",
+      "leaf1-spine1", "leaf1-spine2", "leaf1-spine3", "leaf1-spine4",
+      "leaf2-spine1", "leaf2-spine2", "leaf2-spine3", "leaf2-spine4"]},
+      "pfc": {"enabled": true}})");
+  RcBench bench(given);
+  Testbed& testbed = bench.testbed();
+  std::map<std::uint16_t, std::set<std::size_t>> spines_of_port;
+  for (std::size_t s = 2; s < 6; ++s) {
+    for (std::size_t p = 0; p < 2; ++p) {
+      testbed.switch_at(s).port(p).set_tap(
+          [&spines_of_port, s](const Transfer& frame, const sc_core::sc_time&) {
+            const Bytes& b = *frame.bytes();
+            const auto ip = packet::ipv4_offset(b.data(), b.size());
+            if (!ip) return;
+            const packet::FiveTuple flow = packet::five_tuple(b.data(), b.size(), *ip);
+            if (flow.source == node_address(0).ipv4) spines_of_port[flow.source_port].insert(s);
+          });
+    }
+  }
+  bench.run([&] {
+    RcOptions options;
+    options.qps = 16;
+    bench.connect(options);
+    Buffer local = bench.buffer(0, 16 * 65536, testing::kAllAccess);
+    Buffer remote = bench.buffer(1, 16 * 65536, testing::kAllAccess);
+    bench.fill(local, testing::pattern(16 * 65536, 9));
+    std::vector<ibv_sge> sges(16);
+    std::vector<ibv_send_wr> wrs(16);
+    for (std::uint32_t q = 0; q < 16; ++q) {
+      sges[q] = testing::sge_of(local, 65536, q * 65536ULL);
+      wrs[q] = testing::signaled_write(sges[q], remote.va + q * 65536ULL, remote.mr->rkey, q);
+      ASSERT_EQ(bench.driver(0).ibv_post_send(bench.a.qps[q], &wrs[q], nullptr), 0);
+    }
+    for (std::uint32_t q = 0; q < 16; ++q) {
+      EXPECT_EQ(bench.next_completion(0, bench.a.send_cq).status, IBV_WC_SUCCESS);
+    }
+    EXPECT_EQ(bench.contents(remote, 0, 16 * 65536), testing::pattern(16 * 65536, 9));
+  });
+  EXPECT_EQ(spines_of_port.size(), 16u);
+  std::set<std::size_t> used;
+  for (const auto& [port, spines] : spines_of_port) {
+    EXPECT_EQ(spines.size(), 1u) << "UDP source port " << port;
+    used.insert(spines.begin(), spines.end());
+  }
+  EXPECT_EQ(used, (std::set<std::size_t>{2, 3, 4, 5}));
+  // In order at the responder: no sequence NAK, no retransmission.
+  EXPECT_EQ(testbed.node(1).nic.transport.stats().out_of_sequence, 0u);
+  EXPECT_EQ(testbed.node(0).nic.transport.stats().retransmitted_packets, 0u);
+}
+
+// Bad topologies: one error naming the key and saying why.
+TEST(FabricTopology, BadTopologiesAreRefusedNamingTheKey) {
+  const auto error = [](const char* topology) {
+    config::Json given = config::Json::parse(topology);
+    try {
+      config::RunConfig run(testing::loaded_config(given));
+      testbed_config(run);
+    } catch (const config::ConfigError& e) {
+      return e.key() + ": " + e.reason();
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(error(R"({"topology": {"switches": ["s"], "links": ["a-s:1", "b-s:1"]}})"),
+            "topology.links: \"b-s:1\" uses port 1 of switch \"s\", which another link uses "
+            "already");
+  EXPECT_EQ(error(R"({"topology": {"switches": ["s"], "links": ["a-s", "b-t"]}})"),
+            "topology.links: \"b-t\" names \"t\", which is neither a node nor a switch (nodes: "
+            "a, b; switches: s)");
+  EXPECT_EQ(error(R"({"topology": {"switches": ["s"], "links": ["a-s", "b-s:64"]}})"),
+            "topology.links: \"b-s:64\" names port 64 of switch \"s\", which has ports 0 to 63 "
+            "(switch.ports)");
+  EXPECT_EQ(error(R"({"topology": {"switches": ["s", "t"], "links": ["a-s", "b-t"]}})"),
+            "topology.links: the topology is not connected: node \"b\" cannot reach node \"a\"");
+  EXPECT_EQ(error(R"({"topology": {"switches": ["s"], "links": ["a-s", "b-s", "a-s"]}})"),
+            "topology.links: node \"a\" has 2 cables; a node has one port, so one cable");
+  EXPECT_EQ(error(R"({"topology": {"switches": ["s"], "links": ["a-s", "b-s 40X"]}})"),
+            "topology.links: \"b-s 40X\": a link option is a rate \"<gbps>G\" (up to 1000000) "
+            "or a length \"<metres>m\" (up to 1000000), got \"40X\"");
+  EXPECT_EQ(error(R"({"topology": {"preset": "star", "hosts": 255}})"),
+            "topology.hosts: must be <= 254 (got 255)");
+  EXPECT_EQ(error(R"({"topology": {"preset": "star", "nodes": ["a"]}})"),
+            "topology.nodes: topology.preset star generates the nodes, switches and links; give "
+            "either the preset or the lists");
+}
+
+// Links take their own rate and length; the presets build what they say.
+TEST(FabricTopology, LinksTakeTheirOwnRateAndLengthAndPresetsTheirShape) {
+  config::Json given = config::Json::parse(R"({"topology": {"switches": ["s"],
+      "links": ["a-s 25G", "b-s:7 400G 10m"]}, "link": {"phy_latency_ns": 3}})");
+  config::RunConfig run(testing::loaded_config(given));
+  const Topology t = testbed_config(run).topology;
+  ASSERT_EQ(t.cables.size(), 2u);
+  EXPECT_EQ(t.cables[0].gbps, 25);
+  EXPECT_EQ(t.cables[0].propagation_ns, 3);  // link.propagation_ns 0, plus the PHYs
+  EXPECT_EQ(t.cables[1].gbps, 400);
+  EXPECT_EQ(t.cables[1].propagation_ns, 53);  // 10 m at 5 ns/m, plus the PHYs
+  EXPECT_EQ(t.cables[1].ends[1].port, 7u);
+  EXPECT_EQ(t.cables[0].ends[1].port, 0u);
+
+  config::RunConfig leaf_spine(testing::loaded_config(config::Json::parse(
+      R"({"topology": {"preset": "leaf_spine", "leaves": 3, "spines": 2, "hosts_per_leaf": 5}})")));
+  const Topology ls = testbed_config(leaf_spine).topology;
+  EXPECT_EQ(ls.nodes.size(), 15u);
+  EXPECT_EQ(ls.switches, (std::vector<std::string>{"leaf1", "leaf2", "leaf3", "spine1", "spine2"}));
+  EXPECT_EQ(ls.cables.size(), 15u + 6u);
+  // From leaf1, a host on leaf2 is two ECMP ways away (both spines); its own hosts one port.
+  const auto routes = shortest_path_routes(ls, 0);
+  EXPECT_EQ(routes[5], (std::vector<std::size_t>{5, 6}));
+  EXPECT_EQ(routes[0], (std::vector<std::size_t>{0}));
 }
 
 }  // namespace

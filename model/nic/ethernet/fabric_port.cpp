@@ -67,6 +67,17 @@ bool FabricPort::next_frame(std::uint8_t paused, Transfer& frame) {
 }
 
 void FabricPort::received(Transfer&& frame) {
+  const Bytes& bytes = *frame.bytes();
+  const auto ip = packet::ipv4_offset(bytes.data(), bytes.size());
+  if (ip && packet::ipv4_ecn(bytes.data(), *ip) == packet::Ecn::kCe) {
+    const packet::FiveTuple flow = packet::five_tuple(bytes.data(), bytes.size(), *ip);
+    // The BTH follows the 8-byte UDP header; its destination QP is bytes 5-7.
+    const std::size_t bth = *ip + 4u * (bytes[*ip] & 0x0F) + 8;
+    if (flow.destination_port == packet::kRoceV2UdpPort && bytes.size() >= bth + 8) {
+      ++stats_.ce_marked;
+      ++ce_by_qp_[packet::load_be24(bytes.data() + bth + 5)];
+    }
+  }
   rx.push(std::move(frame), sc_core::SC_ZERO_TIME);
   check_buffer();
 }
@@ -84,6 +95,15 @@ void FabricPort::check_buffer() {
   }
   if (!change) return;
   for (unsigned p = 0; p < packet::kPfcPriorities; ++p) mac.set_congested(p, congested_);
+}
+
+const StatisticsTable<FabricPortStats>& fabric_port_statistics() {
+  static const StatisticsTable<FabricPortStats> table(
+      "fabric_port", {
+                         {"ce_marked", "frames", &FabricPortStats::ce_marked,
+                          "RoCEv2 frames received marked Congestion Experienced"},
+                     });
+  return table;
 }
 
 }  // namespace rnicsim

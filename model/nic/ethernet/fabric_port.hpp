@@ -14,12 +14,15 @@
 // Receive: the NIC's buffer is shared by every priority, so when it holds
 // more than pfc.xoff_bytes the port pauses every lossless priority, and
 // resumes them at pfc.xon_bytes (a slow receiver: a PCIe-bound NIC, say).
+// It counts the RoCEv2 frames that arrive marked CE, per destination QP.
 #include <array>
 #include <cstdint>
 #include <systemc>
+#include <unordered_map>
 
 #include "common/channel.hpp"
 #include "common/ring_queue.hpp"
+#include "common/statistics.hpp"
 #include "common/transfer.hpp"
 #include "wire/mac_port.hpp"
 #include "wire/receive_buffer.hpp"
@@ -33,6 +36,11 @@ struct FabricPortConfig {
   std::uint64_t rx_buffer_bytes = 0;
 };
 
+struct FabricPortStats {
+  std::uint64_t ce_marked = 0;  // RoCEv2 frames received marked Congestion Experienced
+};
+const StatisticsTable<FabricPortStats>& fabric_port_statistics();
+
 class FabricPort : public sc_core::sc_module, private TransmitQueues {
  public:
   FabricPort(const sc_core::sc_module_name& name, const FabricPortConfig& config,
@@ -43,6 +51,13 @@ class FabricPort : public sc_core::sc_module, private TransmitQueues {
 
   // The priority the port gives a frame.
   std::uint8_t priority_of(const Transfer& frame) const;
+  const FabricPortStats& stats() const { return stats_; }
+  // CE-marked frames received for the NIC's QP `qpn` (the BTH destination
+  // QP): what a notification point turns into CNPs.
+  std::uint64_t ce_marked(std::uint32_t qpn) const {
+    const auto it = ce_by_qp_.find(qpn);
+    return it == ce_by_qp_.end() ? 0 : it->second;
+  }
 
  private:
   bool next_frame(std::uint8_t paused, Transfer& frame) override;
@@ -56,6 +71,8 @@ class FabricPort : public sc_core::sc_module, private TransmitQueues {
   std::array<RingQueue<Transfer>, packet::kPfcPriorities> queues_;
   sc_core::sc_event pull_event_;
   bool congested_ = false;
+  FabricPortStats stats_;
+  std::unordered_map<std::uint32_t, std::uint64_t> ce_by_qp_;
 };
 
 }  // namespace rnicsim

@@ -22,6 +22,9 @@ enum class AckTimeoutBackoff : std::uint8_t { kFixed, kExponential };
 
 struct TransportConfig {
   double clock_mhz = 0;
+  // The ECN codepoint of the RoCEv2 frames the NIC sends (0: Not-ECT, 1:
+  // ECT(1), 2: ECT(0)); set by the testbed from qos.ecn on a switched topology.
+  std::uint8_t ecn = 0;
   QpScheduler qp_scheduler = QpScheduler::kRoundRobin;
   AckTimeoutBackoff ack_timeout_backoff = AckTimeoutBackoff::kFixed;
   std::uint32_t wqe_cycles = 0;         // requester: decode and start one WQE

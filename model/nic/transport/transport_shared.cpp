@@ -85,6 +85,8 @@ packet::RocePacket TransportShared::header_template(const QpContext& qp) const {
                    static_cast<std::uint32_t>(qp.ah.dgid[14]) << 8 | qp.ah.dgid[15];
   ip.ttl = qp.ah.hop_limit;
   ip.tos = qp.ah.traffic_class;
+  // ECN-capable transport: the codepoint replaces the traffic class's two low bits.
+  if (config_.ecn != 0) ip.tos = static_cast<std::uint8_t>((ip.tos & 0xFC) | config_.ecn);
   t.ip = ip;
   // The source port spreads QPs over ECMP paths, as RoCEv2 NICs do.
   t.udp.source_port = static_cast<std::uint16_t>(0xC000 | (qp.qpn & 0x3FFF));

@@ -59,7 +59,7 @@ PerfEnds perf_ends(config::RunConfig& run, const Topology& topology) {
                                   "\", the client's node too; perf's client and server run on "
                                   "two nodes joined by a cable");
   }
-  if (topology.peer_of(ends.client) != ends.server) {
+  if (!topology.switched() && topology.peer_of(ends.client) != ends.server) {
     throw config::ConfigError(run.loaded().source_of(server_key), server_key,
                               "names \"" + ends.server_name + "\", which no cable joins to the "
                               "client's node \"" + ends.client_name + "\" (topology.links)");
@@ -79,11 +79,14 @@ PerfResult run_perf(config::RunConfig& run, const PerfOptions& options,
   configured();
   std::unique_ptr<WireCapture> capture = open_capture(options);
   Testbed testbed("testbed", c);
-  if (capture) {
+  if (capture && testbed.switched()) {
+    for (MacPort* mac : testbed.fabric_macs()) capture->tap(*mac);
+  } else if (capture) {
     for (std::size_t i = 0; i < testbed.node_count(); ++i) capture->tap(testbed.wire_to(i));
   }
   std::optional<std::string> fault_trace;
-  for (std::size_t i = 0; i < testbed.node_count(); ++i) {
+  // A switched topology has no faulty cables (the testbed refuses faults there).
+  for (std::size_t i = 0; !testbed.switched() && i < testbed.node_count(); ++i) {
     WireLink& wire = testbed.wire_to(i);
     if (wire.faults() == nullptr) continue;
     if (!fault_trace) fault_trace = fault_trace_csv_header();
