@@ -150,9 +150,8 @@ void Switch::enqueue(Held&& held) {
   Port& out = *ports_[c.out_port];
   SwitchQueueStats& stats = out.queue_stats[c.traffic_class];
   if (config_.ecn.enabled && ((config_.ecn_classes >> c.traffic_class) & 1u)) {
-    // The depth the frame joins: the queue's bytes before it.
-    const std::uint64_t depth =
-        buffer_.queue_bytes(c.out_port, c.traffic_class) - held.frame.size_bytes();
+    // The depth the frame joins: the bytes queued ahead of it.
+    const std::uint64_t depth = out.egress.queued_bytes[c.traffic_class];
     if (red_mark(config_.ecn, depth, random_)) {
       Bytes& bytes = const_cast<Bytes&>(*held.frame.bytes());  // the switch's own copy
       const std::size_t ip = *packet::ipv4_offset(bytes.data(), bytes.size());
@@ -166,8 +165,10 @@ void Switch::enqueue(Held&& held) {
       }
     }
   }
+  std::uint64_t& queued = out.egress.queued_bytes[c.traffic_class];
+  queued += held.frame.size_bytes();
+  stats.peak_bytes = std::max(stats.peak_bytes, queued);
   out.egress.queues[c.traffic_class].push_back(std::move(held));
-  stats.peak_bytes = std::max(stats.peak_bytes, buffer_.queue_bytes(c.out_port, c.traffic_class));
   out.mac.wake_transmit();
 }
 
@@ -181,6 +182,7 @@ bool Switch::Egress::next_frame(std::uint8_t paused, Transfer& frame) {
   if (c < 0) return false;
   Held held = std::move(queues[static_cast<std::size_t>(c)].front());
   queues[static_cast<std::size_t>(c)].pop_front();
+  queued_bytes[static_cast<std::size_t>(c)] -= held.frame.size_bytes();
   SwitchQueueStats& stats = owner.ports_[index]->queue_stats[static_cast<std::size_t>(c)];
   ++stats.forwarded;
   stats.forwarded_bytes += held.frame.size_bytes();
@@ -249,7 +251,8 @@ const StatisticsTable<SwitchQueueStats>& switch_queue_statistics() {
           {"dropped_red", "frames", &SwitchQueueStats::dropped_red,
            "frames not ECN-capable dropped by RED (switch.non_ect_policy red_drop)"},
           {"ecn_marked", "frames", &SwitchQueueStats::ecn_marked, "frames marked CE"},
-          {"peak_bytes", "bytes", &SwitchQueueStats::peak_bytes, "deepest the queue was"},
+          {"peak_bytes", "bytes", &SwitchQueueStats::peak_bytes,
+           "deepest the queue was (frames waiting to leave, not those still being forwarded)"},
       });
   return table;
 }

@@ -101,6 +101,9 @@ class Switch : public sc_core::sc_module {
     std::uint16_t index;
     EgressScheduler scheduler;
     std::array<RingQueue<Held>, kTrafficClasses> queues;
+    // Bytes waiting in each class's queue: the depth RED sees. Frames still
+    // in the forwarding latency hold buffer but are not in the queue yet.
+    std::array<std::uint64_t, kTrafficClasses> queued_bytes{};
   };
   struct Port {
     Port(Switch& owner, std::uint16_t index, const MacPortConfig& mac_config,

@@ -162,7 +162,7 @@ void Testbed::build_fabric(const TestbedConfig& config) {
   }
   for (std::size_t s = 0; s < t.switches.size(); ++s) {
     RouteTable routes(config.switches[s].seed);
-    const auto by_node = shortest_path_routes(t, s);
+    const auto& by_node = t.routes[s];
     for (std::size_t node = 0; node < by_node.size(); ++node) {
       std::vector<std::uint16_t> ports(by_node[node].begin(), by_node[node].end());
       if (!ports.empty()) routes.add(node_address(node).ipv4, std::move(ports));

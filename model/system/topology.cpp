@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <deque>
+#include <functional>
 #include <sstream>
 #include <stdexcept>
 
@@ -48,6 +49,11 @@ void declare_topology_keys(config::Schema& schema) {
       "port, \"<end>-<end>[ <gbps>G][ <metres>m]\" (an end is a node, a switch, or "
       "\"<switch>:<port>\"; without a port a switch's next free one), routes are the shortest "
       "paths with ECMP over equal ones; names as in nodes.<switch>"));
+  schema.add(config::string_list_key(
+      "topology.routes", config::Json::array(),
+      "routes in place of the shortest paths, each \"<switch> <node> <port>[,<port>...]\": the "
+      "switch's ports toward the node (several: ECMP); checked for loops and for ports that do "
+      "not lead to the node"));
   schema.add(config::string_key("topology.preset", "none",
                                 "none: topology.nodes, switches and links as given; star: nodes "
                                 "h1..h<topology.hosts> on switch s1; leaf_spine: "
@@ -343,6 +349,103 @@ void read_fabric(config::RunConfig& run, const config::Section& section,
   }
 }
 
+// Where a frame leaving switch `s` by `port` goes: the cable's other end;
+// is_switch false with index SIZE_MAX for a port without a cable.
+CableEnd next_hop(const Topology& t, std::size_t s, std::size_t port) {
+  for (const FabricCable& c : t.cables) {
+    for (int e = 0; e < 2; ++e) {
+      if (c.ends[e].is_switch && c.ends[e].index == s && c.ends[e].port == port)
+        return c.ends[1 - e];
+    }
+  }
+  return CableEnd{false, SIZE_MAX, 0};
+}
+
+// topology.routes: each entry replaces one switch's route to one node; then
+// every path toward every node is followed: it must end at that node, never
+// at another node, a port without a cable, a switch with no route, or back
+// at a switch it passed (a loop).
+void read_routes(config::RunConfig& run, const config::Section& section, Topology& t) {
+  const std::string key = section.path("routes");
+  for (const std::string& text : section.at("routes").get<std::vector<std::string>>()) {
+    std::istringstream words(text);
+    std::string sw, node, ports, extra;
+    words >> sw >> node >> ports;
+    if (ports.empty() || (words >> extra)) {
+      throw topology_error(
+          run, key, "a route is \"<switch> <node> <port>[,<port>...]\" (got \"" + text + "\")");
+    }
+    const auto s = std::find(t.switches.begin(), t.switches.end(), sw);
+    const auto n = std::find(t.nodes.begin(), t.nodes.end(), node);
+    if (s == t.switches.end() || n == t.nodes.end()) {
+      throw topology_error(run, key,
+                           "\"" + text + "\" names " +
+                               (s == t.switches.end() ? "switch \"" + sw : "node \"" + node) +
+                               "\", which the topology lacks");
+    }
+    const std::size_t si = static_cast<std::size_t>(s - t.switches.begin());
+    std::vector<std::size_t> group;
+    std::istringstream list(ports);
+    std::string port;
+    while (std::getline(list, port, ',')) {
+      if (port.empty() || port.size() > 6 ||
+          port.find_first_not_of("0123456789") != std::string::npos ||
+          std::stoul(port) >= t.switch_ports[si] ||
+          next_hop(t, si, std::stoul(port)).index == SIZE_MAX) {
+        throw topology_error(
+            run, key,
+            "\"" + text + "\": port \"" + port + "\" of switch \"" + sw + "\" has no cable");
+      }
+      group.push_back(std::stoul(port));
+    }
+    t.routes[si][static_cast<std::size_t>(n - t.nodes.begin())] = group;
+  }
+  for (std::size_t dest = 0; dest < t.nodes.size(); ++dest) {
+    // 0: not seen, 1: on the path being followed, 2: every path from it ends well.
+    std::vector<int> state(t.switches.size(), 0);
+    std::vector<std::size_t> path;
+    std::function<void(std::size_t)> follow = [&](std::size_t s) {
+      if (state[s] == 2) return;
+      path.push_back(s);
+      if (state[s] == 1) {
+        std::string cycle;
+        for (std::size_t i = std::find(path.begin(), path.end(), s) - path.begin(); i < path.size();
+             ++i)
+          cycle += (cycle.empty() ? "" : " -> ") + t.switches[path[i]];
+        throw topology_error(run, key,
+                             "a routing loop toward node \"" + t.nodes[dest] + "\": " + cycle);
+      }
+      state[s] = 1;
+      if (t.routes[s][dest].empty()) {
+        throw topology_error(run, key,
+                             "switch \"" + t.switches[s] + "\" has no route toward node \"" +
+                                 t.nodes[dest] + "\", which frames reach it for");
+      }
+      for (const std::size_t port : t.routes[s][dest]) {
+        const CableEnd hop = next_hop(t, s, port);
+        if (hop.is_switch) {
+          follow(hop.index);
+        } else if (hop.index != dest) {
+          throw topology_error(run, key,
+                               "switch \"" + t.switches[s] + "\" sends frames for node \"" +
+                                   t.nodes[dest] + "\" out of port " + std::to_string(port) +
+                                   ", to node \"" + t.nodes[hop.index] + "\"");
+        }
+      }
+      state[s] = 2;
+      path.pop_back();
+    };
+    // Every switch a node's frames enter: the one on each node's cable.
+    for (const FabricCable& c : t.cables) {
+      for (int e = 0; e < 2; ++e) {
+        if (!c.ends[e].is_switch && c.ends[e].index != dest && c.ends[1 - e].is_switch) {
+          follow(c.ends[1 - e].index);
+        }
+      }
+    }
+  }
+}
+
 }  // namespace
 
 std::vector<std::vector<std::size_t>> shortest_path_routes(const Topology& t, std::size_t s) {
@@ -455,6 +558,10 @@ Topology topology_config(config::RunConfig& run) {
                        : section.at("links").get<std::vector<std::string>>();
   if (t.switched()) {
     read_fabric(run, section, link_texts, t);
+    for (std::size_t sw = 0; sw < t.switches.size(); ++sw) {
+      t.routes.push_back(shortest_path_routes(t, sw));
+    }
+    if (given(run, "routes")) read_routes(run, section, t);
     return t;
   }
   std::vector<std::size_t> cables(t.nodes.size(), 0);

@@ -11,6 +11,8 @@
 //                                switch port to a switch port: "a-s1", "s1:3-s2:0",
 //                                optionally with their own rate and length,
 //                                "s1-s2 400G 10m"
+//   topology.routes  ["s1 b 3"]  a switch's ports toward a node, in place of the
+//                                shortest paths ("s1 b 3,4": an ECMP group)
 //   topology.preset              "star" or "leaf_spine": the nodes, switches and
 //                                links generated (topology.hosts, leaves, spines)
 //
@@ -54,6 +56,9 @@ struct Topology {
   std::vector<std::string> switches;
   std::vector<std::size_t> switch_ports;  // each switch's port count
   std::vector<FabricCable> cables;        // with switches: every cable
+  // routes[s][n]: switch s's ports toward node n (an ECMP group when more
+  // than one): the shortest paths, with topology.routes' entries in their place.
+  std::vector<std::vector<std::vector<std::size_t>>> routes;
 
   bool switched() const { return !switches.empty(); }
 

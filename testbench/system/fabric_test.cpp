@@ -351,7 +351,7 @@ TEST(FabricEcmp, SixteenQpsUseEverySpineAndEachQpOnePath) {
 
 // Bad topologies: one error naming the key and saying why.
 TEST(FabricTopology, BadTopologiesAreRefusedNamingTheKey) {
-  const auto error = [](const char* topology) {
+  const auto error = [](const std::string& topology) {
     config::Json given = config::Json::parse(topology);
     try {
       config::RunConfig run(testing::loaded_config(given));
@@ -379,6 +379,26 @@ TEST(FabricTopology, BadTopologiesAreRefusedNamingTheKey) {
             "or a length \"<metres>m\" (up to 1000000), got \"40X\"");
   EXPECT_EQ(error(R"({"topology": {"preset": "star", "hosts": 255}})"),
             "topology.hosts: must be <= 254 (got 255)");
+  // Two switches in a ring toward b: s1 sends b's frames to s2, s2 back to s1.
+  const char* ring = R"({"topology": {"switches": ["s1", "s2", "s3"],
+      "links": ["a-s1", "b-s3", "s1:1-s2:0", "s2:1-s3:1", "s1:2-s3:2"],
+      "routes": [%s]}})";
+  const auto with_routes = [ring](const std::string& routes) {
+    std::string text(ring);
+    text.replace(text.find("%s"), 2, routes);
+    return text;
+  };
+  EXPECT_EQ(error(with_routes(R"("s1 b 1", "s2 b 0")").c_str()),
+            "topology.routes: a routing loop toward node \"b\": s1 -> s2 -> s1");
+  EXPECT_EQ(error(with_routes(R"("s1 b 0")").c_str()),
+            "topology.routes: switch \"s1\" sends frames for node \"b\" out of port 0, to node "
+            "\"a\"");
+  EXPECT_EQ(error(with_routes(R"("s1 b 5")").c_str()),
+            "topology.routes: \"s1 b 5\": port \"5\" of switch \"s1\" has no cable");
+  EXPECT_EQ(error(with_routes(R"("s1 a 2")").c_str()),
+            "topology.routes: a routing loop toward node \"a\": s3 -> s1 -> s3");
+  // The long way round is a route, not an error.
+  EXPECT_EQ(error(with_routes(R"("s1 b 1", "s3 a 1", "s2 a 0")").c_str()), "no error");
   EXPECT_EQ(error(R"({"topology": {"preset": "star", "nodes": ["a"]}})"),
             "topology.nodes: topology.preset star generates the nodes, switches and links; give "
             "either the preset or the lists");
@@ -408,6 +428,34 @@ TEST(FabricTopology, LinksTakeTheirOwnRateAndLengthAndPresetsTheirShape) {
   const auto routes = shortest_path_routes(ls, 0);
   EXPECT_EQ(routes[5], (std::vector<std::size_t>{5, 6}));
   EXPECT_EQ(routes[0], (std::vector<std::size_t>{0}));
+}
+
+}  // namespace
+}  // namespace rnicsim
+
+namespace rnicsim {
+namespace {
+
+// topology.routes sends a's frames to b the long way (s1 -> s2 -> s3) and b's
+// straight back (s3 -> s1): the bytes arrive, and s2 forwards only a's.
+TEST(FabricTopology, ExplicitRoutesCarryTheFramesTheirWay) {
+  RcBench bench(config::Json::parse(R"({"topology": {"switches": ["s1", "s2", "s3"],
+      "links": ["a-s1", "b-s3", "s1:1-s2:0", "s2:1-s3:1", "s1:2-s3:2"],
+      "routes": ["s1 b 1"]}, "pfc": {"enabled": true}})"));
+  bench.run([&] {
+    bench.connect();
+    Buffer local = bench.buffer(0, 65536, testing::kAllAccess);
+    Buffer remote = bench.buffer(1, 65536, testing::kAllAccess);
+    bench.fill(local, testing::pattern(65536, 3));
+    const ibv_sge sge = testing::sge_of(local, 65536);
+    ibv_send_wr wr = testing::signaled_write(sge, remote.va, remote.mr->rkey, 1);
+    ASSERT_EQ(bench.driver(0).ibv_post_send(bench.a.qps[0], &wr, nullptr), 0);
+    EXPECT_EQ(bench.next_completion(0, bench.a.send_cq).status, IBV_WC_SUCCESS);
+    EXPECT_EQ(bench.contents(remote, 0, 65536), testing::pattern(65536, 3));
+  });
+  const Switch& s2 = bench.testbed().switch_at(1);
+  EXPECT_EQ(s2.queue_stats(1, 0).forwarded, 64u);  // 64 KiB at PMTU 1024, toward s3
+  EXPECT_EQ(s2.queue_stats(0, 0).forwarded, 0u);   // b's ACKs go s3 -> s1 directly
 }
 
 }  // namespace

@@ -134,7 +134,12 @@ PerfResult run_perf(config::RunConfig& run, const PerfOptions& options,
   PerfResult result = std::move(workload.result());
   if (options.breakdown) report << format_breakdown(result.breakdowns);
   result.capture = std::move(capture);
-  counters["link"] = statistics["wires"];
+  // Back to back: the cable's counters; on a switched topology the switches'.
+  if (testbed.switched()) {
+    counters["switches"] = statistics.at("switches");
+  } else {
+    counters["link"] = statistics.at("wires");
+  }
   result.counters = counters;
   result.statistics = statistics;
   result.fault_trace = std::move(fault_trace);

@@ -237,7 +237,9 @@ PerfResult run_tcp_perf(config::RunConfig& run, const PerfOptions& options,
   configured();
   std::unique_ptr<WireCapture> capture = open_capture(options);
   Testbed testbed("testbed", c);
-  if (capture) {
+  if (capture && testbed.switched()) {
+    for (MacPort* mac : testbed.fabric_macs()) capture->tap(*mac);
+  } else if (capture) {
     for (std::size_t i = 0; i < testbed.node_count(); ++i) capture->tap(testbed.wire_to(i));
   }
   const TcpEndpoint client{node_address(ends.client), kClientPort};
@@ -277,7 +279,11 @@ PerfResult run_tcp_perf(config::RunConfig& run, const PerfOptions& options,
     const nlohmann::json kernel = kernel_statistics(*stacks[side]);
     for (const auto& block : kernel.items()) node[block.key()] = block.value();
   }
-  counters["link"] = statistics["wires"];
+  if (testbed.switched()) {
+    counters["switches"] = statistics.at("switches");
+  } else {
+    counters["link"] = statistics.at("wires");
+  }
   result.statistics = statistics;
   result.counters = counters;
   result.speed = {{"wall_seconds", wall}};
