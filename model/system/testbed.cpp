@@ -47,7 +47,9 @@ TestbedConfig testbed_config(config::RunConfig& run, const TestbedRequest& reque
     }
     std::vector<std::size_t> cabled(c.topology.switches.size(), 0);
     for (const FabricCable& cable : c.topology.cables) {
-      for (const CableEnd& end : cable.ends) cabled[end.index] += end.is_switch ? 1 : 0;
+      for (const CableEnd& end : cable.ends) {
+        if (end.is_switch) ++cabled[end.index];
+      }
     }
     for (std::size_t s = 0; s < c.topology.switches.size(); ++s) {
       const std::string& name = c.topology.switches[s];
