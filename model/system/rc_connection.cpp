@@ -39,6 +39,7 @@ void to_rts(VerbsDriver& driver, ibv_qp* qp, std::uint32_t remote_qpn, std::uint
   attr.min_rnr_timer = o.min_rnr_timer;
   attr.ah_attr.dgid = node_gid(remote_node);
   attr.ah_attr.dmac = node_address(remote_node).mac;
+  attr.ah_attr.traffic_class = o.traffic_class;
   check(driver.ibv_modify_qp(qp, attr,
                              IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
                                  IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |

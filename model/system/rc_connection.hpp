@@ -43,7 +43,9 @@ struct RcOptions {
   std::uint8_t timeout = 14;
   std::uint8_t retry_cnt = 7;
   std::uint8_t rnr_retry = 7;
-  std::uint32_t first_psn = 0;  // side a's QP i starts at first_psn + i, side b's at + 0x1000
+  std::uint32_t first_psn = 0;
+  std::uint8_t traffic_class = 0;  // the QPs' ah_attr.grh.traffic_class (DSCP << 2 | ECN)  // side
+                                   // a's QP i starts at first_psn + i, side b's at + 0x1000
 };
 
 // Creates the PD, CQs and QPs of `node` (its driver must be attached).

@@ -72,6 +72,7 @@ TestbedConfig testbed_config(config::RunConfig& run, const TestbedRequest& reque
       port.mac.address = c.nodes[i].nic.address.mac;
       port.dscp_classes = qos_dscp_classes(run.node_section(name, "qos"));
       c.nodes[i].nic.transport.ecn = qos_ecn(run.node_section(name, "qos"));
+      c.nodes[i].nic.transport.dscp_classes = port.dscp_classes;
       port.queue_frames = c.nodes[i].nic.queue_items;
       port.rx_buffer_bytes = c.link.rx_buffer_bytes;
       c.node_ports.push_back(port);
@@ -145,6 +146,9 @@ void Testbed::build_fabric(const TestbedConfig& config) {
     ports_.push_back(std::make_unique<FabricPort>((t.nodes[i] + "_port").c_str(),
                                                   config.node_ports[i], nodes_[i]->nic.mac_tx));
     nodes_[i]->nic.connect_wire(ports_[i]->rx);
+    TransportShared& transport = nodes_[i]->nic.transport;
+    ports_[i]->set_hold_handler(
+        [&transport](std::uint8_t held) { transport.set_held_priorities(held); });
   }
   // Each switch port's cable, and the MAC its frames are addressed to.
   std::vector<std::vector<SwitchPortSpec>> specs(t.switches.size());

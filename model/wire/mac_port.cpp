@@ -28,6 +28,9 @@ MacPort::MacPort(const sc_core::sc_module_name& name, const MacPortConfig& confi
   SC_METHOD(refresh);
   sensitive << refresh_event_;
   dont_initialize();
+  SC_METHOD(report_pauses);
+  sensitive << expiry_event_;
+  dont_initialize();
 }
 
 void MacPort::wake_transmit() {
@@ -110,8 +113,19 @@ void MacPort::receive() {
     }
     timers_.apply(honoured, now);
     wake_transmit();
+    if (pause_handler_) report_pauses();
   }
   if (!arrivals_.empty()) receive_event_.notify(arrivals_.front().at - now);
+}
+
+void MacPort::report_pauses() {
+  const std::uint8_t paused = paused_now();
+  if (paused != reported_paused_) {
+    reported_paused_ = paused;
+    pause_handler_(paused);
+  }
+  // Report again when the first pause runs out.
+  if (paused != 0) expiry_event_.notify(timers_.next_expiry(sim_now()) - sim_now());
 }
 
 void MacPort::set_congested(unsigned priority, bool congested) {

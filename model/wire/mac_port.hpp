@@ -86,6 +86,11 @@ class MacPort : public sc_core::sc_module {
   // re-examine its buffer (set_congested) for a drain it could not see.
   void set_recheck(std::function<void()> recheck) { recheck_ = std::move(recheck); }
   void set_tap(Tap tap) { tap_ = std::move(tap); }
+  // Called with the priorities this port may not send (bit p), whenever a
+  // pause or resume arrives or a pause runs out.
+  void set_pause_handler(std::function<void(std::uint8_t paused)> handler) {
+    pause_handler_ = std::move(handler);
+  }
 
   // The peer's side of the cable: `frame`'s last bit arrives at `arrives_at`.
   void arrive(Transfer&& frame, const sc_core::sc_time& arrives_at);
@@ -105,6 +110,7 @@ class MacPort : public sc_core::sc_module {
   void transmit();
   void receive();
   void refresh();
+  void report_pauses();
   void send(Transfer&& frame, const sc_core::sc_time& now);
   void queue_pause(std::uint8_t priorities, bool pause);
 
@@ -116,6 +122,9 @@ class MacPort : public sc_core::sc_module {
   PauseTimers timers_;
   Tap tap_;
   std::function<void()> recheck_;
+  std::function<void(std::uint8_t)> pause_handler_;
+  std::uint8_t reported_paused_ = 0;
+  sc_core::sc_event expiry_event_;
 
   sc_core::sc_time busy_until_;
   RingQueue<Transfer> control_;  // pause frames, sent ahead of data

@@ -460,3 +460,73 @@ TEST(FabricTopology, ExplicitRoutesCarryTheFramesTheirWay) {
 
 }  // namespace
 }  // namespace rnicsim
+
+namespace rnicsim {
+namespace {
+
+// Two QPs from a to b, one in class 0 (traffic class 0), one in class 3
+// (DSCP 24), each WRITEs 1 MiB (1024 frames). As a's first data frame
+// leaves, its port receives a pause of class 0 for 65535 quanta (335.5 us at
+// 100 Gbit/s): no class-0 frame leaves until it runs out, and every class-3
+// frame leaves meanwhile (1024 frames take some 90 us): the NIC holds the
+// paused class's QP at its scheduler, so the transmit path both share stays
+// free. (Queues at the MAC alone would fill with class 0 and block class 3.)
+TEST(FabricPriorities, APausedPriorityDoesNotHoldAnotherInTheNic) {
+  // PFC on a's port alone: only the pause the test sends stops anything.
+  RcBench bench(config::Json::parse(R"({"topology": {"switches": ["s1"], "links": ["a-s1", "b-s1"]},
+      "nodes": {"a": {"pfc": {"enabled": true}}}})"));
+  Testbed& testbed = bench.testbed();
+  MacPort& mac = testbed.port_of(0).mac;
+  sc_core::sc_time paused_at;
+  std::vector<sc_core::sc_time> starts[8];
+  mac.set_tap([&](const Transfer& frame, const sc_core::sc_time& at) {
+    const Bytes& b = *frame.bytes();
+    const auto ip = packet::ipv4_offset(b.data(), b.size());
+    if (!ip || packet::ipv4_destination(b.data(), *ip) != node_address(1).ipv4) return;
+    if (paused_at == sc_core::SC_ZERO_TIME) {
+      paused_at = at;
+      mac.arrive(pfc_transfer(0x01, 65535), at);
+    }
+    starts[packet::ipv4_dscp(b.data(), *ip) >> 3].push_back(at);
+  });
+  bench.run([&] {
+    RcOptions low, high;
+    high.traffic_class = 24 << 2;
+    RcSide a[2] = {create_rc_side(testbed, 0, low), create_rc_side(testbed, 0, high)};
+    RcSide b[2] = {create_rc_side(testbed, 1, low), create_rc_side(testbed, 1, high)};
+    connect_rc(testbed, a[0], b[0], low);
+    connect_rc(testbed, a[1], b[1], high);
+    HostSoftware& sa = testbed.node(0).software();
+    HostSoftware& sb = testbed.node(1).software();
+    constexpr std::uint32_t kBytes = 1 << 20;
+    std::vector<ibv_sge> sges(2);
+    std::vector<ibv_send_wr> wrs(2);
+    for (int q = 0; q < 2; ++q) {
+      const std::uint64_t local = sa.process.allocate(kBytes);
+      const std::uint64_t remote = sb.process.allocate(kBytes);
+      ibv_mr* lmr = sa.driver.ibv_reg_mr(a[q].pd, local, kBytes, testing::kAllAccess);
+      ibv_mr* rmr = sb.driver.ibv_reg_mr(b[q].pd, remote, kBytes, testing::kAllAccess);
+      sges[q] = ibv_sge{local, kBytes, lmr->lkey};
+      wrs[q] = testing::signaled_write(sges[q], remote, rmr->rkey, q);
+    }
+    for (int q = 0; q < 2; ++q)
+      ASSERT_EQ(sa.driver.ibv_post_send(a[q].qps[0], &wrs[q], nullptr), 0);
+    for (int q = 0; q < 2; ++q) {
+      ibv_wc wc;
+      while (sa.driver.ibv_poll_cq(a[q].send_cq, 1, &wc) == 0) sa.driver.wait_cq(a[q].send_cq);
+      EXPECT_EQ(wc.status, IBV_WC_SUCCESS);
+    }
+  });
+  const sc_core::sc_time pause_ends = paused_at + pause_time(65535, 100);
+  ASSERT_EQ(starts[0].size(), 1024u);
+  ASSERT_EQ(starts[3].size(), 1024u);
+  for (const auto& t : starts[0]) {
+    // The first frame started before the pause arrived; none after, until it ends.
+    EXPECT_TRUE(t == paused_at || t >= pause_ends) << t;
+  }
+  EXPECT_LT(starts[3].back(), pause_ends);
+  EXPECT_EQ(mac.priority_stats(0).pauses_received, 1u);
+}
+
+}  // namespace
+}  // namespace rnicsim

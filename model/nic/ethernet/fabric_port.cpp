@@ -18,6 +18,10 @@ FabricPort::FabricPort(const sc_core::sc_module_name& name, const FabricPortConf
       config_(config),
       mac_tx_(mac_tx) {
   rx.set_take_handler([this] { check_buffer(); });
+  mac.set_pause_handler([this](std::uint8_t paused) {
+    paused_ = paused;
+    update_holds();
+  });
   mac.set_recheck([this] { check_buffer(); });
   SC_METHOD(pull);
   sensitive << mac_tx.data_event() << pull_event_;
@@ -37,7 +41,7 @@ bool FabricPort::fill() {
   bool moved = false;
   while (const Transfer* head = mac_tx_.peek()) {
     RingQueue<Transfer>& queue = queues_[priority_of(*head)];
-    if (queue.size() >= config_.queue_frames) break;
+    if (queue.size() >= 4 * config_.queue_frames) break;
     Transfer frame;
     mac_tx_.nb_pop(frame);
     queue.push_back(std::move(frame));
@@ -48,16 +52,35 @@ bool FabricPort::fill() {
 
 void FabricPort::pull() {
   ++activity().method_activations;
-  if (fill()) mac.wake_transmit();
+  if (fill()) {
+    update_holds();
+    mac.wake_transmit();
+  }
+}
+
+void FabricPort::update_holds() {
+  std::uint8_t held = static_cast<std::uint8_t>(held_ | paused_);
+  for (unsigned p = 0; p < packet::kPfcPriorities; ++p) {
+    const std::uint8_t bit = static_cast<std::uint8_t>(1u << p);
+    const std::size_t frames = queues_[p].size();
+    if (frames >= config_.queue_frames) held = static_cast<std::uint8_t>(held | bit);
+    if (frames <= config_.queue_frames / 2 && !(paused_ & bit)) {
+      held = static_cast<std::uint8_t>(held & ~bit);
+    }
+  }
+  if (held == held_) return;
+  held_ = held;
+  if (hold_handler_) hold_handler_(held_);
 }
 
 bool FabricPort::next_frame(std::uint8_t paused, Transfer& frame) {
-  fill();
+  if (fill()) update_holds();
   for (int p = static_cast<int>(packet::kPfcPriorities) - 1; p >= 0; --p) {
     RingQueue<Transfer>& queue = queues_[static_cast<std::size_t>(p)];
     if (queue.empty() || ((paused >> p) & 1u)) continue;
     frame = std::move(queue.front());
     queue.pop_front();
+    update_holds();
     // A place freed: the transmit path may move on (and the channel, asked
     // again, arms its data event).
     pull_event_.notify(sc_core::SC_ZERO_TIME);

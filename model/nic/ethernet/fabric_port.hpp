@@ -7,9 +7,12 @@
 //
 // Transmit keeps one queue per priority (the class of the frame's DSCP, or
 // its PCP when tagged): a paused priority's frames wait in theirs while the
-// other priorities' leave, highest priority first. The queues fill from the
-// NIC's single transmit path in order, so a paused priority holds back the
-// frames behind it only once its own queue (nic.queue_items frames) is full.
+// other priorities' leave, highest priority first. While a priority is
+// paused, or its queue backs up, the port asks the NIC's scheduler to hold
+// that priority's QPs (set_hold_handler), so the transmit path they share keeps
+// carrying the other priorities; the queue has room for what the path
+// already holds. (Frames the responder sends, READ responses and ACKs, are
+// not held: a long pause of their priority can still fill its queue.)
 //
 // Receive: the NIC's buffer is shared by every priority, so when it holds
 // more than pfc.xoff_bytes the port pauses every lossless priority, and
@@ -17,6 +20,7 @@
 // It counts the RoCEv2 frames that arrive marked CE, per destination QP.
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <systemc>
 #include <unordered_map>
 
@@ -32,7 +36,10 @@ namespace rnicsim {
 struct FabricPortConfig {
   MacPortConfig mac;
   std::array<std::uint8_t, 64> dscp_classes{};
-  std::size_t queue_frames = 64;  // per priority
+  // A priority's queue asks the NIC to hold its QPs at this many frames and
+  // releases them at half; it holds four times as many, room for the frames
+  // already inside the NIC's transmit path when the hold begins.
+  std::size_t queue_frames = 64;
   std::uint64_t rx_buffer_bytes = 0;
 };
 
@@ -52,6 +59,10 @@ class FabricPort : public sc_core::sc_module, private TransmitQueues {
   // The priority the port gives a frame.
   std::uint8_t priority_of(const Transfer& frame) const;
   const FabricPortStats& stats() const { return stats_; }
+  // Called with the priorities whose queues are backed up, when that changes.
+  void set_hold_handler(std::function<void(std::uint8_t held)> handler) {
+    hold_handler_ = std::move(handler);
+  }
   // CE-marked frames received for the NIC's QP `qpn` (the BTH destination
   // QP): what a notification point turns into CNPs.
   std::uint64_t ce_marked(std::uint32_t qpn) const {
@@ -70,7 +81,12 @@ class FabricPort : public sc_core::sc_module, private TransmitQueues {
   NbPopIf<Transfer>& mac_tx_;
   std::array<RingQueue<Transfer>, packet::kPfcPriorities> queues_;
   sc_core::sc_event pull_event_;
+  void update_holds();
+
   bool congested_ = false;
+  std::uint8_t held_ = 0;
+  std::uint8_t paused_ = 0;  // priorities the MAC may not send now
+  std::function<void(std::uint8_t)> hold_handler_;
   FabricPortStats stats_;
   std::unordered_map<std::uint32_t, std::uint64_t> ce_by_qp_;
 };

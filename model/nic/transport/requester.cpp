@@ -107,6 +107,7 @@ bool Requester::has_work(QpContext& qp) const {
   if (!qp.requester_ready()) return false;
   if (qp.fetch_pending && dma_.done(qp.fetch_ticket)) return true;
   if (sim_now() < qp.resume_at) return false;
+  if (shared_.held(qp)) return false;
   if (const SendWork* work = qp.first_unsent()) return next_packet_in_window(qp, *work);
   if (!qp.fetched.empty()) {
     const SendWqe& next = qp.fetched.front();

@@ -2,6 +2,7 @@
 // The RC transport's config keys (node section "transport"): its clock, the
 // cycles each unit charges, how much it keeps in flight, ACK coalescing and
 // the QP and CQ context caches. configs/README.md lists them with units.
+#include <array>
 #include <cstdint>
 #include <systemc>
 
@@ -25,6 +26,9 @@ struct TransportConfig {
   // The ECN codepoint of the RoCEv2 frames the NIC sends (0: Not-ECT, 1:
   // ECT(1), 2: ECT(0)); set by the testbed from qos.ecn on a switched topology.
   std::uint8_t ecn = 0;
+  // The priority of a QP's frames by the DSCP of its traffic class (the
+  // qos.dscp_classes table); set by the testbed on a switched topology.
+  std::array<std::uint8_t, 64> dscp_classes{};
   QpScheduler qp_scheduler = QpScheduler::kRoundRobin;
   AckTimeoutBackoff ack_timeout_backoff = AckTimeoutBackoff::kFixed;
   std::uint32_t wqe_cycles = 0;         // requester: decode and start one WQE

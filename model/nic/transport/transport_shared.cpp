@@ -94,6 +94,12 @@ packet::RocePacket TransportShared::header_template(const QpContext& qp) const {
   return t;
 }
 
+void TransportShared::set_held_priorities(std::uint8_t held) {
+  const bool released = (held_priorities_ & ~held) != 0;
+  held_priorities_ = held;
+  if (released) contexts_.send_work.notify(sc_core::SC_ZERO_TIME);
+}
+
 void TransportShared::set_error(QpContext& qp) {
   qp.state = IBV_QPS_ERR;
   AckTimer::stop(qp);

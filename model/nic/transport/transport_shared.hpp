@@ -96,12 +96,23 @@ class TransportShared {
   // Moves the QP to ERR: the requester and responder then flush its WQEs.
   void set_error(QpContext& qp);
 
+  // Priorities whose frames the NIC's port holds back (bit p; a PFC pause
+  // on a switched topology): the requester starts no packet of a QP of such
+  // a priority, so the transmit path stays free for the others. Clearing a
+  // bit wakes the requester.
+  void set_held_priorities(std::uint8_t held);
+  bool held(const QpContext& qp) const {
+    return held_priorities_ != 0 &&
+           ((held_priorities_ >> config_.dscp_classes[qp.ah.traffic_class >> 2]) & 1u) != 0;
+  }
+
  private:
   TransportConfig config_;
   NicAddress address_;
   ClockDomain clock_;
   RcContexts contexts_;
   TransportStats stats_;
+  std::uint8_t held_priorities_ = 0;
   AckTimer ack_timer_;
   TranslationCache<bool> qp_cache_;
   TranslationCache<bool> cq_cache_;
