@@ -50,6 +50,7 @@ Switch::Switch(const sc_core::sc_module_name& name, const SwitchConfig& config,
       config_(config),
       routes_(std::move(routes)),
       buffer_(config.buffer, ports.size(), cabled(ports)),
+      framing_(WireFraming::Kind::kFrame, roce_v2_write_only_ipv4()),
       random_(config.seed) {
   for (std::size_t i = 0; i < ports.size(); ++i) {
     MacPortConfig mac;
@@ -119,9 +120,14 @@ void Switch::ingress(std::uint16_t in_port, Transfer&& frame) {
 
   sc_core::sc_time ready = now + config_.forwarding;
   if (config_.cut_through) {
-    const sc_core::sc_time in_time = serialization_time(frame.size_bits(), in.spec.gbps);
-    const sc_core::sc_time header_in = serialization_time(kCutThroughHeaderBits, in.spec.gbps);
-    const sc_core::sc_time out_time = serialization_time(frame.size_bits(), egress.spec.gbps);
+    // On the cable a frame is its preamble, its bytes, FCS and gap (the
+    // MACs' framing): its first bit went in_time before its last arrived,
+    // and its header is in once the preamble and 64 bytes are.
+    const std::uint64_t framed_bits = framing_.wire_bits(frame.size_bits());
+    const sc_core::sc_time in_time = serialization_time(framed_bits, in.spec.gbps);
+    const sc_core::sc_time header_in = serialization_time(
+        kCutThroughHeaderBits + 8ULL * WireFraming::kPreambleSfdBytes, in.spec.gbps);
+    const sc_core::sc_time out_time = serialization_time(framed_bits, egress.spec.gbps);
     // From the header's arrival, but never so early that the frame would
     // leave faster than it comes in.
     const sc_core::sc_time header_at = now - in_time + header_in;

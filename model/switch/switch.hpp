@@ -32,6 +32,7 @@
 #include "switch/routing.hpp"
 #include "switch/switch_config.hpp"
 #include "wire/mac_port.hpp"
+#include "wire/wire_framing.hpp"
 
 namespace rnicsim {
 
@@ -135,6 +136,7 @@ class Switch : public sc_core::sc_module {
   SwitchConfig config_;
   RouteTable routes_;
   BufferManager buffer_;
+  WireFraming framing_;  // the ports' framing, for cut-through's arithmetic
   std::vector<std::unique_ptr<Port>> ports_;
   std::priority_queue<Pending> pending_;
   std::uint64_t pending_order_ = 0;

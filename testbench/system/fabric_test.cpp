@@ -140,15 +140,19 @@ TEST(Pfc, TsharkDecodesEveryPauseFrameAsClassBasedFlowControl) {
   const std::string out = ::testing::TempDir() + "pfc_frames.txt";
   const std::string command = "tshark -r " + path +
                               " -T fields -E separator=, -e eth.type -e macc.opcode "
-                              "-e _ws.malformed > " +
+                              "-e macc.cbfc.enbv -e macc.cbfc.pause_time.c3 "
+                              "-e macc.cbfc.pause_time.c0 -e _ws.malformed > " +
                               out + " 2>/dev/null";
   ASSERT_EQ(std::system(command.c_str()), 0);
   std::ifstream in(out);
   std::string line;
   std::size_t lines = 0;
+  // Priority 3 enabled (vector 0x0008), 4000 quanta in its field and 0 in
+  // the others; the last frame is the resume, 0 quanta.
   while (std::getline(in, line)) {
     ++lines;
-    EXPECT_EQ(line, "0x8808,0x0101,") << "frame " << lines;
+    EXPECT_EQ(line, lines < written ? "0x8808,0x0101,0x0008,4000,0," : "0x8808,0x0101,0x0008,0,0,")
+        << "frame " << lines;
   }
   EXPECT_EQ(lines, written);
   const std::string verbose = ::testing::TempDir() + "pfc_verbose.txt";
@@ -526,6 +530,59 @@ TEST(FabricPriorities, APausedPriorityDoesNotHoldAnotherInTheNic) {
   }
   EXPECT_LT(starts[3].back(), pause_ends);
   EXPECT_EQ(mac.priority_stats(0).pauses_received, 1u);
+}
+
+}  // namespace
+}  // namespace rnicsim
+
+namespace rnicsim {
+namespace {
+
+// The first data frame's start at a's MAC (t0) and at the switch's port
+// toward b (t1), for one 4 KiB WRITE across a star of 100 Gbit/s, 0-delay
+// cables, switch.forwarding_ns 500: store-and-forward starts once the whole
+// frame is in (its framed bits at 100 Gbit/s), cut-through once its
+// preamble and first 64 bytes are (5.76 ns).
+sc_core::sc_time switch_delay(bool cut_through, std::uint64_t& frame_bytes) {
+  config::Json given =
+      config::Json::parse(R"({"topology": {"switches": ["s1"], "links": ["a-s1", "b-s1"]},
+      "switch": {"forwarding_ns": 500}})");
+  given["switch"]["cut_through"] = cut_through;
+  RcBench bench(given);
+  Testbed& testbed = bench.testbed();
+  sc_core::sc_time t0, t1;
+  testbed.port_of(0).mac.set_tap([&](const Transfer& frame, const sc_core::sc_time& at) {
+    if (t0 == sc_core::SC_ZERO_TIME && frame.size_bytes() > 1000) {
+      t0 = at;
+      frame_bytes = frame.size_bytes();
+    }
+  });
+  testbed.switch_at(0).port(1).set_tap([&](const Transfer& frame, const sc_core::sc_time& at) {
+    if (t1 == sc_core::SC_ZERO_TIME && frame.size_bytes() > 1000) t1 = at;
+  });
+  bench.run([&] {
+    bench.connect();
+    Buffer local = bench.buffer(0, 4096, testing::kAllAccess);
+    Buffer remote = bench.buffer(1, 4096, testing::kAllAccess);
+    const ibv_sge sge = testing::sge_of(local, 4096);
+    ibv_send_wr wr = testing::signaled_write(sge, remote.va, remote.mr->rkey, 1);
+    ASSERT_EQ(bench.driver(0).ibv_post_send(bench.a.qps[0], &wr, nullptr), 0);
+    EXPECT_EQ(bench.next_completion(0, bench.a.send_cq).status, IBV_WC_SUCCESS);
+  });
+  return t1 - t0;
+}
+
+TEST(FabricSwitch, StoreAndForwardWaitsForTheWholeFrame) {
+  std::uint64_t bytes = 0;
+  const sc_core::sc_time store = switch_delay(false, bytes);
+  // The frame, its FCS, preamble and gap: (bytes + 4 + 8 + 12) x 8 bits at 100 Gbit/s.
+  EXPECT_EQ(store, nanoseconds(500) + serialization_time((bytes + 24) * 8, 100)) << bytes;
+}
+
+TEST(FabricSwitch, CutThroughWaitsForTheFirst64Bytes) {
+  std::uint64_t bytes = 0;
+  // The preamble and SFD (8 bytes), then the 64 bytes.
+  EXPECT_EQ(switch_delay(true, bytes), nanoseconds(500) + serialization_time((8 + 64) * 8, 100));
 }
 
 }  // namespace
