@@ -127,6 +127,42 @@ CableEnd next_hop(const Topology& t, std::size_t s, std::size_t port) {
   return CableEnd{false, SIZE_MAX, 0};
 }
 
+// A vertex of the topology's graph: node i is i, switch s is nodes + s.
+std::size_t vertex_of(const Topology& t, const CableEnd& end) {
+  return end.is_switch ? t.nodes.size() + end.index : end.index;
+}
+
+// Each vertex's cables, as (its own end, the far end).
+using CablesAt = std::vector<std::vector<std::pair<const CableEnd*, const CableEnd*>>>;
+CablesAt cables_at(const Topology& t) {
+  CablesAt at(t.nodes.size() + t.switches.size());
+  for (const FabricCable& c : t.cables) {
+    for (int e = 0; e < 2; ++e) at[vertex_of(t, c.ends[e])].push_back({&c.ends[e], &c.ends[1 - e]});
+  }
+  return at;
+}
+
+// Hops from every vertex to node `target` (SIZE_MAX: unreachable). Nodes
+// other than the target do not forward, so paths run through switches only.
+std::vector<std::size_t> hops_to(const Topology& t, const CablesAt& at, std::size_t target) {
+  std::vector<std::size_t> hops(at.size(), SIZE_MAX);
+  hops[target] = 0;
+  std::deque<std::size_t> frontier{target};
+  while (!frontier.empty()) {
+    const std::size_t v = frontier.front();
+    frontier.pop_front();
+    if (v != target && v < t.nodes.size()) continue;
+    for (const auto& [mine, far] : at[v]) {
+      const std::size_t next = vertex_of(t, *far);
+      if (hops[next] == SIZE_MAX) {
+        hops[next] = hops[v] + 1;
+        frontier.push_back(next);
+      }
+    }
+  }
+  return hops;
+}
+
 }  // namespace
 
 // The switches' ports, the cables and their checks: each port used once,
@@ -223,29 +259,12 @@ void read_fabric(config::RunConfig& run, const config::Section& section,
                                " cables; a node has one port, so one cable");
     }
   }
-  // Connected: every node and switch reachable from node 0.
-  const std::size_t vertices = t.nodes.size() + t.switches.size();
-  const auto vertex = [&](const CableEnd& e) {
-    return e.is_switch ? t.nodes.size() + e.index : e.index;
-  };
-  std::vector<bool> reached(vertices, false);
-  std::deque<std::size_t> frontier{0};
-  reached[0] = true;
-  while (!frontier.empty()) {
-    const std::size_t v = frontier.front();
-    frontier.pop_front();
-    for (const FabricCable& c : t.cables) {
-      for (int e = 0; e < 2; ++e) {
-        const std::size_t next = vertex(c.ends[1 - e]);
-        if (vertex(c.ends[e]) == v && !reached[next]) {
-          reached[next] = true;
-          frontier.push_back(next);
-        }
-      }
-    }
-  }
+  // Connected: every node and switch reachable from node 0 (nodes have one
+  // cable, so that no path runs through one changes nothing here).
+  const std::vector<std::size_t> hops = hops_to(t, cables_at(t), 0);
+  const std::size_t vertices = hops.size();
   for (std::size_t v = 0; v < vertices; ++v) {
-    if (reached[v]) continue;
+    if (hops[v] != SIZE_MAX) continue;
     const bool is_node = v < t.nodes.size();
     throw topology_error(run, links_key,
                          "the topology is not connected: " +
@@ -342,43 +361,25 @@ void read_routes(config::RunConfig& run, const config::Section& section, Topolog
 
 }  // namespace topology_reading
 
-std::vector<std::vector<std::size_t>> shortest_path_routes(const Topology& t, std::size_t s) {
-  const std::size_t vertices = t.nodes.size() + t.switches.size();
-  const auto vertex = [&](const CableEnd& e) {
-    return e.is_switch ? t.nodes.size() + e.index : e.index;
-  };
-  std::vector<std::vector<std::size_t>> routes(t.nodes.size());
-  for (std::size_t host = 0; host < t.nodes.size(); ++host) {
-    // Hops from every vertex to the host; nodes other than the host do not
-    // forward, so paths run through switches only.
-    std::vector<std::size_t> hops(vertices, SIZE_MAX);
-    hops[host] = 0;
-    std::deque<std::size_t> frontier{host};
-    while (!frontier.empty()) {
-      const std::size_t v = frontier.front();
-      frontier.pop_front();
-      if (v != host && v < t.nodes.size()) continue;
-      for (const FabricCable& c : t.cables) {
-        for (int e = 0; e < 2; ++e) {
-          const std::size_t next = vertex(c.ends[1 - e]);
-          if (vertex(c.ends[e]) == v && hops[next] == SIZE_MAX) {
-            hops[next] = hops[v] + 1;
-            frontier.push_back(next);
-          }
-        }
+std::vector<std::vector<std::vector<std::size_t>>> shortest_path_routes(const Topology& t) {
+  using topology_reading::hops_to;
+  using topology_reading::vertex_of;
+  const topology_reading::CablesAt at = topology_reading::cables_at(t);
+  std::vector<std::vector<std::vector<std::size_t>>> routes(
+      t.switches.size(), std::vector<std::vector<std::size_t>>(t.nodes.size()));
+  for (std::size_t node = 0; node < t.nodes.size(); ++node) {
+    const std::vector<std::size_t> hops = hops_to(t, at, node);
+    for (std::size_t s = 0; s < t.switches.size(); ++s) {
+      const std::size_t here = t.nodes.size() + s;
+      if (hops[here] == SIZE_MAX) continue;
+      std::vector<std::size_t>& ports = routes[s][node];
+      for (const auto& [mine, far] : at[here]) {
+        const std::size_t next = vertex_of(t, *far);
+        const bool forwards = next == node || far->is_switch;
+        if (forwards && hops[next] + 1 == hops[here]) ports.push_back(mine->port);
       }
+      std::sort(ports.begin(), ports.end());
     }
-    const std::size_t here = t.nodes.size() + s;
-    for (const FabricCable& c : t.cables) {
-      for (int e = 0; e < 2; ++e) {
-        const CableEnd& mine = c.ends[e];
-        const std::size_t next = vertex(c.ends[1 - e]);
-        if (!mine.is_switch || mine.index != s || hops[here] == SIZE_MAX) continue;
-        const bool forwards = next == host || next >= t.nodes.size();
-        if (forwards && hops[next] + 1 == hops[here]) routes[host].push_back(mine.port);
-      }
-    }
-    std::sort(routes[host].begin(), routes[host].end());
   }
   return routes;
 }

@@ -171,9 +171,7 @@ Topology topology_config(config::RunConfig& run) {
                        : section.at("links").get<std::vector<std::string>>();
   if (t.switched()) {
     topology_reading::read_fabric(run, section, link_texts, t);
-    for (std::size_t sw = 0; sw < t.switches.size(); ++sw) {
-      t.routes.push_back(shortest_path_routes(t, sw));
-    }
+    t.routes = shortest_path_routes(t);
     if (given(run, "routes")) topology_reading::read_routes(run, section, t);
     return t;
   }

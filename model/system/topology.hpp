@@ -79,10 +79,10 @@ void declare_topology_keys(config::Schema& schema);
 // switched topology connected. Throws config::ConfigError naming the key.
 Topology topology_config(config::RunConfig& run);
 
-// Switch `s`'s routes: for each node, the switch's ports on a shortest path
-// toward it (more than one: an ECMP group). Every hop gets one step closer,
-// so the routes have no loop.
-std::vector<std::vector<std::size_t>> shortest_path_routes(const Topology& topology, std::size_t s);
+// Every switch's routes, [switch][node]: the switch's ports on a shortest
+// path toward the node (more than one: an ECMP group). Every hop gets one
+// step closer, so the routes have no loop.
+std::vector<std::vector<std::vector<std::size_t>>> shortest_path_routes(const Topology& topology);
 
 // The index of the node roles.<role> names. Throws config::ConfigError naming
 // the key when the topology lacks it.

@@ -429,9 +429,10 @@ TEST(FabricTopology, LinksTakeTheirOwnRateAndLengthAndPresetsTheirShape) {
   EXPECT_EQ(ls.switches, (std::vector<std::string>{"leaf1", "leaf2", "leaf3", "spine1", "spine2"}));
   EXPECT_EQ(ls.cables.size(), 15u + 6u);
   // From leaf1, a host on leaf2 is two ECMP ways away (both spines); its own hosts one port.
-  const auto routes = shortest_path_routes(ls, 0);
+  const auto routes = shortest_path_routes(ls)[0];
   EXPECT_EQ(routes[5], (std::vector<std::size_t>{5, 6}));
   EXPECT_EQ(routes[0], (std::vector<std::size_t>{0}));
+  EXPECT_EQ(ls.routes, shortest_path_routes(ls));
 }
 
 }  // namespace
