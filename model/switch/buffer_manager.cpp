@@ -117,9 +117,4 @@ bool BufferManager::at_xon(std::uint16_t port, std::uint8_t priority) const {
   return in.headroom == 0 && in.bytes <= config_.pfc.xon_bytes;
 }
 
-std::uint64_t BufferManager::ingress_bytes(std::uint16_t port, std::uint8_t priority) const {
-  const Ingress& in = ingress(port, priority);
-  return in.bytes + in.headroom;
-}
-
 }  // namespace rnicsim

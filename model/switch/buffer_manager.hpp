@@ -80,16 +80,10 @@ class BufferManager {
   bool at_xon(std::uint16_t port, std::uint8_t priority) const;
 
   std::uint64_t shared_pool_bytes() const { return pool_; }
-  std::uint64_t shared_used() const { return shared_used_; }
   std::uint64_t queue_bytes(std::uint16_t port, std::uint8_t traffic_class) const {
     return queue(port, traffic_class).bytes;
   }
-  std::uint64_t queue_shared_bytes(std::uint16_t port, std::uint8_t traffic_class) const {
-    return queue(port, traffic_class).shared;
-  }
-  std::uint64_t ingress_bytes(std::uint16_t port, std::uint8_t priority) const;
   std::uint64_t peak_bytes() const { return peak_; }  // most bytes held at once, all kinds
-  std::uint64_t held_bytes() const { return held_; }
 
  private:
   struct Queue {

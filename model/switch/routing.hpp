@@ -27,9 +27,10 @@ class RouteTable {
   }
   // The egress port for a frame of `flow`; -1 when there is no route.
   int select(const packet::FiveTuple& flow) const;
-  static std::uint64_t flow_hash(const packet::FiveTuple& flow, std::uint64_t salt);
 
  private:
+  static std::uint64_t flow_hash(const packet::FiveTuple& flow, std::uint64_t salt);
+
   std::uint64_t salt_;
   std::unordered_map<std::uint32_t, std::vector<std::uint16_t>> routes_;
 };

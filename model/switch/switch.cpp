@@ -200,15 +200,13 @@ bool Switch::Egress::next_frame(std::uint8_t paused, Transfer& frame) {
 
 void Switch::update_pause(std::uint16_t in_port, std::uint8_t priority) {
   if (!config_.buffer.pfc.lossless(priority)) return;
-  Port& in = *ports_[in_port];
+  // The port remembers what it asked of its peer: it sends only changes.
+  MacPort& mac = ports_[in_port]->mac;
   const std::uint8_t bit = static_cast<std::uint8_t>(1u << priority);
-  const bool sent = (in.xoff_sent & bit) != 0;
-  if (!sent && buffer_.over_xoff(in_port, priority)) {
-    in.xoff_sent = static_cast<std::uint8_t>(in.xoff_sent | bit);
-    in.mac.set_congested(priority, true);
-  } else if (sent && buffer_.at_xon(in_port, priority)) {
-    in.xoff_sent = static_cast<std::uint8_t>(in.xoff_sent & ~bit);
-    in.mac.set_congested(priority, false);
+  if (buffer_.over_xoff(in_port, priority)) {
+    mac.set_congested(bit, true);
+  } else if (buffer_.at_xon(in_port, priority)) {
+    mac.set_congested(bit, false);
   }
 }
 

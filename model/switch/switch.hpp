@@ -72,15 +72,10 @@ class Switch : public sc_core::sc_module {
   std::size_t port_count() const { return ports_.size(); }
   MacPort& port(std::size_t i) { return ports_.at(i)->mac; }
   const MacPort& port(std::size_t i) const { return ports_.at(i)->mac; }
-  const BufferManager& buffer() const { return buffer_; }
   const SwitchQueueStats& queue_stats(std::size_t port, std::size_t traffic_class) const {
     return ports_.at(port)->queue_stats[traffic_class];
   }
-  const SwitchIngressStats& ingress_stats(std::size_t port) const {
-    return ports_.at(port)->ingress_stats;
-  }
   std::uint64_t dropped() const;  // every frame dropped, any port, class and cause
-  const RouteTable& routes() const { return routes_; }
 
   // {"buffer_peak_bytes", "ports": {"<i>": {mac, priority_<p>, class_<c>, ingress counters}}}
   nlohmann::json statistics() const;
@@ -115,7 +110,6 @@ class Switch : public sc_core::sc_module {
     MacPort mac;
     std::array<SwitchQueueStats, kTrafficClasses> queue_stats{};
     SwitchIngressStats ingress_stats;
-    std::uint8_t xoff_sent = 0;  // priorities this port has paused upstream
   };
   // A frame between ingress and its egress queue, waiting out the forwarding latency.
   struct Pending {

@@ -128,13 +128,16 @@ void MacPort::report_pauses() {
   if (paused != 0) expiry_event_.notify(timers_.next_expiry(sim_now()) - sim_now());
 }
 
-void MacPort::set_congested(unsigned priority, bool congested) {
-  if (!config_.pfc.lossless(priority)) return;
-  const std::uint8_t bit = static_cast<std::uint8_t>(1u << priority);
-  if (((congested_ & bit) != 0) == congested) return;
+void MacPort::set_congested(std::uint8_t priorities, bool congested) {
+  const std::uint8_t lossless = config_.pfc.enabled ? config_.pfc.priorities : 0;
+  // The lossless priorities among them whose state changes: one frame names them all.
+  const std::uint8_t changing =
+      static_cast<std::uint8_t>((congested ? ~congested_ : congested_) & priorities & lossless);
+  if (changing == 0) return;
   const bool was_quiet = congested_ == 0;
-  congested_ = static_cast<std::uint8_t>(congested ? congested_ | bit : congested_ & ~bit);
-  queue_pause(bit, congested);
+  congested_ =
+      static_cast<std::uint8_t>(congested ? congested_ | changing : congested_ & ~changing);
+  queue_pause(changing, congested);
   if (congested && was_quiet) {
     refresh_event_.notify(pause_time(config_.pfc.refresh_quanta, config_.gbps));
   }

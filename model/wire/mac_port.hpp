@@ -6,8 +6,8 @@
 //
 //   queues --next_frame(paused)--> transmit --cable--> peer.arrive --> deliver
 //   receive: a PFC frame pauses or resumes this port's own transmit
-//   set_congested(p): the owner's buffer for priority p passed XOFF (or fell
-//                     to XON): a pause (or resume) goes out ahead of data
+//   set_congested(priorities): the owner's buffer for them passed XOFF (or
+//                     fell to XON): one pause (or resume) goes out ahead of data
 //
 // Timing is arithmetic: a frame occupies the cable for its framed bits
 // (FCS, minimum-frame padding, preamble and gap) at the port's rate; its last
@@ -77,11 +77,12 @@ class MacPort : public sc_core::sc_module {
   void connect(MacPort& peer) { peer_ = &peer; }
   // Frames were queued: the MAC starts one now if it is idle.
   void wake_transmit();
-  // The receiving side's buffer for `priority` is above XOFF (true) or back
-  // at XON (false): a pause or resume goes out next, and a pause is sent
-  // again every refresh while the condition holds. Ignored unless the
-  // priority is lossless.
-  void set_congested(unsigned priority, bool congested);
+  // The receiving side's buffer for `priorities` (bit p: priority p) is above
+  // XOFF (true) or back at XON (false): one pause or resume naming those
+  // whose state changes goes out next, and the pause is sent again every
+  // refresh while the condition holds. Priorities that are not lossless are
+  // left out.
+  void set_congested(std::uint8_t priorities, bool congested);
   // Asked at every refresh, before the pause is sent again: the owner may
   // re-examine its buffer (set_congested) for a drain it could not see.
   void set_recheck(std::function<void()> recheck) { recheck_ = std::move(recheck); }
@@ -95,7 +96,6 @@ class MacPort : public sc_core::sc_module {
   // The peer's side of the cable: `frame`'s last bit arrives at `arrives_at`.
   void arrive(Transfer&& frame, const sc_core::sc_time& arrives_at);
 
-  const MacPortConfig& config() const { return config_; }
   const MacPortStats& stats() const { return stats_; }
   MacPriorityStats priority_stats(unsigned priority) const;
   // Bit i: priority i may not start a frame now.

@@ -131,9 +131,9 @@ TEST(Pfc, TsharkDecodesEveryPauseFrameAsClassBasedFlowControl) {
       ++written;
     });
     sc_core::sc_start(sc_core::SC_ZERO_TIME);
-    port.set_congested(3, true);  // a pause, then refreshes every 2000 quanta (10.24 us)
+    port.set_congested(0x08, true);  // a pause, then refreshes every 2000 quanta (10.24 us)
     sc_core::sc_start(nanoseconds(30000));
-    port.set_congested(3, false);  // a resume
+    port.set_congested(0x08, false);  // a resume
     sc_core::sc_start(nanoseconds(1000));
   }
   ASSERT_EQ(written, 4u);  // pause at 0, refreshes at 10.24 and 20.48 us, resume at 30 us

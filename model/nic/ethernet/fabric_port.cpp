@@ -108,16 +108,13 @@ void FabricPort::received(Transfer&& frame) {
 void FabricPort::check_buffer() {
   const PfcConfig& pfc = config_.mac.pfc;
   if (!pfc.enabled) return;
+  // The MAC remembers what it asked of its peer: it sends only changes.
   const std::uint64_t held = rx.held_bytes();
-  bool change = false;
-  if (!congested_ && held > pfc.xoff_bytes) {
-    congested_ = change = true;
-  } else if (congested_ && held <= pfc.xon_bytes) {
-    congested_ = false;
-    change = true;
+  if (held > pfc.xoff_bytes) {
+    mac.set_congested(0xFF, true);
+  } else if (held <= pfc.xon_bytes) {
+    mac.set_congested(0xFF, false);
   }
-  if (!change) return;
-  for (unsigned p = 0; p < packet::kPfcPriorities; ++p) mac.set_congested(p, congested_);
 }
 
 const StatisticsTable<FabricPortStats>& fabric_port_statistics() {

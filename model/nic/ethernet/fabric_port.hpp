@@ -83,7 +83,6 @@ class FabricPort : public sc_core::sc_module, private TransmitQueues {
   sc_core::sc_event pull_event_;
   void update_holds();
 
-  bool congested_ = false;
   std::uint8_t held_ = 0;
   std::uint8_t paused_ = 0;  // priorities the MAC may not send now
   std::function<void(std::uint8_t)> hold_handler_;
