@@ -45,6 +45,12 @@ std::uint8_t ipv4_dscp(const std::uint8_t* frame, std::size_t ip_offset) {
   return static_cast<std::uint8_t>(frame[ip_offset + 1] >> 2);
 }
 
+std::uint8_t frame_priority(const std::uint8_t* frame, std::size_t length,
+                            std::optional<std::size_t> ip_offset, const DscpClasses& dscp_classes) {
+  if (const auto pcp = vlan_priority(frame, length)) return *pcp;
+  return ip_offset ? dscp_classes[ipv4_dscp(frame, *ip_offset)] : 0;
+}
+
 Ecn ipv4_ecn(const std::uint8_t* frame, std::size_t ip_offset) {
   return static_cast<Ecn>(frame[ip_offset + 1] & 0x03);
 }

@@ -5,6 +5,7 @@
 // when it forwards (MAC addresses, TTL, header checksum). The RoCEv2 ICRC
 // masks TOS, TTL and the IPv4 checksum, so neither forwarding nor a CE mark
 // invalidates it.
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -32,6 +33,12 @@ std::optional<std::size_t> ipv4_offset(const std::uint8_t* frame, std::size_t le
 std::optional<std::uint8_t> vlan_priority(const std::uint8_t* frame, std::size_t length);
 
 std::uint8_t ipv4_dscp(const std::uint8_t* frame, std::size_t ip_offset);
+
+// The priority (and traffic class) of a frame: its PCP when tagged, else
+// `dscp_classes` of its IPv4 DSCP (`ip_offset`, from ipv4_offset), else 0.
+using DscpClasses = std::array<std::uint8_t, 64>;
+std::uint8_t frame_priority(const std::uint8_t* frame, std::size_t length,
+                            std::optional<std::size_t> ip_offset, const DscpClasses& dscp_classes);
 Ecn ipv4_ecn(const std::uint8_t* frame, std::size_t ip_offset);
 std::uint32_t ipv4_destination(const std::uint8_t* frame, std::size_t ip_offset);
 FiveTuple five_tuple(const std::uint8_t* frame, std::size_t length, std::size_t ip_offset);

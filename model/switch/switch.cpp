@@ -92,9 +92,8 @@ void Switch::ingress(std::uint16_t in_port, Transfer&& frame) {
     ++in.ingress_stats.dropped_not_ip;
     return;
   }
-  const std::optional<std::uint8_t> pcp = packet::vlan_priority(bytes.data(), bytes.size());
   const std::uint8_t priority =
-      pcp ? *pcp : config_.dscp_classes[packet::ipv4_dscp(bytes.data(), *ip)];
+      packet::frame_priority(bytes.data(), bytes.size(), ip, config_.dscp_classes);
   const int out = routes_.select(packet::five_tuple(bytes.data(), bytes.size(), *ip));
   if (out < 0) {
     ++in.ingress_stats.dropped_no_route;

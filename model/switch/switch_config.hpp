@@ -9,6 +9,7 @@
 
 #include "config/config.hpp"
 #include "config/run_config.hpp"
+#include "formats/ip_fields.hpp"
 #include "switch/buffer_manager.hpp"
 #include "switch/egress_scheduler.hpp"
 #include "switch/red_marker.hpp"
@@ -16,7 +17,7 @@
 namespace rnicsim {
 
 // The priority (and traffic class) of an untagged IPv4 frame, by DSCP.
-using DscpClasses = std::array<std::uint8_t, 64>;
+using packet::DscpClasses;
 
 struct SwitchConfig {
   BufferConfig buffer;

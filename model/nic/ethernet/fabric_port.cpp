@@ -29,9 +29,9 @@ FabricPort::FabricPort(const sc_core::sc_module_name& name, const FabricPortConf
 
 std::uint8_t FabricPort::priority_of(const Transfer& frame) const {
   const Bytes& bytes = *frame.bytes();
-  if (const auto pcp = packet::vlan_priority(bytes.data(), bytes.size())) return *pcp;
-  const auto ip = packet::ipv4_offset(bytes.data(), bytes.size());
-  return ip ? config_.dscp_classes[packet::ipv4_dscp(bytes.data(), *ip)] : 0;
+  return packet::frame_priority(bytes.data(), bytes.size(),
+                                packet::ipv4_offset(bytes.data(), bytes.size()),
+                                config_.dscp_classes);
 }
 
 // Moves frames from the NIC's transmit path into their priority's queue,

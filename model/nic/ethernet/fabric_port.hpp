@@ -28,6 +28,7 @@
 #include "common/ring_queue.hpp"
 #include "common/statistics.hpp"
 #include "common/transfer.hpp"
+#include "formats/ip_fields.hpp"
 #include "wire/mac_port.hpp"
 #include "wire/receive_buffer.hpp"
 
@@ -35,7 +36,7 @@ namespace rnicsim {
 
 struct FabricPortConfig {
   MacPortConfig mac;
-  std::array<std::uint8_t, 64> dscp_classes{};
+  packet::DscpClasses dscp_classes{};
   // A priority's queue asks the NIC to hold its QPs at this many frames and
   // releases them at half; it holds four times as many, room for the frames
   // already inside the NIC's transmit path when the hold begins.
