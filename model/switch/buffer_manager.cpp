@@ -89,6 +89,7 @@ BufferManager::Admission BufferManager::admit(std::uint16_t in_port, std::uint8_
   shared_used_ += a.charge.shared;
   in.bytes += a.charge.reserve + a.charge.shared;
   in.headroom += a.charge.headroom;
+  headroom_peak_ = std::max(headroom_peak_, in.headroom);
   held_ += bytes;
   peak_ = std::max(peak_, held_);
   return a;

@@ -84,6 +84,9 @@ class BufferManager {
     return queue(port, traffic_class).bytes;
   }
   std::uint64_t peak_bytes() const { return peak_; }  // most bytes held at once, all kinds
+  // Most headroom one ingress (port, priority) held at once: with headroom
+  // to spare, the headroom this traffic needs to lose nothing.
+  std::uint64_t headroom_peak_bytes() const { return headroom_peak_; }
 
  private:
   struct Queue {
@@ -112,6 +115,7 @@ class BufferManager {
   std::uint64_t shared_used_ = 0;
   std::uint64_t held_ = 0;
   std::uint64_t peak_ = 0;
+  std::uint64_t headroom_peak_ = 0;
   std::vector<Queue> queues_;
   std::vector<Ingress> ingress_;
 };

@@ -235,6 +235,7 @@ nlohmann::json Switch::statistics() const {
     ports[std::to_string(i)] = entry;
   }
   return {{"buffer_peak_bytes", buffer_.peak_bytes()},
+          {"headroom_peak_bytes", buffer_.headroom_peak_bytes()},
           {"shared_pool_bytes", buffer_.shared_pool_bytes()},
           {"ports", ports}};
 }

@@ -13,7 +13,7 @@
 //   DWRR (egress_scheduler.hpp), paused classes passed over.
 //
 // Drops are counted by port, class and cause; a pcap tap can see any port's
-// frames as they leave (MacPort::set_tap).
+// frames as they leave (MacPort::add_tap).
 #include <array>
 #include <cstdint>
 #include <memory>
@@ -76,6 +76,13 @@ class Switch : public sc_core::sc_module {
     return ports_.at(port)->queue_stats[traffic_class];
   }
   std::uint64_t dropped() const;  // every frame dropped, any port, class and cause
+  // Bytes waiting in egress queue (port, class) now: the depth RED sees and
+  // queue_stats' peak_bytes tracks (frames still in the forwarding latency
+  // are not in it yet).
+  std::uint64_t queue_bytes(std::size_t port, std::size_t traffic_class) const {
+    return ports_.at(port)->egress.queued_bytes[traffic_class];
+  }
+  std::uint64_t headroom_peak_bytes() const { return buffer_.headroom_peak_bytes(); }
 
   // {"buffer_peak_bytes", "ports": {"<i>": {mac, priority_<p>, class_<c>, ingress counters}}}
   nlohmann::json statistics() const;

@@ -57,7 +57,7 @@ void WireCapture::tap(WireLink& wire) {
 }
 
 void WireCapture::tap(MacPort& port) {
-  port.set_tap([this](const Transfer& frame, const sc_core::sc_time& first_bit) {
+  port.add_tap([this](const Transfer& frame, const sc_core::sc_time& first_bit) {
     record(frame, first_bit);
   });
 }

@@ -72,7 +72,7 @@ void MacPort::transmit() {
 void MacPort::send(Transfer&& frame, const sc_core::sc_time& now) {
   const sc_core::sc_time serialization =
       serialization_time(framing_.wire_bits(frame.size_bits()), config_.gbps);
-  if (tap_) tap_(frame, now);
+  for (const Tap& tap : taps_) tap(frame, now);
   busy_until_ = now + serialization;
   if (peer_ != nullptr) peer_->arrive(std::move(frame), busy_until_ + config_.propagation);
   transmit_event_.notify(serialization);

@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <functional>
 #include <systemc>
+#include <vector>
 
 #include "common/ring_queue.hpp"
 #include "common/statistics.hpp"
@@ -86,7 +87,8 @@ class MacPort : public sc_core::sc_module {
   // Asked at every refresh, before the pause is sent again: the owner may
   // re-examine its buffer (set_congested) for a drain it could not see.
   void set_recheck(std::function<void()> recheck) { recheck_ = std::move(recheck); }
-  void set_tap(Tap tap) { tap_ = std::move(tap); }
+  // Every frame the port sends is shown to each tap (a capture, a meter).
+  void add_tap(Tap tap) { taps_.push_back(std::move(tap)); }
   // Called with the priorities this port may not send (bit p), whenever a
   // pause or resume arrives or a pause runs out.
   void set_pause_handler(std::function<void(std::uint8_t paused)> handler) {
@@ -120,7 +122,7 @@ class MacPort : public sc_core::sc_module {
   MacPort* peer_ = nullptr;
   WireFraming framing_;
   PauseTimers timers_;
-  Tap tap_;
+  std::vector<Tap> taps_;
   std::function<void()> recheck_;
   std::function<void(std::uint8_t)> pause_handler_;
   std::uint8_t reported_paused_ = 0;

@@ -125,7 +125,7 @@ TEST(Pfc, TsharkDecodesEveryPauseFrameAsClassBasedFlowControl) {
   std::size_t written = 0;
   {
     packet::PcapWriter pcap(path);
-    port.set_tap([&](const Transfer& frame, const sc_core::sc_time& at) {
+    port.add_tap([&](const Transfer& frame, const sc_core::sc_time& at) {
       pcap.write(static_cast<std::uint64_t>(to_ns(at)), frame.bytes()->data(),
                  frame.bytes()->size());
       ++written;
@@ -312,7 +312,7 @@ TEST(FabricEcmp, SixteenQpsUseEverySpineAndEachQpOnePath) {
   std::map<std::uint16_t, std::set<std::size_t>> spines_of_port;
   for (std::size_t s = 2; s < 6; ++s) {
     for (std::size_t p = 0; p < 2; ++p) {
-      testbed.switch_at(s).port(p).set_tap(
+      testbed.switch_at(s).port(p).add_tap(
           [&spines_of_port, s](const Transfer& frame, const sc_core::sc_time&) {
             const Bytes& b = *frame.bytes();
             const auto ip = packet::ipv4_offset(b.data(), b.size());
@@ -484,7 +484,7 @@ TEST(FabricPriorities, APausedPriorityDoesNotHoldAnotherInTheNic) {
   MacPort& mac = testbed.port_of(0).mac;
   sc_core::sc_time paused_at;
   std::vector<sc_core::sc_time> starts[8];
-  mac.set_tap([&](const Transfer& frame, const sc_core::sc_time& at) {
+  mac.add_tap([&](const Transfer& frame, const sc_core::sc_time& at) {
     const Bytes& b = *frame.bytes();
     const auto ip = packet::ipv4_offset(b.data(), b.size());
     if (!ip || packet::ipv4_destination(b.data(), *ip) != node_address(1).ipv4) return;
@@ -552,13 +552,13 @@ sc_core::sc_time switch_delay(bool cut_through, std::uint64_t& frame_bytes) {
   RcBench bench(given);
   Testbed& testbed = bench.testbed();
   sc_core::sc_time t0, t1;
-  testbed.port_of(0).mac.set_tap([&](const Transfer& frame, const sc_core::sc_time& at) {
+  testbed.port_of(0).mac.add_tap([&](const Transfer& frame, const sc_core::sc_time& at) {
     if (t0 == sc_core::SC_ZERO_TIME && frame.size_bytes() > 1000) {
       t0 = at;
       frame_bytes = frame.size_bytes();
     }
   });
-  testbed.switch_at(0).port(1).set_tap([&](const Transfer& frame, const sc_core::sc_time& at) {
+  testbed.switch_at(0).port(1).add_tap([&](const Transfer& frame, const sc_core::sc_time& at) {
     if (t1 == sc_core::SC_ZERO_TIME && frame.size_bytes() > 1000) t1 = at;
   });
   bench.run([&] {

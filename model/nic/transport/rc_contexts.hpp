@@ -153,6 +153,7 @@ struct QpContext {
   std::uint32_t timeouts_in_row = 0;  // for exponential backoff (transport.ack_timeout_backoff)
   bool retry_started = false;
   std::uint64_t send_completed = 0; // WQEs retired
+  std::uint64_t retransmitted_packets = 0;  // request packets of this QP sent again
 
   // Responder.
   std::uint32_t recv_producer = 0;  // entries, from the doorbell

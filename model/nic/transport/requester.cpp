@@ -391,7 +391,10 @@ void Requester::send_packet(QpContext& qp, SendWork& work) {
   const std::uint32_t answered_end = wqe.opcode == IBV_WR_RDMA_READ
                                          ? psn_add(work.first_psn, work.packets)
                                          : psn_add(h.bth.psn, 1);
-  if (psn_diff(h.bth.psn, qp.sent_psn_end) < 0) ++shared_.stats().retransmitted_packets;
+  if (psn_diff(h.bth.psn, qp.sent_psn_end) < 0) {
+    ++shared_.stats().retransmitted_packets;
+    ++qp.retransmitted_packets;
+  }
   if (psn_diff(answered_end, qp.sent_psn_end) > 0) qp.sent_psn_end = answered_end;
   shared_.ack_timer().start(qp);
   if (wqe.is_inline) {

@@ -43,6 +43,12 @@ TransportShared::TransportShared(const TransportConfig& config, const NicAddress
       qp_cache_(config.qp_cache, config.seed),
       cq_cache_(config.cq_cache, config.seed + 1) {}
 
+std::optional<QpProgress> TransportShared::qp_progress(std::uint32_t qpn) {
+  const QpContext* qp = contexts_.qp(qpn);
+  if (qp == nullptr) return std::nullopt;
+  return QpProgress{qp->acked_psn, qp->expected_psn, qp->retransmitted_packets};
+}
+
 void TransportShared::touch_qp(const QpContext& qp, DmaClient& dma) {
   if (qp_cache_.lookup(qp.qpn)) return;
   ++stats_.qp_cache_misses;

@@ -20,11 +20,13 @@
 #include <deque>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <systemc>
 
 #include "common/byte_pool.hpp"
 #include "common/clock_domain.hpp"
+#include "common/statistics.hpp"
 #include "interface/nic_address.hpp"
 #include "nic/packet/packet_blocks.hpp"
 #include "nic/translation/translation_cache.hpp"
@@ -32,7 +34,6 @@
 #include "nic/transport/dma_client.hpp"
 #include "nic/transport/rc_contexts.hpp"
 #include "nic/transport/transport_config.hpp"
-#include "common/statistics.hpp"
 
 namespace rnicsim {
 
@@ -70,6 +71,14 @@ struct TransportStats {
 // TransportStats's names, units and meanings (common/statistics.hpp).
 const StatisticsTable<TransportStats>& transport_statistics();
 
+// How far one QP has got, as a meter outside the NIC reads it (a fabric
+// experiment's per-flow throughput over time).
+struct QpProgress {
+  std::uint32_t acked_psn = 0;     // requester: the oldest PSN not yet acknowledged
+  std::uint32_t expected_psn = 0;  // responder: the next request PSN it will accept
+  std::uint64_t retransmitted_packets = 0;
+};
+
 // What the units share: contexts, caches, clock, counters.
 class TransportShared {
  public:
@@ -80,6 +89,8 @@ class TransportShared {
   RcContexts& contexts() { return contexts_; }
   TransportStats& stats() { return stats_; }
   const TransportStats& stats() const { return stats_; }
+  // QP `qpn`'s progress; nullopt when the NIC has no such QP.
+  std::optional<QpProgress> qp_progress(std::uint32_t qpn);
   AckTimer& ack_timer() { return ack_timer_; }
   sc_core::sc_time cycles(std::uint64_t n) const { return clock_.cycles(n); }
 

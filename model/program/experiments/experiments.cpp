@@ -11,12 +11,13 @@
 #include "common/simulation.hpp"
 #include "program/experiments/dma/dma_experiment.hpp"
 #include "program/experiments/dma/dma_outputs.hpp"
+#include "program/experiments/fabric/fabric_experiment.hpp"
+#include "program/experiments/output_files.hpp"
+#include "program/experiments/perf/perf_experiment.hpp"
 #include "program/experiments/pipeline/pipeline_config.hpp"
 #include "program/experiments/pipeline/pipeline_experiment.hpp"
 #include "program/experiments/pipeline/pipeline_outputs.hpp"
-#include "program/experiments/output_files.hpp"
 #include "program/experiments/plot.hpp"
-#include "program/experiments/perf/perf_experiment.hpp"
 #include "program/experiments/translation/translation_experiment.hpp"
 #include "program/experiments/translation/translation_outputs.hpp"
 #include "system/testbed_keys.hpp"
@@ -27,7 +28,7 @@ namespace {
 config::Schema build_schema() {
   config::Schema schema;
   schema.add(config::string_key("experiment", "pipeline", "which experiment to run")
-                 .one_of({"pipeline", "dma", "translation", "perf"}));
+                 .one_of({"pipeline", "dma", "translation", "perf", "fabric"}));
   schema.add(config::integer_key("seed", 1, "", "seed of every random choice in the run")
                  .at_least(0)
                  .at_most(4294967295.0));
@@ -45,6 +46,7 @@ config::Schema build_schema() {
   declare_pipeline_keys(schema);
   declare_dma_test_keys(schema);
   declare_translation_test_keys(schema);
+  declare_fabric_keys(schema);
   return schema;
 }
 
@@ -164,6 +166,9 @@ void run_experiment(const RunRequest& request, std::ostream& report) {
     write_perf_outputs(*request.perf, run.used(), result, request.folder);
     if (plot && !result.breakdowns.empty()) draw_plot("plot_breakdown.py", request.folder, report);
     if (result.failure) throw RunFailedWithResults(*result.failure);
+  } else if (experiment == "fabric") {
+    run_fabric(run, configured, request.folder, report, request.terminal);
+    if (plot) draw_plot("plot_fabric.py", request.folder, report);
   } else {
     throw std::logic_error("no runner for experiment " + experiment);
   }
