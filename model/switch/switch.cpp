@@ -111,11 +111,17 @@ void Switch::ingress(std::uint16_t in_port, Transfer&& frame) {
     count_drop(out_port, priority, admission.drop);
     return;
   }
-  // The frame is the sender's too (its tap, say): the switch rewrites a copy.
-  auto copy = std::make_shared<Bytes>(bytes);
+  // A frame someone else still holds (a capture's tap, say) is theirs too:
+  // the switch rewrites a copy. One it holds alone it rewrites in place.
   Port& egress = *ports_[out_port];
-  packet::forward_ipv4(copy->data(), *ip, egress.address, egress.spec.neighbour);
-  frame.set_bytes(std::move(copy));
+  if (frame.bytes().use_count() == 1) {
+    Bytes& own = const_cast<Bytes&>(bytes);
+    packet::forward_ipv4(own.data(), *ip, egress.address, egress.spec.neighbour);
+  } else {
+    auto copy = std::make_shared<Bytes>(bytes);
+    packet::forward_ipv4(copy->data(), *ip, egress.address, egress.spec.neighbour);
+    frame.set_bytes(std::move(copy));
+  }
 
   sc_core::sc_time ready = now + config_.forwarding;
   if (config_.cut_through) {

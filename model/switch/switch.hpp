@@ -100,6 +100,12 @@ class Switch : public sc_core::sc_module {
     Egress(Switch& of, std::uint16_t port, const SchedulerConfig& config)
         : owner(of), index(port), scheduler(config) {}
     bool next_frame(std::uint8_t paused, Transfer& frame) override;
+    bool waiting() const override {
+      for (const RingQueue<Held>& queue : queues) {
+        if (!queue.empty()) return true;
+      }
+      return false;
+    }
     Switch& owner;
     std::uint16_t index;
     EgressScheduler scheduler;

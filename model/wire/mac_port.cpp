@@ -34,8 +34,17 @@ MacPort::MacPort(const sc_core::sc_module_name& name, const MacPortConfig& confi
 }
 
 void MacPort::wake_transmit() {
-  // While a frame is on the cable the MAC has a wake-up pending at its end.
-  if (sim_now() >= busy_until_) transmit_event_.notify(sc_core::SC_ZERO_TIME);
+  const sc_core::sc_time now = sim_now();
+  if (now < busy_until_) {
+    // An earlier look, if one is due, stays.
+    transmit_event_.notify(busy_until_ - now);
+  } else if (choosing_) {
+    // Asked from inside start_next (a frame released elsewhere, say): look
+    // again once it is done.
+    transmit_event_.notify(sc_core::SC_ZERO_TIME);
+  } else {
+    start_next(now);
+  }
 }
 
 std::uint8_t MacPort::paused_now() const {
@@ -51,22 +60,28 @@ void MacPort::transmit() {
     transmit_event_.notify(busy_until_ - now);
     return;
   }
+  start_next(now);
+}
+
+void MacPort::start_next(const sc_core::sc_time& now) {
+  choosing_ = true;
   if (!control_.empty()) {
     Transfer pause = std::move(control_.front());
     control_.pop_front();
     send(std::move(pause), now);
-    return;
+  } else {
+    const std::uint8_t paused = paused_now();
+    Transfer frame;
+    if (queues_.next_frame(paused, frame)) {
+      ++stats_.frames_sent;
+      stats_.bytes_sent += frame.size_bytes();
+      send(std::move(frame), now);
+    } else if (paused != 0) {
+      // Frames may wait behind a pause: look again when the first one runs out.
+      transmit_event_.notify(timers_.next_expiry(now) - now);
+    }
   }
-  const std::uint8_t paused = paused_now();
-  Transfer frame;
-  if (queues_.next_frame(paused, frame)) {
-    ++stats_.frames_sent;
-    stats_.bytes_sent += frame.size_bytes();
-    send(std::move(frame), now);
-    return;
-  }
-  // Frames may wait behind a pause: look again when the first one runs out.
-  if (paused != 0) transmit_event_.notify(timers_.next_expiry(now) - now);
+  choosing_ = false;
 }
 
 void MacPort::send(Transfer&& frame, const sc_core::sc_time& now) {
@@ -75,7 +90,9 @@ void MacPort::send(Transfer&& frame, const sc_core::sc_time& now) {
   for (const Tap& tap : taps_) tap(frame, now);
   busy_until_ = now + serialization;
   if (peer_ != nullptr) peer_->arrive(std::move(frame), busy_until_ + config_.propagation);
-  transmit_event_.notify(serialization);
+  // The next frame starts as this one ends, if one waits; else the MAC
+  // idles until woken (wake_transmit), with no activation at the end.
+  if (!control_.empty() || queues_.waiting()) transmit_event_.notify(serialization);
 }
 
 void MacPort::arrive(Transfer&& frame, const sc_core::sc_time& arrives_at) {

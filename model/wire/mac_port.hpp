@@ -36,6 +36,9 @@ class TransmitQueues {
   // The next frame, of a priority whose bit in `paused` is clear; false when
   // there is none.
   virtual bool next_frame(std::uint8_t paused, Transfer& frame) = 0;
+  // Whether any frame waits, paused or not. The MAC looks again at the end
+  // of a frame only then; queues that get a frame later call wake_transmit.
+  virtual bool waiting() const = 0;
 };
 
 struct MacPortConfig {
@@ -76,7 +79,8 @@ class MacPort : public sc_core::sc_module {
 
   // The cable: this port's frames go to `peer` (call once per direction).
   void connect(MacPort& peer) { peer_ = &peer; }
-  // Frames were queued: the MAC starts one now if it is idle.
+  // Frames were queued: the MAC starts one now if it is idle (in the
+  // caller's activation), else looks again when the frame on the cable ends.
   void wake_transmit();
   // The receiving side's buffer for `priorities` (bit p: priority p) is above
   // XOFF (true) or back at XON (false): one pause or resume naming those
@@ -110,6 +114,7 @@ class MacPort : public sc_core::sc_module {
   };
 
   void transmit();
+  void start_next(const sc_core::sc_time& now);
   void receive();
   void refresh();
   void report_pauses();
@@ -129,6 +134,7 @@ class MacPort : public sc_core::sc_module {
   sc_core::sc_event expiry_event_;
 
   sc_core::sc_time busy_until_;
+  bool choosing_ = false;        // start_next is running: a wake-up from inside it waits a delta
   RingQueue<Transfer> control_;  // pause frames, sent ahead of data
   std::uint8_t congested_ = 0;   // priorities this port has asked its peer to pause
   RingQueue<Arrival> arrivals_;  // on the cable toward this port, in order

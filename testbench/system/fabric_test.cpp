@@ -47,6 +47,7 @@ class TwoPriorities : public TransmitQueues {
     }
     return false;
   }
+  bool waiting() const override { return !queue[3].empty() || !queue[5].empty(); }
   RingQueue<Transfer> queue[8];
   std::vector<sc_core::sc_time> starts[8];
 };
@@ -54,6 +55,7 @@ class TwoPriorities : public TransmitQueues {
 class NoFrames : public TransmitQueues {
  public:
   bool next_frame(std::uint8_t, Transfer&) override { return false; }
+  bool waiting() const override { return false; }
 };
 
 Transfer pfc_transfer(std::uint8_t enabled, std::uint16_t quanta) {

@@ -11,7 +11,7 @@ namespace rnicsim {
 RNICSIM_PROCESS_MODULE(FabricPort);
 
 FabricPort::FabricPort(const sc_core::sc_module_name& name, const FabricPortConfig& config,
-                       NbPopIf<Transfer>& mac_tx)
+                       Channel<Transfer>& mac_tx)
     : sc_core::sc_module(name),
       mac("mac", config.mac, *this, [this](Transfer&& frame) { received(std::move(frame)); }),
       rx("rx", config.rx_buffer_bytes),
@@ -25,6 +25,7 @@ FabricPort::FabricPort(const sc_core::sc_module_name& name, const FabricPortConf
   mac.set_recheck([this] { check_buffer(); });
   SC_METHOD(pull);
   sensitive << mac_tx.data_event() << pull_event_;
+  mac_tx.set_early_reader(this);
 }
 
 std::uint8_t FabricPort::priority_of(const Transfer& frame) const {
@@ -48,6 +49,28 @@ bool FabricPort::fill() {
     moved = true;
   }
   return moved;
+}
+
+// Offered a frame as the NIC pushes it into an empty channel: one visible
+// at once, with room in its queue, is what pull would take at this instant,
+// so it is queued now and the MAC woken, without an activation of pull.
+bool FabricPort::take_early(Transfer& frame, const sc_core::sc_time& visible,
+                            sc_core::sc_time& taken_at) {
+  if (visible != sim_now()) return false;
+  RingQueue<Transfer>& queue = queues_[priority_of(frame)];
+  if (queue.size() >= 4 * config_.queue_frames) return false;
+  taken_at = visible;
+  queue.push_back(std::move(frame));
+  update_holds();
+  mac.wake_transmit();
+  return true;
+}
+
+bool FabricPort::waiting() const {
+  for (const RingQueue<Transfer>& queue : queues_) {
+    if (!queue.empty()) return true;
+  }
+  return false;
 }
 
 void FabricPort::pull() {
@@ -81,9 +104,9 @@ bool FabricPort::next_frame(std::uint8_t paused, Transfer& frame) {
     frame = std::move(queue.front());
     queue.pop_front();
     update_holds();
-    // A place freed: the transmit path may move on (and the channel, asked
-    // again, arms its data event).
-    pull_event_.notify(sc_core::SC_ZERO_TIME);
+    // A place freed: frames the full queue held back in the channel may
+    // move on. (An empty channel, asked by fill, has armed its data event.)
+    if (mac_tx_.peek() != nullptr) pull_event_.notify(sc_core::SC_ZERO_TIME);
     return true;
   }
   return false;

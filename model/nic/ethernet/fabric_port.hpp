@@ -49,10 +49,14 @@ struct FabricPortStats {
 };
 const StatisticsTable<FabricPortStats>& fabric_port_statistics();
 
-class FabricPort : public sc_core::sc_module, private TransmitQueues {
+class FabricPort : public sc_core::sc_module,
+                   private TransmitQueues,
+                   private EarlyReaderIf<Transfer> {
  public:
+  // `mac_tx`: the NIC's transmit channel; when it offers early takes
+  // (common/channel.hpp) a frame visible at once goes straight to its queue.
   FabricPort(const sc_core::sc_module_name& name, const FabricPortConfig& config,
-             NbPopIf<Transfer>& mac_tx);
+             Channel<Transfer>& mac_tx);
 
   MacPort mac;
   ReceiveBuffer rx;  // bind the NIC's receive side here
@@ -73,6 +77,9 @@ class FabricPort : public sc_core::sc_module, private TransmitQueues {
 
  private:
   bool next_frame(std::uint8_t paused, Transfer& frame) override;
+  bool waiting() const override;
+  bool take_early(Transfer& frame, const sc_core::sc_time& visible,
+                  sc_core::sc_time& taken_at) override;
   void pull();
   bool fill();
   void received(Transfer&& frame);

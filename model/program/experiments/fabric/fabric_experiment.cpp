@@ -1,6 +1,7 @@
 #include "program/experiments/fabric/fabric_experiment.hpp"
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <fstream>
 #include <map>
@@ -81,9 +82,15 @@ class SeriesWriter {
         queues_(queues_path_) {
     throughput_ << "time_us,flow,gbps\n";
     queues_ << "time_us,port,class,bytes\n";
-    for (std::size_t s = 0; s < testbed.switch_count(); ++s) {
-      last_queue_.emplace_back(testbed.switch_at(s).port_count() * 8, 0);
+    // The switch ports with a cable, in switch and port order: the others never queue.
+    for (const FabricCable& cable : topology.cables) {
+      for (const CableEnd& end : cable.ends) {
+        if (end.is_switch) watched_.push_back(Watched{end.index, end.port, {}});
+      }
     }
+    std::sort(watched_.begin(), watched_.end(), [](const Watched& a, const Watched& b) {
+      return a.sw != b.sw ? a.sw < b.sw : a.port < b.port;
+    });
   }
 
   void set_workload(const FabricWorkload* workload) {
@@ -123,19 +130,16 @@ class SeriesWriter {
         window_end_[i] = workload_->flow(i).delivered_bytes;
       }
     }
-    for (std::size_t s = 0; s < testbed_.switch_count(); ++s) {
-      const Switch& sw = testbed_.switch_at(s);
-      for (std::size_t p = 0; p < sw.port_count(); ++p) {
-        for (std::size_t c = 0; c < 8; ++c) {
-          const std::uint64_t bytes = sw.queue_bytes(p, c);
-          std::uint64_t& last = last_queue_[s][p * 8 + c];
-          // A queue is written while it holds bytes, and once more as it empties.
-          if (bytes > 0 || last > 0) {
-            queues_ << time_us << ',' << topology_.switches[s] << ':' << p << ',' << c << ','
-                    << bytes << '\n';
-          }
-          last = bytes;
+    for (Watched& w : watched_) {
+      const Switch& sw = testbed_.switch_at(w.sw);
+      for (std::size_t c = 0; c < kTrafficClasses; ++c) {
+        const std::uint64_t bytes = sw.queue_bytes(w.port, c);
+        // A queue is written while it holds bytes, and once more as it empties.
+        if (bytes > 0 || w.last[c] > 0) {
+          queues_ << time_us << ',' << topology_.switches[w.sw] << ':' << w.port << ',' << c << ','
+                  << bytes << '\n';
         }
+        w.last[c] = bytes;
       }
     }
     last_time_ns_ = time_ns;
@@ -168,7 +172,12 @@ class SeriesWriter {
   const FabricWorkload* workload_ = nullptr;
   std::uint64_t last_time_ns_ = 0;
   std::vector<std::uint64_t> last_delivered_;
-  std::vector<std::vector<std::uint64_t>> last_queue_;
+  struct Watched {
+    std::size_t sw = 0;
+    std::size_t port = 0;
+    std::array<std::uint64_t, kTrafficClasses> last;  // bytes at the last sample
+  };
+  std::vector<Watched> watched_;
   bool window_open_ = false;
   std::uint64_t window_from_ns_ = 0, window_to_ns_ = 0;
   std::vector<std::uint64_t> window_start_, window_end_;
@@ -451,9 +460,16 @@ void run_fabric(config::RunConfig& run, const std::function<void()>& configured,
               {"jain_index",
                squares > 0 ? total * total / (static_cast<double>(window.size()) * squares) : 0.0}};
   }
+  // The simulator's own speed, counted as the perf experiment counts it: our
+  // channels', stages' and methods' activations, plus the processes that
+  // count themselves (transport units, DMA engines, root complexes).
   std::uint64_t request_packets = 0;
+  std::uint64_t activations = activity().total();
   for (std::size_t n = 0; n < testbed.node_count(); ++n) {
-    request_packets += testbed.node(n).nic.transport.stats().request_packets;
+    Node& node = testbed.node(n);
+    request_packets += node.nic.transport.stats().request_packets;
+    activations += node.nic.transport.stats().activations +
+                   node.nic.dma_engine.stats().activations + node.host.pcie.stats().activations;
   }
   const nlohmann::json summary = {
       {"flows", traffic.flows.size()},
@@ -476,7 +492,12 @@ void run_fabric(config::RunConfig& run, const std::function<void()>& configured,
       {"wall_seconds", wall},
       {"request_packets", request_packets},
       {"request_packets_per_wall_second", wall > 0 ? request_packets / wall : 0.0},
-      {"activations", activity().total()},
+      {"activations", activations},
+      {"activations_per_request_packet",
+       request_packets > 0 ? static_cast<double>(activations) / request_packets : 0.0},
+      {"channel_wakes", activity().channel_wakes},
+      {"stage_resumptions", activity().stage_resumptions},
+      {"method_activations", activity().method_activations},
       {"delta_cycles", sc_core::sc_delta_count()}};
   write_text(folder / "speed.json", speed.dump(2) + "\n");
   if (capture) {
