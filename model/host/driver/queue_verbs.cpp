@@ -78,8 +78,7 @@ void VerbsDriver::ring_doorbell(std::uint64_t offset, std::uint64_t index, std::
 std::vector<std::uint64_t> VerbsDriver::allocate_ring(std::uint64_t bytes) {
   const std::uint64_t page = platform().pages->page_bytes();
   std::vector<std::uint64_t> pages = platform().pages->allocate((bytes + page - 1) / page);
-  const std::vector<std::uint8_t> zeros(page, 0);
-  for (std::uint64_t frame : pages) memory_.write_bytes(frame, zeros.data(), zeros.size());
+  for (std::uint64_t frame : pages) memory_.zero_bytes(frame, page);
   return pages;
 }
 

@@ -33,6 +33,21 @@ void HostMemory::write_bytes(std::uint64_t address, const std::uint8_t* data,
   }
 }
 
+void HostMemory::zero_bytes(std::uint64_t address, std::size_t length) {
+  if (!in_range(address, length)) {
+    throw std::out_of_range(std::string(name()) + ": write outside physical memory");
+  }
+  while (length > 0) {
+    const std::uint64_t offset = address % kChunkBytes;
+    const std::size_t n =
+        static_cast<std::size_t>(std::min<std::uint64_t>(length, kChunkBytes - offset));
+    const auto found = chunks_.find(address / kChunkBytes);
+    if (found != chunks_.end()) std::memset(found->second->data() + offset, 0, n);
+    address += n;
+    length -= n;
+  }
+}
+
 void HostMemory::read_bytes(std::uint64_t address, std::uint8_t* data, std::size_t length) const {
   if (!in_range(address, length)) {
     throw std::out_of_range(std::string(name()) + ": read outside physical memory");

@@ -50,6 +50,10 @@ class HostMemory : public sc_core::sc_module {
   // the address space.
   void write_bytes(std::uint64_t address, const std::uint8_t* data, std::size_t length);
   void read_bytes(std::uint64_t address, std::uint8_t* data, std::size_t length) const;
+  // Untimed: [address, address + length) reads as zero from now on. Only
+  // chunks already written are cleared; none is allocated (a driver zeroing a
+  // fresh 2 MiB page costs no storage).
+  void zero_bytes(std::uint64_t address, std::size_t length);
 
   // Notified (with the write's own delay) whenever a write through `socket`
   // touches [address, address + length): what a CPU spinning on that memory
