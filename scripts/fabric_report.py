@@ -4,7 +4,10 @@ writes results/fabric/report.md: the figures results/fabric/README.md quotes,
 the headroom beside its formula (headroom.csv, headroom.png), and the
 acceptance checks. Exits 1 if a check fails.
 
-usage: fabric_report.py RESULTS_FABRIC HEADROOM_SWEEP_FOLDER
+usage: fabric_report.py RESULTS_FABRIC HEADROOM_SWEEP_FOLDER VERIFY_FOLDER
+
+VERIFY_FOLDER holds, per sweep length, the run with exactly the headroom it
+used (<propagation_ns>_0) and with one byte less (<propagation_ns>_1).
 """
 import csv
 import json
@@ -12,16 +15,21 @@ import math
 import sys
 from pathlib import Path
 
-# The model's frames at PMTU 4096 (Ethernet MTU 4200): a WRITE MIDDLE frame is
-# Ethernet 14 + IPv4 20 + UDP 8 + BTH 12 + payload 4096 + ICRC 4 bytes; on the
-# cable it adds FCS 4, preamble and delimiter 8 and the gap 12. An ACK is 62
-# bytes (BTH + AETH 4) and a PFC frame 60, each padded to the 64-byte minimum
-# with its FCS, plus 20.
-FRAME_BYTES = 14 + 20 + 8 + 12 + 4096 + 4
-FRAME_WIRE_BYTES = FRAME_BYTES + 4 + 20
+# The model's frames: a WRITE MIDDLE frame is Ethernet 14 + IPv4 20 + UDP 8 +
+# BTH 12 + PMTU bytes + ICRC 4; on the cable it adds FCS 4, preamble and
+# delimiter 8 and the gap 12. An ACK is 62 bytes (BTH + AETH 4) and a PFC frame
+# 60, each padded to the 64-byte minimum with its FCS, plus 20.
+ROCE_FRAME_OVERHEAD = 14 + 20 + 8 + 12 + 4
+WIRE_OVERHEAD = 4 + 20
 ACK_WIRE_BYTES = 62 + 4 + 20
 PAUSE_WIRE_BYTES = 64 + 20
 NS_PER_METRE = 5.0
+ROCE_HEADERS = 96  # what the kernel sets aside below the Ethernet MTU (roce_active_mtu)
+
+
+def pmtu_of(ethernet_mtu):
+    """The RoCE active MTU a port of this Ethernet MTU reports (Linux's iboe_get_mtu)."""
+    return max(m for m in (256, 512, 1024, 2048, 4096) if m + ROCE_HEADERS <= ethernet_mtu)
 
 
 def read_json(path):
@@ -33,39 +41,52 @@ def read_csv(path):
         return list(csv.DictReader(f))
 
 
-def headroom_formula(propagation_ns, gbps):
+def headroom_formula(propagation_ns, gbps, pmtu, block_wire_bytes):
     """The headroom an ingress needs: every frame its sender starts before the
     pause reaches it, counted from the frame that crossed XOFF. The pause
-    leaves behind at most the frame the switch is sending that way (an ACK
-    here), takes its own time on the cable, and crosses the cable; the frames
-    the sender started after the crossing frame's last bit left crossed the
-    cable the other way: 2 x propagation + pause + ACK, over one frame's time,
-    rounded up to whole frames (the last one started is finished)."""
-    frame_ns = FRAME_WIRE_BYTES * 8 / gbps
-    window_ns = 2 * propagation_ns + (PAUSE_WIRE_BYTES + ACK_WIRE_BYTES) * 8 / gbps
+    waits for the frame the switch is sending toward the sender, if any
+    (`block_wire_bytes` on the cable), takes its own time on the cable and
+    crosses the cable; the frames the sender started after the crossing
+    frame's last bit left crossed the cable the other way: 2 x propagation +
+    blocking frame + pause, over one frame's time, rounded up to whole frames
+    (the sender finishes the one it has started)."""
+    frame = ROCE_FRAME_OVERHEAD + pmtu
+    frame_ns = (frame + WIRE_OVERHEAD) * 8 / gbps
+    window_ns = 2 * propagation_ns + (PAUSE_WIRE_BYTES + block_wire_bytes) * 8 / gbps
     # 1e-9: a window of exactly k frame times holds k frames.
-    return math.ceil(window_ns / frame_ns - 1e-9) * FRAME_BYTES
+    return math.ceil(window_ns / frame_ns - 1e-9) * frame
 
 
-def headroom(sweep, out, checks):
+def headroom(sweep, verify, out, checks):
     rows = []
     for point in read_csv(Path(sweep) / "results.csv"):
         config = read_json(Path(sweep) / "points" / point["folder"] / "run" / "effective_config.json")
         gbps = config["link"]["gbps"]
         mtu = config["nic"]["ethernet_mtu_bytes"]
+        pmtu = pmtu_of(mtu)
         propagation = float(point["link.propagation_ns"])
         measured = int(point["headroom_peak_bytes"])
-        formula = headroom_formula(propagation, gbps)
-        rows.append({"metres": propagation / NS_PER_METRE, "propagation_ns": propagation,
+        # This traffic: only ACKs go back toward the senders. Worst case: a
+        # full frame (the MTU at the switch's end) ahead of the pause.
+        formula = headroom_formula(propagation, gbps, pmtu, ACK_WIRE_BYTES)
+        worst = headroom_formula(propagation, gbps, pmtu,
+                                 ROCE_FRAME_OVERHEAD + pmtu + WIRE_OVERHEAD)
+        name = point["link.propagation_ns"]
+        exact = read_json(Path(verify) / f"{name}_0" / "summary.json")["dropped_frames"]
+        short = read_json(Path(verify) / f"{name}_1" / "summary.json")["dropped_frames"]
+        metres = propagation / NS_PER_METRE
+        rows.append({"metres": metres, "propagation_ns": propagation,
                      "measured_bytes": measured, "formula_bytes": formula,
-                     "difference_bytes": measured - formula,
+                     "difference_bytes": measured - formula, "worst_case_bytes": worst,
                      "dropped_frames": int(point["dropped_frames"]),
+                     "drops_with_measured": exact, "drops_with_one_byte_less": short,
                      "pause_frames": int(point["pause_frames"])})
-        checks.append((f"headroom at {propagation / NS_PER_METRE:g} m within one MTU ({mtu} B) "
+        checks.append((f"headroom at {metres:g} m within one MTU ({mtu} B) "
                        f"of the formula: {measured} against {formula}",
                        abs(measured - formula) <= mtu))
-        checks.append((f"headroom sweep at {propagation / NS_PER_METRE:g} m lost nothing",
-                       int(point["dropped_frames"]) == 0))
+        checks.append((f"headroom at {metres:g} m is the least that loses nothing: "
+                       f"{exact} drops with it, {short} with a byte less",
+                       int(point["dropped_frames"]) == 0 and exact == 0 and short > 0))
     with open(out / "headroom.csv", "w", newline="") as f:
         writer = csv.DictWriter(f, fieldnames=list(rows[0]))
         writer.writeheader()
@@ -90,11 +111,13 @@ def headroom(sweep, out, checks):
         plt.close(fig)
     except ImportError:
         print("fabric_report.py: no matplotlib; headroom.png not drawn", file=sys.stderr)
-    lines = ["| cable | measured | formula | difference | drops | pause frames |",
-             "|---|---|---|---|---|---|"]
+    lines = ["| cable | measured | formula | difference | worst case | drops with it, a byte less "
+             "| pause frames |", "|---|---|---|---|---|---|---|"]
     for r in rows:
         lines.append(f"| {r['metres']:g} m | {r['measured_bytes']} B | {r['formula_bytes']} B | "
-                     f"{r['difference_bytes']} B | {r['dropped_frames']} | {r['pause_frames']} |")
+                     f"{r['difference_bytes']} B | {r['worst_case_bytes']} B | "
+                     f"{r['drops_with_measured']}, {r['drops_with_one_byte_less']} | "
+                     f"{r['pause_frames']} |")
     return lines
 
 
@@ -114,15 +137,15 @@ def incast_row(folder):
 
 
 def incast(out, checks):
-    lines = ["| message | makespan | receiver goodput | of the rule | shares (least, most of fair) "
+    lines = ["| message | makespan | receiver port's payload rate | of the rule | shares (least, most of fair) "
              "| Jain | pause frames | drops | retransmitted | queue peak |",
              "|---|---|---|---|---|---|---|---|---|---|"]
     for folder in sorted((out / "incast_pfc").iterdir(), key=lambda p: int(p.name)):
         summary, receiver, shares, _ = incast_row(folder)
-        ratio = receiver["goodput_over_rule"]
+        ratio = receiver["payload_over_rule"]
         least, most = shares["least_over_fair"], shares["most_over_fair"]
         lines.append(f"| {int(folder.name) // 1024} KiB | {summary['makespan_us']:.1f} us | "
-                     f"{receiver['goodput_gbps']:.2f} Gbit/s | {ratio:.4f} | {least:.3f}, {most:.3f} | "
+                     f"{receiver['payload_gbps']:.2f} Gbit/s | {ratio:.4f} | {least:.3f}, {most:.3f} | "
                      f"{shares['jain_index']:.4f} | {summary['pause_frames']} | "
                      f"{summary['dropped_frames']} | {summary['retransmitted_packets']} | "
                      f"{summary['queue_peak_bytes']} B |")
@@ -143,8 +166,8 @@ def burst(out):
         summary, receiver, shares, fct = incast_row(folder)
         share = share_text(shares)
         lines.append(f"| {int(folder.name) // 1024} KiB | {summary['makespan_us']:.1f} us | "
-                     f"{min(fct):.1f}, {max(fct):.1f} us | {receiver['goodput_gbps']:.2f} Gbit/s | "
-                     f"{receiver['goodput_over_rule']:.4f} | {share} | {summary['pause_frames']} | "
+                     f"{min(fct):.1f}, {max(fct):.1f} us | {receiver['payload_gbps']:.2f} Gbit/s | "
+                     f"{receiver['payload_over_rule']:.4f} | {share} | {summary['pause_frames']} | "
                      f"{summary['dropped_frames']} |")
     return lines
 
@@ -176,27 +199,31 @@ def mean_gbps(folder, flow, start_us, end_us):
 
 
 def spreading(out, checks):
-    lines = ["| PFC | victim before the incast (0-300 us) | victim during it | incast flows' "
-             "mean FCT | pause frames | drops |", "|---|---|---|---|---|---|"]
+    lines = ["| PFC | victim before the incast (0-300 us) | victim until the first incast flow "
+             "ends | victim until the last ends | incast flows' mean FCT | pause frames | drops |",
+             "|---|---|---|---|---|---|---|"]
     during = {}
     for name in ("spreading_pfc", "spreading_lossy"):
         folder = out / name
         flows = read_csv(folder / "flows.csv")
-        incast_end = min(float(f["finish_us"]) for f in flows[1:])
+        first_end = min(float(f["finish_us"]) for f in flows[1:])
+        last_end = max(float(f["finish_us"]) for f in flows[1:])
         summary = read_json(folder / "summary.json")
         before = mean_gbps(folder, 0, 0, 300)
-        during[name] = mean_gbps(folder, 0, 300, incast_end)
+        during[name] = (mean_gbps(folder, 0, 300, first_end), mean_gbps(folder, 0, 300, last_end))
         fct = sum(float(f["fct_us"]) for f in flows[1:]) / len(flows[1:])
         lines.append(f"| {'on' if name.endswith('pfc') else 'off'} | {before:.1f} Gbit/s | "
-                     f"{during[name]:.1f} Gbit/s (300-{incast_end:.0f} us) | {fct:.1f} us | "
+                     f"{during[name][0]:.1f} Gbit/s (300-{first_end:.0f} us) | "
+                     f"{during[name][1]:.1f} Gbit/s (300-{last_end:.0f} us) | {fct:.1f} us | "
                      f"{summary['pause_frames']} | {summary['dropped_frames']} |")
-    checks.append(("congestion spreading: the victim gets less with PFC than without "
-                   f"({during['spreading_pfc']:.1f} against {during['spreading_lossy']:.1f} Gbit/s)",
-                   during["spreading_pfc"] < during["spreading_lossy"]))
+    for i, window in enumerate(("until the first incast flow ends", "until the last ends")):
+        pfc, lossy = during["spreading_pfc"][i], during["spreading_lossy"][i]
+        checks.append((f"congestion spreading, {window}: the victim gets less with PFC than "
+                       f"without ({pfc:.1f} against {lossy:.1f} Gbit/s)", pfc < lossy))
     return lines
 
 
-def main(out, sweep):
+def main(out, sweep, verify):
     out = Path(out)
     checks = []
     text = ["# Fabric experiments: the figures (scripts/fabric_report.py writes this file)", "",
@@ -207,7 +234,7 @@ def main(out, sweep):
     text += ["", "## (2) the same without PFC, a 1 MiB switch buffer", ""]
     text += lossy(out)
     text += ["", "## (3) PFC headroom against cable length", ""]
-    text += headroom(sweep, out, checks)
+    text += headroom(sweep, verify, out, checks)
     text += ["", "## (4) congestion spreading", ""]
     text += spreading(out, checks)
     text += ["", "## Checks", ""]
@@ -220,6 +247,6 @@ def main(out, sweep):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 3:
+    if len(sys.argv) != 4:
         sys.exit(__doc__)
-    sys.exit(main(sys.argv[1], sys.argv[2]))
+    sys.exit(main(sys.argv[1], sys.argv[2], sys.argv[3]))

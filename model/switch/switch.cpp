@@ -1,5 +1,6 @@
 #include "switch/switch.hpp"
 
+#include <algorithm>
 #include <memory>
 #include <utility>
 
@@ -147,16 +148,24 @@ void Switch::ingress(std::uint16_t in_port, Transfer&& frame) {
 void Switch::forward() {
   ++activity().method_activations;
   const sc_core::sc_time now = sim_now();
+  // Every frame ready now joins its queue before any port picks: a port's
+  // scheduler chooses among all of them (strict priority, DWRR), as it would
+  // if they had come in one by one.
+  woken_.clear();
   while (!pending_.empty() && pending_.top().ready <= now) {
     // priority_queue's top is const; the entry is moved out just before pop.
     Held held = std::move(const_cast<Pending&>(pending_.top()).held);
     pending_.pop();
-    enqueue(std::move(held));
+    const std::uint16_t port = held.charge.out_port;
+    if (enqueue(std::move(held)) && std::find(woken_.begin(), woken_.end(), port) == woken_.end()) {
+      woken_.push_back(port);
+    }
   }
+  for (const std::uint16_t port : woken_) ports_[port]->mac.wake_transmit();
   if (!pending_.empty()) forward_event_.notify(pending_.top().ready - now);
 }
 
-void Switch::enqueue(Held&& held) {
+bool Switch::enqueue(Held&& held) {
   const BufferCharge& c = held.charge;
   Port& out = *ports_[c.out_port];
   SwitchQueueStats& stats = out.queue_stats[c.traffic_class];
@@ -172,7 +181,7 @@ void Switch::enqueue(Held&& held) {
         ++stats.dropped_red;
         buffer_.release(c);
         update_pause(c.in_port, c.priority);
-        return;
+        return false;
       }
     }
   }
@@ -180,7 +189,7 @@ void Switch::enqueue(Held&& held) {
   queued += held.frame.size_bytes();
   stats.peak_bytes = std::max(stats.peak_bytes, queued);
   out.egress.queues[c.traffic_class].push_back(std::move(held));
-  out.mac.wake_transmit();
+  return true;
 }
 
 bool Switch::Egress::next_frame(std::uint8_t paused, Transfer& frame) {

@@ -136,7 +136,9 @@ class Switch : public sc_core::sc_module {
 
   void ingress(std::uint16_t in_port, Transfer&& frame);
   void forward();
-  void enqueue(Held&& held);
+  // Puts a frame in its egress queue (true), or drops it (RED); the caller
+  // wakes the port.
+  bool enqueue(Held&& held);
   void update_pause(std::uint16_t in_port, std::uint8_t priority);
   void count_drop(std::uint16_t port, std::uint8_t traffic_class, DropCause cause);
 
@@ -148,6 +150,7 @@ class Switch : public sc_core::sc_module {
   std::priority_queue<Pending> pending_;
   std::uint64_t pending_order_ = 0;
   sc_core::sc_event forward_event_;
+  std::vector<std::uint16_t> woken_;  // forward's ports to wake (kept: no allocation a call)
   std::mt19937_64 random_;
 };
 

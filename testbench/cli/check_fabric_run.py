@@ -73,8 +73,8 @@ def main():
         problems.append(f"PFC on, yet {summary['dropped_frames']} drops and "
                         f"{summary['retransmitted_packets']} retransmissions")
     receiver = summary["receivers"][0]
-    if receiver["node"] != "h1" or not 0.98 <= receiver["goodput_over_rule"] <= 1.0:
-        problems.append(f"the receiver's port ran at {receiver['goodput_over_rule']} of its "
+    if receiver["node"] != "h1" or not 0.98 <= receiver["payload_over_rule"] <= 1.0:
+        problems.append(f"the receiver's port ran at {receiver['payload_over_rule']} of its "
                         "rule, not within 2% (and never above it)")
     shares = summary["shares_while_all_run"]
     if not (shares["least_over_fair"] >= 0.9 and shares["most_over_fair"] <= 1.1):
@@ -128,7 +128,7 @@ def main():
                                        "traffic.flows\\[0\\]: bytes 4294967296: a read carries 1 "
                                        "to 2147483648 bytes"),
         "pcap port": ("output.pcap_port=s1:99",
-                      'output.pcap_port: "s1:99" is neither a switch port'),
+                      'output.pcap_port: "s1:99" is neither a node nor a switch.s port'),
     }
     import re
     for name, (setting, message) in bad.items():
@@ -145,7 +145,7 @@ def main():
             problems.append(f"{name}: {folder} was written")
     if problems:
         sys.exit("\n".join(problems))
-    print(f"fabric run: receiver at {receiver['goodput_over_rule']:.4f} of its rule, shares "
+    print(f"fabric run: receiver at {receiver['payload_over_rule']:.4f} of its rule, shares "
           f"{shares['least_over_fair']:.3f} to {shares['most_over_fair']:.3f} of fair, {paused} "
           f"pauses, {frames} frames captured; lossy: {summary['dropped_frames']} drops; "
           f"{len(bad)} bad sections refused")

@@ -116,7 +116,7 @@ TEST(FabricTraffic, AllToAllIsEveryOrderedPair) {
 TEST(FabricTraffic, AFlowLineGivesItsFieldsAndTakesThePatternsForTheRest) {
   const Read r = read(R"({"experiment": "fabric", "topology": {"preset": "star", "hosts": 4},
       "traffic": {"pattern": "flows", "qps": 3, "priority": 2, "flows": [
-        "h2 h1 send 1000 messages=7 start_ns=2500 priority=6", "h3 h4 read 2147483648"]}})");
+        "h2 h1 send 1000 messages=7 start_ns=2500 priority=6", "h3 h4 read 4096"]}})");
   ASSERT_EQ(r.traffic.flows.size(), 2u);
   const FlowSpec& a = r.traffic.flows[0];
   EXPECT_EQ(a.source, 1u);
@@ -129,10 +129,14 @@ TEST(FabricTraffic, AFlowLineGivesItsFieldsAndTakesThePatternsForTheRest) {
   EXPECT_EQ(a.priority, 6);
   EXPECT_EQ(a.key, "traffic.flows[0]");
   const FlowSpec& b = r.traffic.flows[1];
-  EXPECT_EQ(b.bytes, kMaxFlowMessageBytes);  // IBTA's largest message is allowed
+  EXPECT_EQ(b.bytes, 4096u);
   EXPECT_EQ(b.data_sender(), 3u);            // a read's data comes from its destination
   EXPECT_EQ(b.data_receiver(), 2u);
   EXPECT_EQ(b.priority, 2);
+  // IBTA's largest message is a size a line may give (the memory budget is
+  // the section's to check).
+  EXPECT_EQ(parse_flow("h3 h4 read 2147483648", a, r.topology, "k", "test").bytes,
+            kMaxFlowMessageBytes);
 }
 
 TEST(FabricTraffic, BadLinesNameTheirKeyAndReason) {
@@ -157,11 +161,21 @@ TEST(FabricTraffic, BadLinesNameTheirKeyAndReason) {
   EXPECT_EQ(error_of(star_flows(R"("h1 h2 write 8 qps=0")")),
             "traffic.flows[0]: qps must be 1 to 64");
   EXPECT_EQ(error_of(star_flows(R"("h1 h2 write 8 messages=x")")),
-            "traffic.flows[0]: messages \"x\" is not a whole number");
+            "traffic.flows[0]: messages \"x\" is not a whole number (of at most 18 digits)");
+  EXPECT_EQ(error_of(star_flows(R"("h1 h2 write 99999999999999999999")")),
+            "traffic.flows[0]: bytes \"99999999999999999999\" is not a whole number (of at most "
+            "18 digits)");
+  EXPECT_EQ(error_of(star_flows(R"("h1 h2 write 8 messages=1000000001")")),
+            "traffic.flows[0]: messages must be 1 to 1000000000");
   EXPECT_EQ(error_of(star_flows(R"("h1 h2 write")")),
             "traffic.flows[0]: \"h1 h2 write\" is not \"<source> <destination> <verb> <bytes> "
             "[messages=N] [start_ns=T] [qps=Q] [priority=P]\"");
   EXPECT_EQ(error_of(star_flows("")), "traffic.flows: gives no flow");
+  // 64 QPs of 2 GiB at both ends of one flow: 256 GiB the simulator would hold.
+  EXPECT_EQ(error_of(star_flows(R"("h1 h2 write 2147483648 messages=64 qps=64")")),
+            "traffic.flows: the flows' buffers (bytes x QPs at both ends of each flow: 262144 "
+            "MiB) and 4 nodes need about 262180 MiB, over the run's budget of 512 MiB: fewer or "
+            "smaller messages' buffers (bytes, qps) or flows");
   EXPECT_EQ(error_of(R"({"experiment": "fabric", "topology": {"preset": "star", "hosts": 4},
       "traffic": {"receiver": "h7"}})"),
             "traffic.receiver: receiver \"h7\" is not a node of the topology (its nodes: h1, h2, "

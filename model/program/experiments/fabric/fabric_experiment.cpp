@@ -227,6 +227,51 @@ void declare_fabric_keys(config::Schema& schema) {
                                 "(a switch's port) or a node's name (its NIC's); empty: none"));
 }
 
+namespace {
+
+// output.pcap_port, resolved against the topology before anything runs.
+struct PcapPort {
+  bool given = false;
+  bool is_switch = false;
+  std::size_t index = 0;  // the node, or the switch
+  std::size_t port = 0;   // the switch's port
+};
+
+PcapPort pcap_port(config::RunConfig& run, const Topology& topology) {
+  const config::Section output = run.section("output");
+  const std::string name = output.text("pcap_port");
+  PcapPort p;
+  if (name.empty()) return p;
+  p.given = true;
+  const auto node = std::find(topology.nodes.begin(), topology.nodes.end(), name);
+  if (node != topology.nodes.end()) {
+    p.index = static_cast<std::size_t>(node - topology.nodes.begin());
+    return p;
+  }
+  const std::size_t colon = name.find(':');
+  const auto sw =
+      std::find(topology.switches.begin(), topology.switches.end(), name.substr(0, colon));
+  if (sw != topology.switches.end() && colon != std::string::npos) {
+    p.is_switch = true;
+    p.index = static_cast<std::size_t>(sw - topology.switches.begin());
+    const std::string number = name.substr(colon + 1);
+    const bool digits =
+        !number.empty() && number.size() < 6 &&
+        std::all_of(number.begin(), number.end(), [](char ch) { return ch >= '0' && ch <= '9'; });
+    if (digits && std::stoul(number) < topology.switch_ports[p.index]) {
+      p.port = std::stoul(number);
+      return p;
+    }
+  }
+  const std::string key = output.path("pcap_port");
+  throw config::ConfigError(run.loaded().source_of(key), key,
+                            "\"" + name +
+                                "\" is neither a node nor a switch's port (\"s1:3\", from 0 to "
+                                "switch.ports minus one)");
+}
+
+}  // namespace
+
 void run_fabric(config::RunConfig& run, const std::function<void()>& configured,
                 const std::filesystem::path& folder, std::ostream& report, std::ostream* terminal) {
   TestbedRequest request;
@@ -234,55 +279,50 @@ void run_fabric(config::RunConfig& run, const std::function<void()>& configured,
   request.verbs = true;
   const TestbedConfig c = testbed_config(run, request);
   const TrafficConfig traffic = traffic_config(run, c.topology);
-  // Each flow's traffic class: the DSCP its priority has on both its nodes.
+  // Each flow's traffic class: the DSCP its priority has. Both ends' QPs
+  // carry it, so both nodes' tables must map it first to that priority.
   std::vector<std::uint8_t> traffic_classes;
   for (const FlowSpec& f : traffic.flows) {
-    std::optional<std::uint8_t> dscp = static_cast<std::uint8_t>(f.priority << 3);
+    std::uint8_t dscp = static_cast<std::uint8_t>(f.priority << 3);
     if (c.topology.switched()) {
-      for (const std::size_t node : {f.source, f.destination}) {
-        const std::optional<std::uint8_t> d = dscp_of(c.node_ports[node].dscp_classes, f.priority);
-        if (!d || (dscp && *d != *dscp && node == f.destination)) {
-          throw config::ConfigError(run.loaded().source_of(f.key), f.key,
-                                    "priority " + std::to_string(f.priority) +
-                                        " has no DSCP on node \"" + c.topology.nodes[node] +
-                                        "\" (qos.dscp_classes maps none to it)");
+      const std::optional<std::uint8_t> at_source =
+          dscp_of(c.node_ports[f.source].dscp_classes, f.priority);
+      const std::optional<std::uint8_t> at_destination =
+          dscp_of(c.node_ports[f.destination].dscp_classes, f.priority);
+      const auto refuse = [&](const std::string& reason) {
+        throw config::ConfigError(run.loaded().source_of(f.key), f.key,
+                                  "priority " + std::to_string(f.priority) + ": " + reason);
+      };
+      for (const auto& [node, d] :
+           {std::pair{f.source, at_source}, std::pair{f.destination, at_destination}}) {
+        if (!d) {
+          refuse("qos.dscp_classes of node \"" + c.topology.nodes[node] + "\" maps no DSCP to it");
         }
-        if (node == f.source) dscp = d;
       }
+      if (*at_source != *at_destination) {
+        refuse("its first DSCP is " + std::to_string(*at_source) + " on \"" +
+               c.topology.nodes[f.source] + "\" but " + std::to_string(*at_destination) + " on \"" +
+               c.topology.nodes[f.destination] +
+               "\" (qos.dscp_classes); a flow's QPs carry one traffic class");
+      }
+      dscp = *at_source;
     }
-    traffic_classes.push_back(static_cast<std::uint8_t>(*dscp << 2));
+    traffic_classes.push_back(static_cast<std::uint8_t>(dscp << 2));
   }
-  // The capture's port.
-  const config::Section output = run.section("output");
-  const std::string pcap_port = output.text("pcap_port");
-  std::unique_ptr<WireCapture> capture;
+  const PcapPort pcap = pcap_port(run, c.topology);
   configured();
   Testbed testbed("testbed", c);
-  if (!pcap_port.empty()) {
-    MacPort* port = nullptr;
-    const std::size_t colon = pcap_port.find(':');
-    const auto sw = std::find(c.topology.switches.begin(), c.topology.switches.end(),
-                              pcap_port.substr(0, colon));
-    const auto node = std::find(c.topology.nodes.begin(), c.topology.nodes.end(), pcap_port);
-    if (node != c.topology.nodes.end() && testbed.switched()) {
-      port = &testbed.port_of(static_cast<std::size_t>(node - c.topology.nodes.begin())).mac;
-    } else if (sw != c.topology.switches.end() && colon != std::string::npos) {
-      Switch& s = testbed.switch_at(static_cast<std::size_t>(sw - c.topology.switches.begin()));
-      const std::string number = pcap_port.substr(colon + 1);
-      const bool digits =
-          !number.empty() && number.size() < 6 &&
-          std::all_of(number.begin(), number.end(), [](char ch) { return ch >= '0' && ch <= '9'; });
-      if (digits && std::stoul(number) < s.port_count()) port = &s.port(std::stoul(number));
-    }
-    if (port == nullptr) {
-      const std::string key = output.path("pcap_port");
-      throw config::ConfigError(run.loaded().source_of(key), key,
-                                "\"" + pcap_port +
-                                    "\" is neither a switch port (\"s1:3\") nor a node of a "
-                                    "switched topology");
-    }
+  std::unique_ptr<WireCapture> capture;
+  if (pcap.given) {
     capture = std::make_unique<WireCapture>(folder / "capture.pcap");
-    capture->tap(*port);
+    if (pcap.is_switch) {
+      capture->tap(testbed.switch_at(pcap.index).port(pcap.port));
+    } else if (testbed.switched()) {
+      capture->tap(testbed.port_of(pcap.index).mac);
+    } else {
+      // Back to back: what the node sends is on the wire into its peer.
+      capture->tap(testbed.wire_to(c.topology.peer_of(pcap.index)));
+    }
   }
   // A meter on each switch port facing a node: what reached that node.
   std::vector<PortMeter> meters(testbed.node_count());
@@ -387,7 +427,7 @@ void run_fabric(config::RunConfig& run, const std::function<void()>& configured,
           csv_row({c.topology.switches[s] + ":" + text(p), it->second, text(mac.frames_sent),
                    text(mac.bytes_sent), text(mac.frames_received), text(mac.pause_frames_sent),
                    text(mac.pause_frames_received), number_text(paused_ns(sw.port(p)) / 1000),
-                   text(marked), text(dropped), text(peak)});
+                   text(marked), text(dropped), text(peak), "0"});
     }
   }
   for (std::size_t n = 0; testbed.switched() && n < testbed.node_count(); ++n) {
@@ -405,7 +445,8 @@ void run_fabric(config::RunConfig& run, const std::function<void()>& configured,
                       text(mac.frames_sent), text(mac.bytes_sent), text(mac.frames_received),
                       text(mac.pause_frames_sent), text(mac.pause_frames_received),
                       number_text(paused_ns(port.mac) / 1000), text(port.stats().ce_marked),
-                      text(rx.dropped), text(rx.peak_bytes)});
+                      text(rx.dropped), text(rx.peak_bytes),
+                      text(testbed.node(n).nic.transport.stats().retransmitted_packets)});
   }
   write_text(folder / "ports.csv", ports);
 
@@ -435,9 +476,9 @@ void run_fabric(config::RunConfig& run, const std::function<void()>& configured,
          {"data_frames", m.data_frames},
          {"first_bit_us", static_cast<double>(m.first_bit_ps - workload.time_zero_ps()) / 1e6},
          {"last_end_us", static_cast<double>(m.last_end_ps - workload.time_zero_ps()) / 1e6},
-         {"goodput_gbps", measured},
+         {"payload_gbps", measured},
          {"rule_gbps", rule},
-         {"goodput_over_rule", rule > 0 ? measured / rule : 0.0}});
+         {"payload_over_rule", rule > 0 ? measured / rule : 0.0}});
   }
   nlohmann::json shares = nlohmann::json::object();
   const std::vector<std::uint64_t> window = series.window_bytes();
@@ -514,8 +555,8 @@ void run_fabric(config::RunConfig& run, const std::function<void()>& configured,
          << " pause frames, " << marks << " marked\n";
   for (const auto& r : receivers) {
     report << r["node"].get<std::string>() << " received at "
-           << number_text(r["goodput_gbps"].get<double>()) << " Gbit/s ("
-           << number_text(r["goodput_over_rule"].get<double>()) << " of the line-rate rule)\n";
+           << number_text(r["payload_gbps"].get<double>()) << " Gbit/s of payload ("
+           << number_text(r["payload_over_rule"].get<double>()) << " of the line-rate rule)\n";
   }
 }
 

@@ -189,11 +189,13 @@ class FabricWorkload::Threads : public sc_core::sc_module {
   }
 
   void sample() {
+    const std::uint64_t now = now_ns();
     for (Flow& f : flows_) {
-      if (f.outcome.finished) continue;
+      // Flows not started have nothing to read, finished ones read their last at the end.
+      if (f.outcome.finished || f.spec.start_ns > now) continue;
       update(f);
     }
-    observer_(now_ns());
+    observer_(now);
     if (finished_ < flows_.size()) {
       sample_event_.notify(picoseconds(traffic_.sample_ns * 1000));
     }
@@ -273,6 +275,10 @@ class FabricWorkload::Threads : public sc_core::sc_module {
     for (std::uint64_t taken = 0; taken < count; ++taken) {
       ibv_wc wc;
       while (d.ibv_poll_cq(f.destination.recv_cq, 1, &wc) == 0) d.wait_cq(f.destination.recv_cq);
+      if (wc.status != IBV_WC_SUCCESS) {
+        fail_run(f.spec.key + ": a receive completed with " +
+                 std::string(ibv_wc_status_str(wc.status)));
+      }
       const std::uint32_t q = static_cast<std::uint32_t>(wc.wr_id);
       if (f.receives_posted[q] < f.messages_on(q)) post_receive(f, q);
     }
@@ -302,7 +308,7 @@ class FabricWorkload::Threads : public sc_core::sc_module {
   void check_bytes(std::size_t i) {
     Flow& f = flows_[i];
     const std::size_t receiver = f.spec.data_receiver();
-    for (std::uint32_t q = 0; q < f.spec.qps; ++q) {
+    for (std::uint32_t q = 0; q < f.spec.busy_qps(); ++q) {
       const Region& r = receiver == f.spec.source ? f.at_source[q] : f.at_destination[q];
       std::vector<std::uint8_t> got(f.spec.bytes);
       software(receiver).process.read(testbed_.node(receiver).host.memory, r.va, got.data(),

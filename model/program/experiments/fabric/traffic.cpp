@@ -1,8 +1,11 @@
 #include "program/experiments/fabric/traffic.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <random>
 #include <sstream>
+
+#include "common/memory_budget.hpp"
 
 namespace rnicsim {
 namespace {
@@ -36,22 +39,24 @@ FlowVerb verb_named(const std::string& name, const std::string& key, const std::
   throw traffic_error(source, key, "verb \"" + name + "\" is none of write, read, send");
 }
 
-// A whole decimal number, optionally signed; nullopt for anything else.
+// A whole decimal number, optionally signed, that a long long holds; nullopt
+// for anything else.
 std::optional<long long> whole_number(const std::string& text) {
-  if (text.empty() || text.size() > 19) return std::nullopt;
-  std::size_t i = text[0] == '-' || text[0] == '+' ? 1 : 0;
-  if (i == text.size()) return std::nullopt;
-  for (std::size_t j = i; j < text.size(); ++j) {
-    if (text[j] < '0' || text[j] > '9') return std::nullopt;
-  }
-  return std::stoll(text);
+  const char* first = text.data();
+  const char* last = text.data() + text.size();
+  if (first != last && *first == '+') ++first;
+  long long value = 0;
+  const auto [end, error] = std::from_chars(first, last, value);
+  if (error != std::errc() || end != last || first == last) return std::nullopt;
+  return value;
 }
 
 long long number_field(const std::string& field, const std::string& text, const std::string& key,
                        const std::string& source) {
   const std::optional<long long> value = whole_number(text);
   if (!value) {
-    throw traffic_error(source, key, field + " \"" + text + "\" is not a whole number");
+    throw traffic_error(source, key,
+                        field + " \"" + text + "\" is not a whole number (of at most 18 digits)");
   }
   return *value;
 }
@@ -102,7 +107,7 @@ void declare_traffic_keys(config::Schema& schema) {
   schema.add(config::integer_key("traffic.messages", 1, "messages",
                                  "fabric: messages per flow of the patterns")
                  .at_least(1)
-                 .at_most(1e12));
+                 .at_most(static_cast<double>(kMaxFlowMessages)));
   schema.add(config::integer_key("traffic.qps", 1, "QPs",
                                  "fabric: QPs per flow of the patterns; its messages go on them "
                                  "in turn")
@@ -196,7 +201,10 @@ FlowSpec parse_flow(const std::string& line, const FlowSpec& defaults, const Top
       }
       f.start_ns = static_cast<std::uint64_t>(value);
     } else if (name == "messages") {
-      if (value < 1) throw traffic_error(source, key, "messages must be at least 1");
+      if (value < 1 || static_cast<unsigned long long>(value) > kMaxFlowMessages) {
+        throw traffic_error(source, key,
+                            "messages must be 1 to " + std::to_string(kMaxFlowMessages));
+      }
       f.messages = static_cast<std::uint64_t>(value);
     } else if (name == "qps") {
       if (value < 1 || value > 64) throw traffic_error(source, key, "qps must be 1 to 64");
@@ -281,6 +289,21 @@ TrafficConfig traffic_config(config::RunConfig& run, const Topology& topology) {
   if (t.flows.empty()) {
     const std::string key = t.pattern == "flows" ? s.path("flows") : s.path("pattern");
     throw traffic_error(run.loaded().source_of(key), key, "gives no flow");
+  }
+  // The flows' buffers, written at both ends, and the nodes themselves
+  // (measured: 0.62 MiB a node; results/bench/README.md) must fit the budget.
+  std::uint64_t buffers = 0;
+  for (const FlowSpec& f : t.flows) buffers += 2 * f.bytes * f.busy_qps();
+  const std::uint64_t estimate = kSimulatorBaselineBytes + n * kMiB + buffers;
+  if (buffers > kRunMemoryBudgetBytes || estimate > kRunMemoryBudgetBytes) {
+    const std::string key = t.pattern == "flows" ? s.path("flows") : s.path("bytes");
+    throw traffic_error(run.loaded().source_of(key), key,
+                        "the flows' buffers (bytes x QPs at both ends of each flow: " +
+                            std::to_string(buffers / kMiB) + " MiB) and " + std::to_string(n) +
+                            " nodes need about " + std::to_string(estimate / kMiB) +
+                            " MiB, over the run's budget of " +
+                            std::to_string(kRunMemoryBudgetBytes / kMiB) +
+                            " MiB: fewer or smaller messages' buffers (bytes, qps) or flows");
   }
   return t;
 }

@@ -9,6 +9,7 @@
 // requester) on `qps` QPs in turn, at most traffic.depth outstanding per QP,
 // from `start_ns` after every flow's QPs are connected. A write or send moves
 // its bytes from source to destination; a read from destination to source.
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -36,6 +37,10 @@ struct FlowSpec {
   // source for a read.
   std::size_t data_receiver() const { return verb == FlowVerb::kRead ? source : destination; }
   std::size_t data_sender() const { return verb == FlowVerb::kRead ? destination : source; }
+  // QPs that carry a message (a flow with fewer messages than QPs leaves some idle).
+  std::uint32_t busy_qps() const {
+    return static_cast<std::uint32_t>(std::min<std::uint64_t>(qps, messages));
+  }
 };
 
 struct TrafficConfig {
@@ -50,6 +55,10 @@ struct TrafficConfig {
 // The latest a flow may start (1000 s of simulated time).
 inline constexpr std::uint64_t kMaxStartNs = 1000000000000;
 
+// The most messages a flow may have (so that its bytes, at most 2^31 a
+// message, stay well inside 64 bits).
+inline constexpr std::uint64_t kMaxFlowMessages = 1000000000;
+
 // The largest message IBTA lets a verb carry (2^31 bytes).
 inline constexpr std::uint64_t kMaxFlowMessageBytes = std::uint64_t{1} << 31;
 
@@ -57,7 +66,9 @@ void declare_traffic_keys(config::Schema& schema);
 
 // Reads the traffic section against `topology`; a flow between unknown nodes,
 // a start before the run's or a size its verb cannot carry is a ConfigError
-// naming the key (traffic.flows[i] for a line) and the reason.
+// naming the key (traffic.flows[i] for a line) and the reason; so are flows
+// whose buffers the simulator could not hold within the run's memory budget
+// (common/memory_budget.hpp: every QP's buffer is written at both ends).
 TrafficConfig traffic_config(config::RunConfig& run, const Topology& topology);
 
 // Parses one flow line (the format above), the options it omits taken from
