@@ -9,7 +9,7 @@
 #include "config/config.hpp"
 #include "config/run_config.hpp"
 #include "program/experiments/experiments.hpp"
-#include "program/experiments/fabric/fabric_experiment.hpp"
+#include "program/experiments/fabric/fabric_outputs.hpp"
 #include "program/experiments/fabric/traffic.hpp"
 #include "system/topology.hpp"
 

@@ -31,9 +31,4 @@ void declare_fabric_keys(config::Schema& schema);
 void run_fabric(config::RunConfig& run, const std::function<void()>& configured,
                 const std::filesystem::path& folder, std::ostream& report, std::ostream* terminal);
 
-// The bytes a message of `bytes` puts on an Ethernet cable at PMTU `mtu` as
-// the NIC frames it (headers, ICRC, FCS, minimum frame, preamble and gap):
-// the line-rate goodput rule is gbps x bytes / message_wire_bytes.
-std::uint64_t message_wire_bytes(FlowVerb verb, std::uint64_t bytes, std::uint32_t mtu);
-
 }  // namespace rnicsim
