@@ -190,8 +190,9 @@ def lossy(out):
 
 def mean_gbps(folder, flow, start_us, end_us):
     """Flow `flow`'s goodput over (start_us, end_us], from throughput.csv's bins."""
-    rows = [r for r in read_csv(folder / "throughput.csv") if int(r["flow"]) == flow]
-    times = sorted({float(r["time_us"]) for r in read_csv(folder / "throughput.csv")})
+    every = read_csv(folder / "throughput.csv")
+    rows = [r for r in every if int(r["flow"]) == flow]
+    times = sorted({float(r["time_us"]) for r in every})
     before = dict(zip(times, [0.0] + times[:-1]))
     kbit = sum(float(r["gbps"]) * (float(r["time_us"]) - before[float(r["time_us"])])
                for r in rows if start_us < float(r["time_us"]) <= end_us)

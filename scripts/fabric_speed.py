@@ -25,6 +25,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from bench_compare import spread  # scripts/, this script's folder
+
 INCAST = ["--set", "traffic.bytes=4096", "--set", "output.plot=false"]
 
 
@@ -38,10 +40,6 @@ def rnicsim_run(rnicsim, args, work):
                    stdout=subprocess.DEVNULL)
     speed = json.loads((out / "speed.json").read_text())
     return speed, int(peak.read_text())
-
-
-def spread(values):
-    return {"min": min(values), "median": statistics.median(values), "max": max(values)}
 
 
 def main():

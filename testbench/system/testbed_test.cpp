@@ -1,6 +1,8 @@
 // The testbed's structure and its wires: a drop is a counted loss, and each
 // wire has the faults of the node that sends on it.
 // (Bytes crossing between two nodes: rc_verbs_test.cpp.)
+#include "system/testbed.hpp"
+
 #include <gtest/gtest.h>
 
 #include <memory>
@@ -11,18 +13,10 @@
 #include "common/simulation.hpp"
 #include "config/run_config.hpp"
 #include "program/experiments/experiments.hpp"
-#include "system/testbed.hpp"
+#include "system/rc_bench.hpp"
 
 namespace rnicsim {
 namespace {
-
-config::LoadedConfig loaded(const config::Json& given) {
-  config::LoadedConfig c;
-  c.file = "test";
-  c.given = given;
-  c.effective = config::validate(given, rnicsim_schema(), "test");
-  return c;
-}
 
 packet::RocePacket template_to(std::uint32_t qp) {
   packet::RocePacket t;
@@ -77,7 +71,7 @@ struct WriteTraffic : sc_core::sc_module {
 
 TEST(Testbed, AFrameTheReceiveBufferDropsIsCountedAndTheRunGoesOn) {
   // 1 KiB of payload per frame does not fit a 512 B receive buffer.
-  config::RunConfig run(loaded({{"link", {{"rx_buffer_bytes", 512}}}}));
+  config::RunConfig run(testing::loaded_config({{"link", {{"rx_buffer_bytes", 512}}}}));
   Testbed testbed("testbed", testbed_config(run));
   WriteTraffic traffic("traffic", testbed, 1, 3000);
   simulate();
@@ -86,9 +80,9 @@ TEST(Testbed, AFrameTheReceiveBufferDropsIsCountedAndTheRunGoesOn) {
 }
 
 TEST(Testbed, EachWireHasTheFaultsOfTheNodeThatSendsOnIt) {
-  config::RunConfig run(
-      loaded({{"faults", {{"loss_rate", 0.5}}},
-              {"nodes", {{"b", {{"faults", {{"loss_rate", 0}, {"script", "drop:psn=1"}}}}}}}}));
+  config::RunConfig run(testing::loaded_config(
+      {{"faults", {{"loss_rate", 0.5}}},
+       {"nodes", {{"b", {{"faults", {{"loss_rate", 0}, {"script", "drop:psn=1"}}}}}}}}));
   const TestbedConfig c = testbed_config(run);
   ASSERT_EQ(c.faults.size(), 2u);
   EXPECT_EQ(c.faults[0].loss_rate, 0.5);
@@ -103,7 +97,7 @@ TEST(Testbed, EachWireHasTheFaultsOfTheNodeThatSendsOnIt) {
 }
 
 TEST(Testbed, AWireWithoutFaultsDeliversStraightIntoItsReceiveBuffer) {
-  config::RunConfig run(loaded(config::Json::object()));
+  config::RunConfig run(testing::loaded_config(config::Json::object()));
   Testbed testbed("testbed", testbed_config(run));
   EXPECT_EQ(testbed.wire_to(0).faults(), nullptr);
   EXPECT_EQ(testbed.wire_to(1).faults(), nullptr);
@@ -112,7 +106,7 @@ TEST(Testbed, AWireWithoutFaultsDeliversStraightIntoItsReceiveBuffer) {
 // With Ethernet ports, the MAC is shared: RoCE frames still reach the
 // parser, and none reaches the Ethernet port.
 TEST(Testbed, WithEthernetPortsRoceFramesKeepToTheRdmaSide) {
-  config::RunConfig run(loaded(config::Json::object()));
+  config::RunConfig run(testing::loaded_config(config::Json::object()));
   TestbedRequest request;
   request.kernel_stack = true;
   Testbed testbed("testbed", testbed_config(run, request));
@@ -126,7 +120,7 @@ TEST(Testbed, WithEthernetPortsRoceFramesKeepToTheRdmaSide) {
 }
 
 TEST(Testbed, AScriptedLossLosesExactlyTheFrameItNames) {
-  config::RunConfig run(loaded({{"faults", {{"script", "drop:psn=0"}}}}));
+  config::RunConfig run(testing::loaded_config({{"faults", {{"script", "drop:psn=0"}}}}));
   Testbed testbed("testbed", testbed_config(run));
   WriteTraffic traffic("traffic", testbed, 1, 3000);
   simulate();
@@ -141,11 +135,11 @@ TEST(Testbed, ImplRtlPutsEachRtlTwinIntoBothNics) {
   for (const bool rtl : {false, true}) {
     SCOPED_TRACE(rtl ? "impl rtl" : "impl model");
     const char* impl = rtl ? "rtl" : "model";
-    config::RunConfig run(
-        loaded({{"icrc", {{"impl", impl}, {"latency_cycles", 0}}},
-                {"packet", {{"parser_impl", impl}, {"parser_latency_cycles", 0}}},
-                {"request_splitter", {{"impl", impl}}},
-                {"translation", {{"mpt_cache_impl", impl}, {"mtt_cache_impl", impl}}}}));
+    config::RunConfig run(testing::loaded_config(
+        {{"icrc", {{"impl", impl}, {"latency_cycles", 0}}},
+         {"packet", {{"parser_impl", impl}, {"parser_latency_cycles", 0}}},
+         {"request_splitter", {{"impl", impl}}},
+         {"translation", {{"mpt_cache_impl", impl}, {"mtt_cache_impl", impl}}}}));
     Testbed testbed("testbed", testbed_config(run));
     for (std::size_t n = 0; n < testbed.node_count(); ++n) {
       const Nic& nic = testbed.node(n).nic;
@@ -160,7 +154,8 @@ TEST(Testbed, ImplRtlPutsEachRtlTwinIntoBothNics) {
 }
 
 TEST(Testbed, ASingleNodeIsCabledToItself) {
-  config::RunConfig run(loaded({{"topology", {{"nodes", {"solo"}}, {"links", config::Json::array()}}}}));
+  config::RunConfig run(testing::loaded_config(
+      {{"topology", {{"nodes", {"solo"}}, {"links", config::Json::array()}}}}));
   Testbed testbed("testbed", testbed_config(run));
   EXPECT_EQ(testbed.node_count(), 1U);
   EXPECT_STREQ(testbed.node(0).name(), "testbed.solo");
@@ -168,7 +163,7 @@ TEST(Testbed, ASingleNodeIsCabledToItself) {
 }
 
 TEST(Testbed, AloneBuildsTheRoleNodeOnItsOwnLoopback) {
-  config::RunConfig run(loaded({{"roles", {{"subject", "b"}}}}));
+  config::RunConfig run(testing::loaded_config({{"roles", {{"subject", "b"}}}}));
   TestbedRequest request;
   request.alone_role = "subject";
   Testbed testbed("testbed", testbed_config(run, request));
@@ -180,9 +175,9 @@ TEST(Testbed, AloneBuildsTheRoleNodeOnItsOwnLoopback) {
 // Free names: the nodes are named by the topology, their cables after them,
 // and each node reads its own nodes.<name> sections.
 TEST(Testbed, NodesTakeTheirNamesAndSectionsFromTheTopology) {
-  config::RunConfig run(loaded({{"topology", {{"nodes", {"client", "server"}},
-                                              {"links", {"client-server"}}}},
-                                {"nodes", {{"server", {{"pcie", {{"lanes", 4}}}}}}}}));
+  config::RunConfig run(testing::loaded_config(
+      {{"topology", {{"nodes", {"client", "server"}}, {"links", {"client-server"}}}},
+       {"nodes", {{"server", {{"pcie", {{"lanes", 4}}}}}}}}));
   const TestbedConfig c = testbed_config(run);
   EXPECT_EQ(c.nodes[1].nic.address.mac[5], 2);  // node 1: 02:00:00:00:00:02
   Testbed testbed("testbed", c);
@@ -198,7 +193,7 @@ TEST(Testbed, NodesTakeTheirNamesAndSectionsFromTheTopology) {
 // Each error names the key at fault and says why; the run stops (exit 2).
 TEST(Testbed, ATopologyOrRoleNamingAMissingNodeIsRefusedNamingTheKey) {
   const auto error = [](const config::Json& given, const TestbedRequest& request = {}) {
-    config::RunConfig run(loaded(given));
+    config::RunConfig run(testing::loaded_config(given));
     try {
       testbed_config(run, request);
     } catch (const config::ConfigError& e) {

@@ -11,18 +11,11 @@
 #include "program/experiments/experiments.hpp"
 #include "program/experiments/fabric/fabric_outputs.hpp"
 #include "program/experiments/fabric/traffic.hpp"
+#include "system/rc_bench.hpp"
 #include "system/topology.hpp"
 
 namespace rnicsim {
 namespace {
-
-config::LoadedConfig loaded(const config::Json& given) {
-  config::LoadedConfig c;
-  c.file = "test.json";
-  c.given = given;
-  c.effective = config::validate(given, rnicsim_schema(), "test.json");
-  return c;
-}
 
 struct Read {
   Topology topology;
@@ -30,7 +23,7 @@ struct Read {
 };
 
 Read read(const std::string& json) {
-  config::RunConfig run(loaded(config::Json::parse(json)));
+  config::RunConfig run(testing::loaded_config(config::Json::parse(json)));
   Read r;
   r.topology = topology_config(run);
   r.traffic = traffic_config(run, r.topology);

@@ -32,21 +32,20 @@
 #include "ns3/point-to-point-module.h"
 #include "ns3/traffic-control-module.h"
 #include "ns3/version-defines.h"
+#include "udp_common.hpp"
+
+using rnicsim_ns3::kHeaderBytes;
+using rnicsim_ns3::kLinkBitsPerSecond;
+using rnicsim_ns3::kMaxPayload;
+using rnicsim_ns3::kMinPayload;
+using rnicsim_ns3::kPicosecondsPerSecond;
+using rnicsim_ns3::kPort;
+using rnicsim_ns3::seconds_since;
 
 namespace {
 
-constexpr uint64_t kLinkBitsPerSecond = 100'000'000'000;
-constexpr uint64_t kPicosecondsPerSecond = 1'000'000'000'000;
-// What PointToPointNetDevice puts around a UDP payload on the wire: PPP (2 B),
-// IPv4 (20 B) and UDP (8 B) headers. ns-3 models no preamble, FCS or gap.
-constexpr uint64_t kHeaderBytes = 2 + 20 + 8;
-constexpr uint16_t kPort = 9;
 // Every packet crosses its sender's cable and then the receiver's.
 constexpr uint64_t kHopsPerPacket = 2;
-
-double seconds_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
 
 }  // namespace
 
@@ -66,8 +65,7 @@ int main(int argc, char* argv[]) {
   bool queue_disc = false;
   cmd.AddValue("queue-disc", "keep ns-3's default queue disc on each device", queue_disc);
   cmd.Parse(argc, argv);
-  // UdpClient writes a 12 B header into each payload; 65507 B fill an IPv4 datagram.
-  if (payload < 12 || payload > 65507) {
+  if (payload < kMinPayload || payload > kMaxPayload) {
     std::fprintf(stderr, "ns3_udp_incast: --payload: from 12 to 65507 bytes\n");
     return 2;
   }

@@ -6,28 +6,19 @@
 #include <sstream>
 
 #include "common/memory_budget.hpp"
+#include "system/fabric_topology.hpp"
 
 namespace rnicsim {
 namespace {
-
-config::ConfigError traffic_error(const std::string& source, const std::string& key,
-                                  const std::string& reason) {
-  return config::ConfigError(source, key, reason);
-}
-
-std::string listed(const std::vector<std::string>& names) {
-  std::string text;
-  for (const std::string& n : names) text += (text.empty() ? "" : ", ") + n;
-  return text;
-}
 
 std::size_t node_named(const std::string& name, const Topology& topology, const std::string& what,
                        const std::string& key, const std::string& source) {
   const auto it = std::find(topology.nodes.begin(), topology.nodes.end(), name);
   if (it == topology.nodes.end()) {
-    throw traffic_error(source, key,
-                        what + " \"" + name + "\" is not a node of the topology (its nodes: " +
-                            listed(topology.nodes) + ")");
+    throw config::ConfigError(source, key,
+                              what + " \"" + name +
+                                  "\" is not a node of the topology (its nodes: " +
+                                  topology_reading::listed(topology.nodes) + ")");
   }
   return static_cast<std::size_t>(it - topology.nodes.begin());
 }
@@ -36,7 +27,7 @@ FlowVerb verb_named(const std::string& name, const std::string& key, const std::
   if (name == "write") return FlowVerb::kWrite;
   if (name == "read") return FlowVerb::kRead;
   if (name == "send") return FlowVerb::kSend;
-  throw traffic_error(source, key, "verb \"" + name + "\" is none of write, read, send");
+  throw config::ConfigError(source, key, "verb \"" + name + "\" is none of write, read, send");
 }
 
 // A whole decimal number, optionally signed, that a long long holds; nullopt
@@ -55,8 +46,8 @@ long long number_field(const std::string& field, const std::string& text, const 
                        const std::string& source) {
   const std::optional<long long> value = whole_number(text);
   if (!value) {
-    throw traffic_error(source, key,
-                        field + " \"" + text + "\" is not a whole number (of at most 18 digits)");
+    throw config::ConfigError(
+        source, key, field + " \"" + text + "\" is not a whole number (of at most 18 digits)");
   }
   return *value;
 }
@@ -64,16 +55,16 @@ long long number_field(const std::string& field, const std::string& text, const 
 void check_flow(const FlowSpec& f, const Topology& topology, const std::string& key,
                 const std::string& source) {
   if (f.source == f.destination) {
-    throw traffic_error(
+    throw config::ConfigError(
         source, key,
         "runs from node \"" + topology.nodes[f.source] + "\" to itself; a flow joins two nodes");
   }
   if (!topology.switched() && topology.peer_of(f.source) != f.destination) {
-    throw traffic_error(source, key,
-                        "joins \"" + topology.nodes[f.source] + "\" and \"" +
-                            topology.nodes[f.destination] +
-                            "\", which no cable joins (back to back, a flow runs between a "
-                            "cable's two ends)");
+    throw config::ConfigError(source, key,
+                              "joins \"" + topology.nodes[f.source] + "\" and \"" +
+                                  topology.nodes[f.destination] +
+                                  "\", which no cable joins (back to back, a flow runs between a "
+                                  "cable's two ends)");
   }
 }
 
@@ -162,10 +153,10 @@ FlowSpec parse_flow(const std::string& line, const FlowSpec& defaults, const Top
   std::vector<std::string> w;
   for (std::string word; words >> word;) w.push_back(word);
   if (w.size() < 4) {
-    throw traffic_error(source, key,
-                        "\"" + line +
-                            "\" is not \"<source> <destination> <verb> <bytes> [messages=N] "
-                            "[start_ns=T] [qps=Q] [priority=P]\"");
+    throw config::ConfigError(source, key,
+                              "\"" + line +
+                                  "\" is not \"<source> <destination> <verb> <bytes> [messages=N] "
+                                  "[start_ns=T] [qps=Q] [priority=P]\"");
   }
   FlowSpec f = defaults;
   f.key = key;
@@ -174,47 +165,47 @@ FlowSpec parse_flow(const std::string& line, const FlowSpec& defaults, const Top
   f.verb = verb_named(w[2], key, source);
   const long long bytes = number_field("bytes", w[3], key, source);
   if (bytes < 1 || static_cast<unsigned long long>(bytes) > kMaxFlowMessageBytes) {
-    throw traffic_error(source, key,
-                        "bytes " + w[3] + ": a " + w[2] + " carries 1 to " +
-                            std::to_string(kMaxFlowMessageBytes) +
-                            " bytes (IBTA's largest message, 2^31)");
+    throw config::ConfigError(source, key,
+                              "bytes " + w[3] + ": a " + w[2] + " carries 1 to " +
+                                  std::to_string(kMaxFlowMessageBytes) +
+                                  " bytes (IBTA's largest message, 2^31)");
   }
   f.bytes = static_cast<std::uint64_t>(bytes);
   for (std::size_t i = 4; i < w.size(); ++i) {
     const std::size_t eq = w[i].find('=');
     const std::string name = w[i].substr(0, eq);
     if (eq == std::string::npos) {
-      throw traffic_error(source, key, "\"" + w[i] + "\" is not <field>=<value>");
+      throw config::ConfigError(source, key, "\"" + w[i] + "\" is not <field>=<value>");
     }
     const long long value = number_field(name, w[i].substr(eq + 1), key, source);
     if (name == "start_ns") {
       if (value < 0) {
-        throw traffic_error(source, key,
-                            "start_ns " + std::to_string(value) +
-                                " is in the past of the run: 0 is when every flow's QPs are "
-                                "connected");
+        throw config::ConfigError(source, key,
+                                  "start_ns " + std::to_string(value) +
+                                      " is in the past of the run: 0 is when every flow's QPs are "
+                                      "connected");
       }
       if (static_cast<unsigned long long>(value) > kMaxStartNs) {
-        throw traffic_error(source, key,
-                            "start_ns " + std::to_string(value) + " is past " +
-                                std::to_string(kMaxStartNs) + " (1000 s)");
+        throw config::ConfigError(source, key,
+                                  "start_ns " + std::to_string(value) + " is past " +
+                                      std::to_string(kMaxStartNs) + " (1000 s)");
       }
       f.start_ns = static_cast<std::uint64_t>(value);
     } else if (name == "messages") {
       if (value < 1 || static_cast<unsigned long long>(value) > kMaxFlowMessages) {
-        throw traffic_error(source, key,
-                            "messages must be 1 to " + std::to_string(kMaxFlowMessages));
+        throw config::ConfigError(source, key,
+                                  "messages must be 1 to " + std::to_string(kMaxFlowMessages));
       }
       f.messages = static_cast<std::uint64_t>(value);
     } else if (name == "qps") {
-      if (value < 1 || value > 64) throw traffic_error(source, key, "qps must be 1 to 64");
+      if (value < 1 || value > 64) throw config::ConfigError(source, key, "qps must be 1 to 64");
       f.qps = static_cast<std::uint32_t>(value);
     } else if (name == "priority") {
-      if (value < 0 || value > 7) throw traffic_error(source, key, "priority must be 0 to 7");
+      if (value < 0 || value > 7) throw config::ConfigError(source, key, "priority must be 0 to 7");
       f.priority = static_cast<std::uint8_t>(value);
     } else {
-      throw traffic_error(source, key,
-                          "field \"" + name + "\" is none of messages, start_ns, qps, priority");
+      throw config::ConfigError(
+          source, key, "field \"" + name + "\" is none of messages, start_ns, qps, priority");
     }
   }
   check_flow(f, topology, key, source);
@@ -255,10 +246,10 @@ TrafficConfig traffic_config(config::RunConfig& run, const Topology& topology) {
     if (senders == 0) senders = n - 1;
     if (senders > n - 1) {
       const std::string key = s.path("senders");
-      throw traffic_error(run.loaded().source_of(key), key,
-                          std::to_string(senders) + " senders, but the topology has " +
-                              std::to_string(n) + " nodes (at most " + std::to_string(n - 1) +
-                              " senders)");
+      throw config::ConfigError(run.loaded().source_of(key), key,
+                                std::to_string(senders) + " senders, but the topology has " +
+                                    std::to_string(n) + " nodes (at most " + std::to_string(n - 1) +
+                                    " senders)");
     }
     for (std::size_t k = 1; k <= senders; ++k) add((receiver + k) % n, receiver);
   } else if (t.pattern == "permutation") {
@@ -288,7 +279,7 @@ TrafficConfig traffic_config(config::RunConfig& run, const Topology& topology) {
   }
   if (t.flows.empty()) {
     const std::string key = t.pattern == "flows" ? s.path("flows") : s.path("pattern");
-    throw traffic_error(run.loaded().source_of(key), key, "gives no flow");
+    throw config::ConfigError(run.loaded().source_of(key), key, "gives no flow");
   }
   // The flows' buffers, written at both ends, and the nodes themselves
   // (measured: 0.62 MiB a node; results/bench/README.md) must fit the budget.
@@ -297,13 +288,13 @@ TrafficConfig traffic_config(config::RunConfig& run, const Topology& topology) {
   const std::uint64_t estimate = kSimulatorBaselineBytes + n * kMiB + buffers;
   if (buffers > kRunMemoryBudgetBytes || estimate > kRunMemoryBudgetBytes) {
     const std::string key = t.pattern == "flows" ? s.path("flows") : s.path("bytes");
-    throw traffic_error(run.loaded().source_of(key), key,
-                        "the flows' buffers (bytes x QPs at both ends of each flow: " +
-                            std::to_string(buffers / kMiB) + " MiB) and " + std::to_string(n) +
-                            " nodes need about " + std::to_string(estimate / kMiB) +
-                            " MiB, over the run's budget of " +
-                            std::to_string(kRunMemoryBudgetBytes / kMiB) +
-                            " MiB: fewer or smaller messages' buffers (bytes, qps) or flows");
+    throw config::ConfigError(
+        run.loaded().source_of(key), key,
+        "the flows' buffers (bytes x QPs at both ends of each flow: " +
+            std::to_string(buffers / kMiB) + " MiB) and " + std::to_string(n) +
+            " nodes need about " + std::to_string(estimate / kMiB) +
+            " MiB, over the run's budget of " + std::to_string(kRunMemoryBudgetBytes / kMiB) +
+            " MiB: fewer or smaller messages' buffers (bytes, qps) or flows");
   }
   return t;
 }
