@@ -265,6 +265,14 @@ std::vector<std::uint8_t> build_frame(const RocePacket& headers, const std::uint
   return frame;
 }
 
+std::size_t frame_size(const RocePacket& headers, std::size_t length) {
+  const OpcodeInfo* const info = find_opcode(headers.bth.opcode);
+  const std::size_t pad = (kPadAlignment - length % kPadAlignment) % kPadAlignment;
+  const std::size_t ip_size = headers.is_ipv6() ? Ipv6Header::kSize : Ipv4Header::kSize;
+  return headers.ethernet.size() + ip_size + UdpHeader::kSize + Bth::kSize +
+         (info == nullptr ? 0 : info->ext_header_bytes()) + length + pad + kIcrcSize;
+}
+
 void build_frame_into(std::vector<std::uint8_t>& frame, const RocePacket& headers,
                       const std::uint8_t* payload, std::size_t length, IcrcHandling icrc) {
   const OpcodeInfo* const info = find_opcode(headers.bth.opcode);

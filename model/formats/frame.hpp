@@ -98,6 +98,9 @@ ParseResult parse_frame(const std::uint8_t* frame, std::size_t length,
 std::vector<std::uint8_t> build_frame(const RocePacket& headers, const std::uint8_t* payload,
                                       std::size_t length,
                                       IcrcHandling icrc = IcrcHandling::kCompute);
+// The length build_frame gives those headers and `length` payload bytes
+// (no FCS, no Ethernet minimum padding); the opcode must be supported.
+std::size_t frame_size(const RocePacket& headers, std::size_t length);
 // The same into `frame`, whose old contents are replaced and whose capacity
 // is kept: a reused buffer costs no allocation per frame.
 void build_frame_into(std::vector<std::uint8_t>& frame, const RocePacket& headers,

@@ -76,12 +76,13 @@ Nic::Nic(const sc_core::sc_module_name& name, const NicConfig& config)
                                             config.packet.parser_bytes_per_cycle)),
       received("received", config.queue_items),
       transport(config.transport, config.address),
+      notification_point("notification_point", transport),
       commands("commands", transport, dma_engine.attach("commands", 2), translation),
       requester("requester", transport,
                 dma_engine.attach("requester", config.transport.payload_reads), translation),
-      demux(
-          "demux", config.queue_items,
-          ClockDomain(config.transport.clock_mhz).cycles(config.transport.receive_latency_cycles)),
+      demux("demux", config.queue_items,
+            ClockDomain(config.transport.clock_mhz).cycles(config.transport.receive_latency_cycles),
+            transport, notification_point),
       responder("responder", transport,
                 dma_engine.attach("responder", config.transport.responder_dma), translation,
                 demux.requests),
@@ -98,6 +99,7 @@ Nic::Nic(const sc_core::sc_module_name& name, const NicConfig& config)
   parser.out(received);
   requester.sender.out(transmit);
   responder.sender.out(transmit);
+  notification_point.out(transmit);
   demux.in(received);
   responder.in(demux.requests);
   completer.in(demux.responses);

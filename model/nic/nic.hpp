@@ -14,6 +14,8 @@
 //   requester ------------------------------------------> transmit
 //   received --> demux --> responder (requests) ---------> transmit
 //                      --> completer (responses)
+//                      --> CNPs to the QPs' rate limiters (transport.rate_limiters())
+//                      --> CE marks to notification_point -> CNPs --> transmit
 //
 // The transport units (nic/transport/transport_shared.hpp) share the QP and CQ contexts
 // and each has its own DMA port; the requester and responder translate
@@ -31,24 +33,25 @@
 #include "config/config.hpp"
 #include "config/run_config.hpp"
 #include "interface/verbs_types.hpp"
+#include "nic/bar_decoder.hpp"
+#include "nic/congestion/notification_point.hpp"
 #include "nic/dma/dma_engine.hpp"
 #include "nic/dma/request_splitter.hpp"
 #include "nic/ethernet/ethernet_config.hpp"
 #include "nic/ethernet/ethernet_port.hpp"
 #include "nic/ethernet/port_switch.hpp"
-#include "wire/receive_buffer.hpp"
-#include "nic/translation/memory_translation.hpp"
-#include "nic/bar_decoder.hpp"
 #include "nic/packet/icrc_blocks.hpp"
 #include "nic/packet/packet_blocks.hpp"
-#include "pcie/pcie_config.hpp"
+#include "nic/translation/memory_translation.hpp"
 #include "nic/transport/command_unit.hpp"
 #include "nic/transport/completer.hpp"
 #include "nic/transport/receive_demux.hpp"
 #include "nic/transport/requester.hpp"
 #include "nic/transport/responder.hpp"
-#include "nic/transport/transport_shared.hpp"
 #include "nic/transport/transport_config.hpp"
+#include "nic/transport/transport_shared.hpp"
+#include "pcie/pcie_config.hpp"
+#include "wire/receive_buffer.hpp"
 
 namespace rnicsim {
 
@@ -114,6 +117,7 @@ class Nic : public sc_core::sc_module {
   Channel<packet::ReceivedPacket> received;
 
   TransportShared transport;
+  NotificationPoint notification_point;  // DCQCN's (nic/congestion/); idle with dcqcn.mode off
   CommandUnit commands;
   Requester requester;
   ReceiveDemux demux;

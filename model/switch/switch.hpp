@@ -76,6 +76,7 @@ class Switch : public sc_core::sc_module {
     return ports_.at(port)->queue_stats[traffic_class];
   }
   std::uint64_t dropped() const;  // every frame dropped, any port, class and cause
+  const SwitchConfig& config() const { return config_; }
   // Bytes waiting in egress queue (port, class) now: the depth RED sees and
   // queue_stats' peak_bytes tracks (frames still in the forwarding latency
   // are not in it yet).

@@ -3,6 +3,7 @@
 #include "host/kernel/kernel_stack.hpp"
 #include "host/kernel/tcp_connection.hpp"
 #include "host/memory/host_memory.hpp"
+#include "nic/congestion/congestion_statistics.hpp"
 #include "nic/dma/dma_engine.hpp"
 #include "nic/dma/request_splitter.hpp"
 #include "nic/ethernet/ethernet_port.hpp"
@@ -46,6 +47,8 @@ std::vector<DocumentedStatistics> statistics_catalog() {
       entry("model/nic/translation/README.md", translation_statistics()),
       entry("model/nic/packet/README.md", packet::icrc_check_statistics()),
       entry("model/nic/transport/README.md", transport_statistics()),
+      entry("model/nic/congestion/README.md", notification_point_statistics()),
+      entry("model/nic/congestion/README.md", reaction_point_statistics()),
       entry("model/nic/ethernet/README.md", ethernet_port_statistics()),
       entry("model/nic/ethernet/README.md", fabric_port_statistics()),
       wire,

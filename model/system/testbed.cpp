@@ -6,6 +6,7 @@
 #include "common/time_units.hpp"
 #include "host/kernel/kernel_config.hpp"
 #include "host/memory/host_memory_config.hpp"
+#include "nic/congestion/congestion_statistics.hpp"
 #include "nic/ethernet/ethernet_config.hpp"
 #include "wire/fault_config.hpp"
 #include "wire/link_config.hpp"
@@ -73,6 +74,7 @@ TestbedConfig testbed_config(config::RunConfig& run, const TestbedRequest& reque
       port.dscp_classes = qos_dscp_classes(run.node_section(name, "qos"));
       c.nodes[i].nic.transport.ecn = qos_ecn(run.node_section(name, "qos"));
       c.nodes[i].nic.transport.dscp_classes = port.dscp_classes;
+      c.nodes[i].nic.transport.dcqcn = dcqcn_config(run.node_section(name, "dcqcn"), cable.gbps);
       port.queue_frames = c.nodes[i].nic.queue_items;
       port.rx_buffer_bytes = c.link.rx_buffer_bytes;
       c.node_ports.push_back(port);
@@ -149,6 +151,12 @@ void Testbed::build_fabric(const TestbedConfig& config) {
     TransportShared& transport = nodes_[i]->nic.transport;
     ports_[i]->set_hold_handler(
         [&transport](std::uint8_t held) { transport.set_held_priorities(held); });
+    NotificationPoint& np = nodes_[i]->nic.notification_point;
+    if (np.enabled()) {
+      ports_[i]->mac.add_tap([&np](const Transfer& frame, const sc_core::sc_time& first_bit) {
+        np.frame_sent(frame, first_bit);
+      });
+    }
   }
   // Each switch port's cable, and the MAC its frames are addressed to.
   std::vector<std::vector<SwitchPortSpec>> specs(t.switches.size());
@@ -227,6 +235,10 @@ nlohmann::json Testbed::node_statistics(std::size_t index) const {
     add(mac_port_statistics(), port.mac.stats());
     add(receive_buffer_statistics(), port.rx.stats());
     add(fabric_port_statistics(), port.stats());
+    if (node.nic.notification_point.enabled()) {
+      add(notification_point_statistics(), node.nic.notification_point.stats());
+      add(reaction_point_statistics(), node.nic.transport.rate_limiters().stats());
+    }
     for (unsigned p = 0; p < packet::kPfcPriorities; ++p) {
       out["priority_" + std::to_string(p)] =
           mac_priority_statistics().values(port.mac.priority_stats(p));

@@ -3,6 +3,7 @@
 #include "host/driver/verbs_config.hpp"
 #include "host/kernel/kernel_config.hpp"
 #include "host/memory/host_memory_config.hpp"
+#include "nic/congestion/congestion_config.hpp"
 #include "nic/dma/dma_config.hpp"
 #include "nic/ethernet/ethernet_config.hpp"
 #include "nic/nic.hpp"
@@ -24,7 +25,7 @@ void declare_testbed_keys(config::Schema& schema) {
   // node its own copy: nodes.<node>.<section>.<key> overrides one node's.
   for (const char* section :
        {"host", "pcie", "dma", "request_splitter", "translation", "packet", "icrc", "nic",
-        "transport", "verbs", "faults", "ethernet", "kernel", "pfc", "qos", "switch"}) {
+        "transport", "verbs", "faults", "ethernet", "kernel", "pfc", "qos", "switch", "dcqcn"}) {
     schema.add_node_section(section);
   }
   declare_nic_keys(schema);
@@ -44,6 +45,7 @@ void declare_testbed_keys(config::Schema& schema) {
   declare_pfc_keys(schema);
   declare_qos_keys(schema);
   declare_switch_keys(schema);
+  declare_dcqcn_keys(schema);
 }
 
 }  // namespace rnicsim

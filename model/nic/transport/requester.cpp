@@ -107,7 +107,7 @@ bool Requester::has_work(QpContext& qp) const {
   if (!qp.requester_ready()) return false;
   if (qp.fetch_pending && dma_.done(qp.fetch_ticket)) return true;
   if (sim_now() < qp.resume_at) return false;
-  if (shared_.held(qp)) return false;
+  if (shared_.held(qp) || shared_.paced(qp)) return false;
   if (const SendWork* work = qp.first_unsent()) return next_packet_in_window(qp, *work);
   if (!qp.fetched.empty()) {
     const SendWqe& next = qp.fetched.front();
@@ -145,12 +145,16 @@ void Requester::run() {
     dma_.pump();
     QpContext* qp = pick();
     if (qp == nullptr) {
-      // The earliest RNR hold to end also wakes the requester.
+      // The earliest RNR hold to end, or paced QP to be free to send,
+      // also wakes the requester.
       sc_core::sc_time wake = sc_core::SC_ZERO_TIME;
       for (const auto& [qpn, context] : shared_.contexts().qps()) {
         const sc_core::sc_time& at = context->resume_at;
         if (at > sim_now() && (wake == sc_core::SC_ZERO_TIME || at < wake))
           wake = at;
+      }
+      if (const std::uint64_t paced = shared_.rate_limiters().next_wake_ps(to_ps(sim_now()))) {
+        if (wake == sc_core::SC_ZERO_TIME || paced < to_ps(wake)) wake = picoseconds(paced);
       }
       if (wake != sc_core::SC_ZERO_TIME) hold_over_.notify(wake - sim_now());
       sc_core::wait(fetch_in_flight_ ? work_or_fetch_wake_ : work_wake_);
@@ -397,6 +401,7 @@ void Requester::send_packet(QpContext& qp, SendWork& work) {
   }
   if (psn_diff(answered_end, qp.sent_psn_end) > 0) qp.sent_psn_end = answered_end;
   shared_.ack_timer().start(qp);
+  shared_.count_sent(qp, h, length);
   if (wqe.is_inline) {
     if (length > 0) {
       std::shared_ptr<Bytes> payload = inline_payloads_.take(length);

@@ -4,11 +4,13 @@
 // (coalesced). Errors end as the IB spec says: a bad R_Key or access is a
 // remote access error NAK, a SEND longer than its receive buffer an invalid
 // request NAK, both moving this QP to ERR; no receive WQE is an RNR NAK.
+#include "nic/transport/responder.hpp"
+
 #include <cstring>
 
 #include "common/message_breakdown.hpp"
+#include "common/time_units.hpp"
 #include "nic/packet/segmentation.hpp"
-#include "nic/transport/responder.hpp"
 
 namespace rnicsim {
 namespace {
@@ -337,6 +339,13 @@ void Responder::handle_read(QpContext& qp, const packet::ReceivedPacket& packet,
     // duplicated looks the same and restarts it too: bandwidth lost, nothing
     // wrong.
     if (i > 0 && retry_waiting(qp, p.bth.psn, i)) break;
+    // The QP's rate limiter paces its READ responses too (the CNPs for
+    // marked responses come here). The responder waits: its other QPs'
+    // requests wait behind this READ, as they wait behind its cycles.
+    if (shared_.paced(qp)) {
+      sc_core::wait(picoseconds(shared_.rate_limiters().next_send_ps(qp.qpn)) - sim_now());
+      if (qp.state == IBV_QPS_ERR) return;
+    }
     packet::TransmitRequest r;
     r.single_packet = true;
     r.source_qpn = qp.qpn;
@@ -351,6 +360,7 @@ void Responder::handle_read(QpContext& qp, const packet::ReceivedPacket& packet,
     const auto length =
         static_cast<std::uint32_t>(std::min<std::uint64_t>(qp.pmtu, reth.dma_length - offset));
     ++shared_.stats().response_packets;
+    shared_.count_sent(qp, h, reth.dma_length == 0 ? 0 : length);
     sender.send(std::move(r), &source.segments, offset, reth.dma_length == 0 ? 0 : length, {},
                 &cursor);
   }

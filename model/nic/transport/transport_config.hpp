@@ -8,6 +8,7 @@
 
 #include "config/config.hpp"
 #include "config/run_config.hpp"
+#include "nic/congestion/congestion_config.hpp"
 #include "nic/translation/translation_cache.hpp"
 
 namespace rnicsim {
@@ -29,6 +30,8 @@ struct TransportConfig {
   // The priority of a QP's frames by the DSCP of its traffic class (the
   // qos.dscp_classes table); set by the testbed on a switched topology.
   std::array<std::uint8_t, 64> dscp_classes{};
+  // DCQCN (nic/congestion/); set by the testbed on a switched topology.
+  DcqcnConfig dcqcn;
   QpScheduler qp_scheduler = QpScheduler::kRoundRobin;
   AckTimeoutBackoff ack_timeout_backoff = AckTimeoutBackoff::kFixed;
   std::uint32_t wqe_cycles = 0;         // requester: decode and start one WQE

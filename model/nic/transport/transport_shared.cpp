@@ -40,6 +40,7 @@ TransportShared::TransportShared(const TransportConfig& config, const NicAddress
       address_(address),
       clock_(config.clock_mhz),
       ack_timer_(config.ack_timeout_backoff),
+      rate_limiters_(config.dcqcn.rp),
       qp_cache_(config.qp_cache, config.seed),
       cq_cache_(config.cq_cache, config.seed + 1) {}
 
@@ -47,6 +48,16 @@ std::optional<QpProgress> TransportShared::qp_progress(std::uint32_t qpn) {
   const QpContext* qp = contexts_.qp(qpn);
   if (qp == nullptr) return std::nullopt;
   return QpProgress{qp->acked_psn, qp->expected_psn, qp->retransmitted_packets};
+}
+
+void TransportShared::count_sent(const QpContext& qp, const packet::RocePacket& h,
+                                 std::uint32_t payload) {
+  if (!rate_limiters_.enabled()) return;
+  // What the packet takes on the cable: its frame and FCS (at least the
+  // minimum frame), preamble and inter-frame gap.
+  constexpr std::uint64_t kFcs = 4, kMinFrame = 64, kPreambleAndGap = 20;
+  const std::uint64_t frame = packet::frame_size(h, payload) + kFcs;
+  rate_limiters_.sent(qp.qpn, std::max(frame, kMinFrame) + kPreambleAndGap, to_ps(sim_now()));
 }
 
 void TransportShared::touch_qp(const QpContext& qp, DmaClient& dma) {

@@ -28,6 +28,7 @@
 #include "common/clock_domain.hpp"
 #include "common/statistics.hpp"
 #include "interface/nic_address.hpp"
+#include "nic/congestion/rate_limiters.hpp"
 #include "nic/packet/packet_blocks.hpp"
 #include "nic/translation/translation_cache.hpp"
 #include "nic/transport/ack_timer.hpp"
@@ -92,6 +93,16 @@ class TransportShared {
   // QP `qpn`'s progress; nullopt when the NIC has no such QP.
   std::optional<QpProgress> qp_progress(std::uint32_t qpn);
   AckTimer& ack_timer() { return ack_timer_; }
+  // DCQCN's reaction point: the QPs' rate limiters (nic/congestion/).
+  RateLimiters& rate_limiters() { return rate_limiters_; }
+  const RateLimiters& rate_limiters() const { return rate_limiters_; }
+  // Whether QP `qp`'s rate limiter holds its next packet back now.
+  bool paced(const QpContext& qp) const {
+    return rate_limiters_.next_send_ps(qp.qpn) > sc_core::sc_time_stamp().value();
+  }
+  // QP `qp` sent a packet with headers `h` and `payload` bytes: its rate
+  // limiter counts it and paces the next.
+  void count_sent(const QpContext& qp, const packet::RocePacket& h, std::uint32_t payload);
   sc_core::sc_time cycles(std::uint64_t n) const { return clock_.cycles(n); }
 
   // Charges a QP (CQ) context fetch by DMA when the cache misses it.
@@ -125,6 +136,7 @@ class TransportShared {
   TransportStats stats_;
   std::uint8_t held_priorities_ = 0;
   AckTimer ack_timer_;
+  RateLimiters rate_limiters_;
   TranslationCache<bool> qp_cache_;
   TranslationCache<bool> cq_cache_;
   BytePool cqe_buffers_;      // a CQE's bytes live until its posted write completes

@@ -159,7 +159,7 @@ void run_fabric(config::RunConfig& run, const std::function<void()>& configured,
     activations += node.nic.transport.stats().activations +
                    node.nic.dma_engine.stats().activations + node.host.pcie.stats().activations;
   }
-  const nlohmann::json summary = {
+  nlohmann::json summary = {
       {"flows", traffic.flows.size()},
       {"bytes", flows.bytes},
       {"makespan_us", static_cast<double>(flows.makespan_ns) / 1000},
@@ -174,6 +174,8 @@ void run_fabric(config::RunConfig& run, const std::function<void()>& configured,
       {"queue_peak_bytes", ports.queue_peak},
       {"shares_while_all_run", share_summary(series)},
       {"receivers", receivers}};
+  nlohmann::json dcqcn = series.dcqcn_summary();
+  if (!dcqcn.is_null()) summary["dcqcn"] = std::move(dcqcn);
   write_text(folder / "summary.json", summary.dump(2) + "\n");
   write_text(folder / "statistics.json", testbed.statistics().dump(2) + "\n");
   const nlohmann::json speed = {

@@ -1,6 +1,7 @@
 #include "program/experiments/fabric/fabric_outputs.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <string>
 
@@ -83,6 +84,13 @@ FabricSeries::FabricSeries(const std::filesystem::path& folder, Testbed& testbed
       queues_(queues_path_) {
   throughput_ << "time_us,flow,gbps\n";
   queues_ << "time_us,port,class,bytes\n";
+  for (std::size_t n = 0; n < testbed.node_count(); ++n) {
+    if (!testbed.node(n).nic.transport.rate_limiters().enabled()) continue;
+    rates_path_ = folder / "rates.csv";
+    rates_.open(rates_path_);
+    rates_ << "time_us,node,qpn,rate_gbps,target_gbps,alpha\n";
+    break;
+  }
   // The switch ports with a cable, in switch and port order: the others never queue.
   for (const FabricCable& cable : topology.cables) {
     for (const CableEnd& end : cable.ends) {
@@ -131,10 +139,12 @@ void FabricSeries::sample(std::uint64_t time_ns) {
       window_end_[i] = workload_->flow(i).delivered_bytes;
     }
   }
+  std::uint64_t queued = 0;
   for (Watched& w : watched_) {
     const Switch& sw = testbed_.switch_at(w.sw);
     for (std::size_t c = 0; c < kTrafficClasses; ++c) {
       const std::uint64_t bytes = sw.queue_bytes(w.port, c);
+      queued += bytes;
       // A queue is written while it holds bytes, and once more as it empties.
       if (bytes > 0 || w.last[c] > 0) {
         queues_ << time_us << ',' << topology_.switches[w.sw] << ':' << w.port << ',' << c << ','
@@ -143,7 +153,74 @@ void FabricSeries::sample(std::uint64_t time_ns) {
       w.last[c] = bytes;
     }
   }
+  if (rates_.is_open()) {
+    sample_rates(time_us);
+    for (std::size_t n = 0; n < testbed_.node_count() && !cut_seen_; ++n) {
+      if (testbed_.node(n).nic.transport.rate_limiters().stats().rp_cnp_handled > 0) {
+        cut_seen_ = true;
+        first_cut_ns_ = time_ns;
+      }
+    }
+    if (cut_seen_ && !drained_ && queued <= least_kmax()) {
+      drained_ = true;
+      drained_ns_ = time_ns;
+    }
+    if (drained_) queued_peak_after_drain_ = std::max(queued_peak_after_drain_, queued);
+    if (all_active) {
+      queued_sum_all_run_ += queued;
+      ++samples_all_run_;
+    }
+  }
   last_time_ns_ = time_ns;
+}
+
+std::uint64_t FabricSeries::least_kmax() const {
+  std::uint64_t least = std::numeric_limits<std::uint64_t>::max();
+  for (std::size_t s = 0; s < testbed_.switch_count(); ++s)
+    least = std::min(least, testbed_.switch_at(s).config().ecn.kmax_bytes);
+  return least;
+}
+
+nlohmann::json FabricSeries::dcqcn_summary() const {
+  if (!rates_path_.has_filename()) return nullptr;
+  std::uint64_t sent = 0, handled = 0, ignored = 0, marked = 0;
+  for (std::size_t n = 0; n < testbed_.node_count(); ++n) {
+    const Nic& nic = testbed_.node(n).nic;
+    sent += nic.notification_point.stats().np_cnp_sent;
+    marked += nic.notification_point.stats().np_ecn_marked_roce_packets;
+    handled += nic.transport.rate_limiters().stats().rp_cnp_handled;
+    ignored += nic.transport.rate_limiters().stats().rp_cnp_ignored;
+  }
+  nlohmann::json out = {{"np_ecn_marked_roce_packets", marked},
+                        {"np_cnp_sent", sent},
+                        {"rp_cnp_handled", handled},
+                        {"rp_cnp_ignored", ignored},
+                        {"first_cut_us", nullptr},
+                        {"drained_us", nullptr},
+                        {"queued_peak_after_drain_bytes", queued_peak_after_drain_},
+                        {"queued_mean_while_all_run_bytes",
+                         samples_all_run_ > 0 ? static_cast<double>(queued_sum_all_run_) /
+                                                    static_cast<double>(samples_all_run_)
+                                              : 0.0}};
+  if (cut_seen_) out["first_cut_us"] = static_cast<double>(first_cut_ns_) / 1000;
+  if (drained_) out["drained_us"] = static_cast<double>(drained_ns_) / 1000;
+  return out;
+}
+
+void FabricSeries::sample_rates(const std::string& time_us) {
+  const std::uint64_t now_ps = to_ps(sim_now());
+  for (std::size_t n = 0; n < testbed_.node_count(); ++n) {
+    testbed_.node(n).nic.transport.rate_limiters().each_limiter(
+        now_ps, [&](std::uint32_t qpn, const ReactionPoint& rp) {
+          const std::pair<double, double> rates{rp.rate_bps(), rp.target_bps()};
+          auto [it, added] = last_rates_.try_emplace({n, qpn}, rates);
+          if (!added && it->second == rates) return;
+          it->second = rates;
+          rates_ << time_us << ',' << topology_.nodes[n] << ',' << qpn << ','
+                 << number_text(rates.first / 1e9) << ',' << number_text(rates.second / 1e9) << ','
+                 << number_text(rp.alpha()) << '\n';
+        });
+  }
 }
 
 void FabricSeries::close() {
@@ -151,6 +228,10 @@ void FabricSeries::close() {
   queues_.close();
   if (!throughput_) throw OutputError(throughput_path_, "write failed");
   if (!queues_) throw OutputError(queues_path_, "write failed");
+  if (rates_.is_open()) {
+    rates_.close();
+    if (!rates_) throw OutputError(rates_path_, "write failed");
+  }
 }
 
 std::vector<std::uint64_t> FabricSeries::window_bytes() const {

@@ -6,6 +6,9 @@
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "program/experiments/fabric/fabric_workload.hpp"
@@ -22,7 +25,8 @@ std::uint64_t message_wire_bytes(FlowVerb verb, std::uint64_t bytes, std::uint32
 // throughput.csv and queues.csv, streamed: at each sample a row per flow
 // that runs and per cabled switch queue that holds bytes (and once as it
 // empties); and each flow's bytes over the samples in which every flow runs
-// (the shares).
+// (the shares). With DCQCN on in any node, rates.csv too: a row per QP rate
+// limiter at each sample where its rate or target changed.
 class FabricSeries {
  public:
   FabricSeries(const std::filesystem::path& folder, Testbed& testbed, const Topology& topology,
@@ -36,13 +40,33 @@ class FabricSeries {
   // Each flow's bytes over the bins in which every flow ran; empty if there were none.
   std::vector<std::uint64_t> window_bytes() const;
   std::uint64_t window_ns() const { return window_to_ns_ - window_from_ns_; }
+  // With DCQCN on (rates.csv written): summary.json's "dcqcn" (the switch
+  // queues after the first cut, the CNPs); null otherwise.
+  nlohmann::json dcqcn_summary() const;
 
  private:
   Testbed& testbed_;
   const Topology& topology_;
   const TrafficConfig& traffic_;
-  std::filesystem::path throughput_path_, queues_path_;
-  std::ofstream throughput_, queues_;
+  void sample_rates(const std::string& time_us);
+  std::uint64_t least_kmax() const;
+
+  std::filesystem::path throughput_path_, queues_path_, rates_path_;
+  std::ofstream throughput_, queues_, rates_;
+  // The switches' egress queues together: their peak once the queue built
+  // before the first cut (which DCQCN could not prevent) has drained, that is
+  // from the first sample after some QP's rate was cut at which they hold no
+  // more than the least Kmax; and their sum over the samples in which every
+  // flow runs.
+  bool cut_seen_ = false;
+  bool drained_ = false;
+  std::uint64_t first_cut_ns_ = 0;
+  std::uint64_t drained_ns_ = 0;
+  std::uint64_t queued_peak_after_drain_ = 0;
+  std::uint64_t queued_sum_all_run_ = 0;
+  std::uint64_t samples_all_run_ = 0;
+  // (node, QP) -> the rate and target last written to rates.csv.
+  std::map<std::pair<std::size_t, std::uint32_t>, std::pair<double, double>> last_rates_;
   const FabricWorkload* workload_ = nullptr;
   std::uint64_t last_time_ns_ = 0;
   std::vector<std::uint64_t> last_delivered_;

@@ -1,0 +1,99 @@
+#pragma once
+// DCQCN's reaction point: the arithmetic of one QP's rate limiter, without
+// the simulation kernel (times are picoseconds given by the caller), so that
+// unit tests can pin it down by hand-worked sequences.
+//
+// Two presets with their own semantics (nic/congestion/README.md):
+//  - kPaper (Zhu et al., SIGCOMM 2015): every CNP cuts, RT = RC,
+//    RC = RC x (1 - alpha/2), then alpha = (1 - g) alpha + g; alpha decays,
+//    alpha = (1 - g) alpha, each alpha period without a CNP (its timer
+//    restarts at a CNP).
+//  - kFirmware (ConnectX's firmware as NVIDIA documents it): a CNP cuts at
+//    most once per rate_reduce_monitor_period (the others are ignored),
+//    RC = RC x (1 - alpha / 2^rpg_gd) (alpha in 1/1024ths), no lower than rpg_min_dec_fac of the
+//    old rate or rpg_min_rate; the first CNP may set rate_to_set_on_first_cnp
+//    instead; alpha moves once per dce_tcp_rtt period, up by g when a CNP came
+//    in that period and down otherwise.
+// Both raise the rate on increase events, from a timer (T) restarted at each
+// cut and a byte counter (B bytes sent since the cut): while both event
+// counts are below F, fast recovery RC = (RT + RC) / 2; once one reaches F,
+// additive increase RT += R_AI first; once both do, hyper increase
+// RT += i x R_HAI (i = min(counts) - F + 1) first. RT is capped at line rate.
+// Once RC is back at line rate the limiter is idle: no pacing, no timers.
+#include <cstdint>
+
+namespace rnicsim {
+
+enum class DcqcnPreset : std::uint8_t { kOff, kPaper, kFirmware };
+
+struct DcqcnParameters {
+  DcqcnPreset preset = DcqcnPreset::kOff;
+  double line_rate_bps = 100e9;
+  // Decrease.
+  double g = 1.0 / 256;        // alpha's gain
+  double initial_alpha = 1.0;  // alpha before the first CNP
+  // A cut is RC x (1 - alpha x alpha_units / 2^decrease_log2): the paper's
+  // alpha / 2 (units 1, log2 1); the firmware keeps alpha in 1/1024ths
+  // (units 1024) and divides by 2^rpg_gd (11: alpha / 2 again).
+  std::uint32_t alpha_units = 1;
+  std::uint32_t decrease_log2 = 1;
+  double min_decrease_factor = 0;  // a cut leaves at least this fraction of RC (firmware)
+  double min_rate_bps = 0;         // a cut never goes below this
+  double first_cnp_rate_bps = 0;   // firmware: the rate the first CNP sets (0: cut as usual)
+  bool clamp_target = true;        // a cut sets RT = RC (firmware: clamp_tgt_rate)
+  std::uint64_t alpha_period_ps = 55'000'000;  // paper: alpha timer; firmware: dce_tcp_rtt
+  std::uint64_t reduce_monitor_ps = 0;         // firmware: at most one cut per this period
+  // Increase.
+  std::uint64_t timer_ps = 55'000'000;            // T
+  std::uint64_t byte_counter_bytes = 10'000'000;  // B
+  std::uint32_t threshold = 5;                    // F
+  double additive_increase_bps = 40e6;            // R_AI
+  double hyper_increase_bps = 200e6;              // R_HAI
+};
+
+// One QP's rate limiter. Timers are applied lazily: advance(now) runs every
+// timer event due by `now` in order, so the state at a time does not depend
+// on how often it is looked at. Every call takes a time no earlier than the
+// last one's.
+class ReactionPoint {
+ public:
+  explicit ReactionPoint(const DcqcnParameters& parameters);
+
+  // Runs the timer events (rate increase, alpha update) due by `now_ps`.
+  void advance(std::uint64_t now_ps);
+  // A CNP for this QP at `now_ps`: true if it cut the rate, false if the
+  // preset ignored it (firmware: a cut within rate_reduce_monitor_period).
+  bool cnp(std::uint64_t now_ps);
+  // `bytes` sent at `now_ps`: the byte counter's increase events.
+  void sent(std::uint64_t bytes, std::uint64_t now_ps);
+
+  // Whether the limiter holds the QP below line rate.
+  bool active() const { return active_; }
+  double rate_bps() const { return rate_; }
+  double target_bps() const { return target_; }
+  double alpha() const { return alpha_; }
+  std::uint32_t timer_events() const { return timer_events_; }
+  std::uint32_t byte_events() const { return byte_events_; }
+
+ private:
+  void increase(bool from_timer);
+  void advance_alpha(std::uint64_t now_ps);
+  double cut(double rate) const;
+
+  const DcqcnParameters& p_;
+  bool active_ = false;
+  double rate_;    // RC
+  double target_;  // RT
+  double alpha_;
+  std::uint32_t timer_events_ = 0;  // since the last cut
+  std::uint32_t byte_events_ = 0;
+  std::uint64_t bytes_ = 0;          // toward the next byte-counter event
+  std::uint64_t next_timer_ps_ = 0;  // the next rate-increase timer event
+  std::uint64_t next_alpha_ps_ = 0;  // the next alpha update
+  bool cut_before_ = false;
+  std::uint64_t last_cut_ps_ = 0;
+  bool cnp_this_period_ = false;  // firmware: a CNP came in the current alpha period
+  bool alpha_running_ = false;    // firmware: alpha periods run from the first CNP
+};
+
+}  // namespace rnicsim
