@@ -61,7 +61,7 @@ def main(argv):
     for mode in ("paper", "firmware"):
         folder, done = run(f"pacing_{mode}", [
             "--set", f"dcqcn.mode={mode}", "--set", "traffic.bytes=65536",
-            "--set", "traffic.messages=48", "--set", "output.pcap_port=h1"])
+            "--set", "traffic.messages=16", "--set", "output.pcap_port=h1"])
         if done.returncode != 0:
             continue
         last_ns = {}
@@ -108,7 +108,7 @@ def main(argv):
         print(f"{mode}: {cnps} CNPs, closest two to one QP {min(gaps_ns or [0]) / 1000} us apart")
 
     # 2. Every verb exact under each preset, lossless and lossy.
-    readers = [f"h1 h{n} read 65536 messages=16" for n in range(2, 10)]
+    readers = [f"h1 h{n} read 65536 messages=8" for n in range(2, 10)]
     exact = 0
     for mode in ("paper", "firmware"):
         for pfc in (True, False):
@@ -117,7 +117,7 @@ def main(argv):
                 traffic = (["--set", "traffic.pattern=flows", "--set",
                             "traffic.flows=" + json.dumps(readers)] if verb == "read" else
                            ["--set", f"traffic.verb={verb}", "--set", "traffic.bytes=65536",
-                            "--set", "traffic.messages=16"])
+                            "--set", "traffic.messages=8"])
                 name = f"exact_{mode}_{'pfc' if pfc else 'lossy'}_{verb}"
                 folder, done = run(name, ["--set", f"dcqcn.mode={mode}",
                                           "--set", f"pfc.enabled={str(pfc).lower()}",

@@ -174,6 +174,7 @@ struct FlowsResult {
   std::uint64_t drops = 0;  // switches' and NICs' receive buffers'
   std::uint64_t retransmitted = 0;
   std::uint64_t pauses = 0;  // PFC frames the switches sent
+  std::uint64_t cnps_handled = 0;  // DCQCN: CNPs that cut a QP's rate
 };
 
 FlowsResult run_flows(const config::Json& given,
@@ -250,6 +251,7 @@ FlowsResult run_flows(const config::Json& given,
   for (std::size_t n = 0; n < testbed.node_count(); ++n) {
     result.retransmitted += testbed.node(n).nic.transport.stats().retransmitted_packets;
     result.drops += testbed.port_of(n).rx.stats().dropped;
+    result.cnps_handled += testbed.node(n).nic.transport.rate_limiters().stats().rp_cnp_handled;
   }
   return result;
 }
@@ -281,6 +283,42 @@ TEST(FabricIncast, EightToOneWithoutPfcDropsAndRcStillDeliversEverything) {
   const FlowsResult r = run_flows(given, incast(8), 65536, 8);
   EXPECT_GT(r.drops, 0u);
   EXPECT_GT(r.retransmitted, 0u);
+}
+
+// The same two incasts with DCQCN under each preset (nic/congestion/): the
+// senders are cut, every byte still arrives exactly (run_flows checks it),
+// and with PFC nothing is dropped.
+config::Json with_dcqcn(config::Json given, const char* mode) {
+  given["qos"]["ecn"] = "ect0";
+  given["dcqcn"]["mode"] = mode;
+  return given;
+}
+
+// (One testbed per test process: SystemC elaborates once.)
+void expect_lossless_and_cut(const char* mode) {
+  const FlowsResult r = run_flows(with_dcqcn(star(9, true), mode), incast(8), 65536, 8);
+  EXPECT_EQ(r.drops, 0u);
+  EXPECT_EQ(r.retransmitted, 0u);
+  EXPECT_GT(r.cnps_handled, 0u);
+}
+
+void expect_lossy_and_exact(const char* mode) {
+  config::Json given = with_dcqcn(star(9, false), mode);
+  given["switch"]["buffer_bytes"] = 262144;
+  const FlowsResult r = run_flows(given, incast(8), 65536, 8);
+  EXPECT_GT(r.drops, 0u);
+  EXPECT_GT(r.cnps_handled, 0u);
+}
+
+TEST(FabricIncast, EightToOneWithPaperDcqcnAndPfcLosesNothing) { expect_lossless_and_cut("paper"); }
+TEST(FabricIncast, EightToOneWithFirmwareDcqcnAndPfcLosesNothing) {
+  expect_lossless_and_cut("firmware");
+}
+TEST(FabricIncast, EightToOneWithPaperDcqcnWithoutPfcDeliversEverything) {
+  expect_lossy_and_exact("paper");
+}
+TEST(FabricIncast, EightToOneWithFirmwareDcqcnWithoutPfcDeliversEverything) {
+  expect_lossy_and_exact("firmware");
 }
 
 // A permutation of 16 hosts (a seeded shuffle without fixed points), all at
