@@ -178,10 +178,15 @@ TEST(DcqcnFirmware, FirstCnpSetsItsRateAndTargetFollowsOnlyWhenClamped) {
   p.first_cnp_rate_bps = 10 * kGbps;
   ReactionPoint rp(p);
   rp.cnp(0);
-  EXPECT_EQ(rp.rate_bps(), 10 * kGbps);
-  EXPECT_EQ(rp.target_bps(), 100 * kGbps);
+  EXPECT_EQ(rp.rate_bps(), 10 * kGbps);  // current and target both
+  EXPECT_EQ(rp.target_bps(), 10 * kGbps);
   rp.cnp(10 * kUs);  // clamp_tgt_rate off: RT stays
-  EXPECT_EQ(rp.target_bps(), 100 * kGbps);
+  // Alpha meanwhile: up in the first 1 us period (the CNP's: (1 - g) + g = 1),
+  // down in the nine after it.
+  double alpha = 1;
+  for (int i = 0; i < 9; ++i) alpha *= 1 - 5.0 / 1024;
+  EXPECT_DOUBLE_EQ(rp.rate_bps(), 10 * kGbps * (1 - alpha / 2));
+  EXPECT_EQ(rp.target_bps(), 10 * kGbps);
   DcqcnParameters q = firmware();
   q.clamp_target = true;
   ReactionPoint clamped(q);

@@ -93,8 +93,8 @@ void declare_dcqcn_keys(config::Schema& schema) {
           .at_least(0.001)
           .at_most(1e6));
   schema.add(number_key("dcqcn.rate_to_set_on_first_cnp_mbps", 0, "Mbit/s",
-                        "firmware: the rate a QP's first CNP sets; 0: the first CNP cuts as the "
-                        "others do")
+                        "firmware: the rate (current and target) a QP's first CNP sets; 0: the "
+                        "first CNP cuts as the others do")
                  .at_least(0)
                  .at_most(1e6));
   schema.add(integer_key("dcqcn.initial_alpha_value", 1023, "1/1024",

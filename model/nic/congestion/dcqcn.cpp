@@ -57,10 +57,13 @@ bool ReactionPoint::cnp(std::uint64_t now_ps) {
       next_alpha_ps_ = now_ps + p_.alpha_period_ps;
     }
     if (cut_before_ && now_ps - last_cut_ps_ < p_.reduce_monitor_ps) return false;
-    if (p_.clamp_target || !active_) target_ = rate_;
-    rate_ = !cut_before_ && p_.first_cnp_rate_bps > 0
-                ? std::min(p_.first_cnp_rate_bps, p_.line_rate_bps)
-                : cut(rate_);
+    if (!cut_before_ && p_.first_cnp_rate_bps > 0) {
+      // NVIDIA: rate_to_set_on_first_cnp sets both the current and the target rate.
+      rate_ = target_ = std::min(p_.first_cnp_rate_bps, p_.line_rate_bps);
+    } else {
+      if (p_.clamp_target || !active_) target_ = rate_;
+      rate_ = cut(rate_);
+    }
   } else {
     target_ = rate_;
     rate_ = cut(rate_);
