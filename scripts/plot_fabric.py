@@ -3,7 +3,8 @@
 goodput over time (in-order payload bytes per bin of about 1/100 of the run,
 coarser than traffic.sample_ns where the samples would show single packets;
 at most 16 flows drawn, the rest summed) and the egress queues that held the
-most bytes.
+most bytes; and rates.png when the run wrote rates.csv (DCQCN on): each QP
+rate limiter's rate over time, at most 16 drawn.
 
 usage: plot_fabric.py RUN_FOLDER
 """
@@ -109,10 +110,34 @@ def draw_queues(folder):
     plt.close(fig)
 
 
+def draw_rates(folder):
+    series = defaultdict(lambda: ([], []))
+    for row in read_rows(folder / "rates.csv"):
+        times, gbps = series[f"{row['node']} QP {row['qpn']}"]
+        times.append(float(row["time_us"]))
+        gbps.append(float(row["rate_gbps"]))
+    fig, ax = plt.subplots(figsize=(8, 4.5))
+    for name in sorted(series)[:MAX_FLOWS]:
+        times, gbps = series[name]
+        ax.step(times, gbps, where="post", linewidth=1, label=name)
+    ax.set_xlabel("time since the flows' start (us)")
+    ax.set_ylabel("DCQCN rate (Gbit/s)")
+    ax.grid(True, linestyle=":", linewidth=0.5)
+    if series:
+        ax.legend(fontsize=7, ncol=2, loc="upper right")
+    else:
+        ax.text(0.5, 0.5, "no QP was cut", transform=ax.transAxes, ha="center")
+    fig.tight_layout()
+    fig.savefig(folder / "rates.png", dpi=110)
+    plt.close(fig)
+
+
 def main(folder):
     folder = Path(folder)
     draw_throughput(folder)
     draw_queues(folder)
+    if (folder / "rates.csv").exists():
+        draw_rates(folder)
 
 
 if __name__ == "__main__":
