@@ -195,6 +195,22 @@ TEST(DcqcnFirmware, FirstCnpSetsItsRateAndTargetFollowsOnlyWhenClamped) {
   EXPECT_EQ(clamped.target_bps(), 50 * kGbps);
 }
 
+TEST(DcqcnFirmware, WithoutClampTheTargetFollowsTheFirstCutAfterAnIncrease) {
+  DcqcnParameters p = firmware();
+  p.g = 0;  // alpha stays 1: every cut halves
+  p.timer_ps = 10 * kUs;
+  ReactionPoint rp(p);
+  rp.cnp(0);        // RC 50, RT 100
+  rp.cnp(5 * kUs);  // no increase since: RT stays 100, RC 25
+  EXPECT_EQ(rp.rate_bps(), 25 * kGbps);
+  EXPECT_EQ(rp.target_bps(), 100 * kGbps);
+  rp.advance(15 * kUs);  // a timer event: F = 1, additive: RT 100 (capped), RC 62.5
+  EXPECT_EQ(rp.rate_bps(), 62.5 * kGbps);
+  rp.cnp(16 * kUs);  // the first cut after an increase: RT = 62.5, RC 31.25
+  EXPECT_EQ(rp.target_bps(), 62.5 * kGbps);
+  EXPECT_EQ(rp.rate_bps(), 31.25 * kGbps);
+}
+
 TEST(DcqcnFirmware, AlphaMovesOncePerPeriodUpOnlyIfACnpCame) {
   DcqcnParameters p = firmware();
   p.initial_alpha = 0.5;

@@ -113,8 +113,8 @@ void declare_dcqcn_keys(config::Schema& schema) {
                  .at_least(0)
                  .at_most(1e6));
   schema.add(config::boolean_key("dcqcn.clamp_tgt_rate", false,
-                                 "firmware: a cut also sets the target rate to the current one "
-                                 "(after the first cut, which always does)"));
+                                 "firmware: every cut sets the target rate to the current one "
+                                 "(without it, only the first cut after an increase event)"));
   schema.add(number_key("dcqcn.min_time_between_cnps_us", 4, "us",
                         "firmware: at most one CNP per QP per this long")
                  .at_least(0)

@@ -61,7 +61,9 @@ bool ReactionPoint::cnp(std::uint64_t now_ps) {
       // NVIDIA: rate_to_set_on_first_cnp sets both the current and the target rate.
       rate_ = target_ = std::min(p_.first_cnp_rate_bps, p_.line_rate_bps);
     } else {
-      if (p_.clamp_target || !active_) target_ = rate_;
+      // Without clamp_tgt_rate the target follows only the first cut after
+      // an increase event (NVIDIA's description; QCN's rule).
+      if (p_.clamp_target || !cut_before_ || increased_since_cut_) target_ = rate_;
       rate_ = cut(rate_);
     }
   } else {
@@ -72,6 +74,7 @@ bool ReactionPoint::cnp(std::uint64_t now_ps) {
   }
   active_ = true;
   cut_before_ = true;
+  increased_since_cut_ = false;
   last_cut_ps_ = now_ps;
   timer_events_ = 0;
   byte_events_ = 0;
@@ -92,6 +95,7 @@ void ReactionPoint::sent(std::uint64_t bytes, std::uint64_t now_ps) {
 
 void ReactionPoint::increase(bool from_timer) {
   ++(from_timer ? timer_events_ : byte_events_);
+  increased_since_cut_ = true;
   const std::uint32_t most = std::max(timer_events_, byte_events_);
   const std::uint32_t least = std::min(timer_events_, byte_events_);
   if (least >= p_.threshold) {

@@ -40,7 +40,9 @@ struct DcqcnParameters {
   double min_decrease_factor = 0;  // a cut leaves at least this fraction of RC (firmware)
   double min_rate_bps = 0;         // a cut never goes below this
   double first_cnp_rate_bps = 0;   // firmware: the rate the first CNP sets (0: cut as usual)
-  bool clamp_target = true;        // a cut sets RT = RC (firmware: clamp_tgt_rate)
+  // Firmware: every cut sets RT = RC (clamp_tgt_rate); without it only the
+  // first cut after an increase event does. The paper's always does.
+  bool clamp_target = true;
   std::uint64_t alpha_period_ps = 55'000'000;  // paper: alpha timer; firmware: dce_tcp_rtt
   std::uint64_t reduce_monitor_ps = 0;         // firmware: at most one cut per this period
   // Increase.
@@ -91,6 +93,7 @@ class ReactionPoint {
   std::uint64_t next_timer_ps_ = 0;  // the next rate-increase timer event
   std::uint64_t next_alpha_ps_ = 0;  // the next alpha update
   bool cut_before_ = false;
+  bool increased_since_cut_ = false;  // an increase event since the last cut
   std::uint64_t last_cut_ps_ = 0;
   bool cnp_this_period_ = false;  // firmware: a CNP came in the current alpha period
   bool alpha_running_ = false;    // firmware: alpha periods run from the first CNP
