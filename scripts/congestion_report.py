@@ -28,6 +28,8 @@ KMAX_BYTES = 204800                          # switch.ecn_kmax_bytes (the paper'
 CNP_INTERVAL_US = 50                         # dcqcn.cnp_interval_us
 BASE_RTT_US = 2                              # NIC to NIC and back through the switch (README)
 BYTES_PER_US = LINE_GBPS * 1000 / 8          # 12500: the bottleneck drains this per microsecond
+XOFF_BYTES = 262144                          # pfc.xoff_bytes, per ingress and priority
+HEADROOM_BYTES = 32768                       # switch.headroom_bytes
 
 
 def read_csv(path):
@@ -201,9 +203,10 @@ def main(argv):
     # (2) Incast.
     lines += ["## N-to-1 incast, DCQCN and PFC against PFC alone", "",
               "| N | pauses, PFC alone | pauses, DCQCN + PFC | ratio | drops | first cut (us) | "
+              "queue peak from the first cut, sampled (KiB) | PFC's bound (KiB) | drained (us) | "
               "queue peak once drained (KiB) | bound (KiB) | converged (ms) | Jain after | whole-run payload "
               "(Gbit/s) |",
-              "|---|---|---|---|---|---|---|---|---|---|---|"]
+              "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for n in (2, 4, 8, 16, 32):
         both = read_json(out / "incast" / str(n) / "summary.json")
         alone = read_json(out / "incast_pfc_only" / str(n) / "summary.json")
@@ -224,14 +227,25 @@ def main(argv):
         delay_us = KMAX_BYTES / BYTES_PER_US + BASE_RTT_US + CNP_INTERVAL_US
         bound = KMAX_BYTES + BYTES_PER_US * delay_us
         ratio = alone["pause_frames"] / max(1, both["pause_frames"])
+        # From the first cut the queue is PFC's to bound: each of the N
+        # ingresses pauses at XOFF and takes up to its headroom after it.
+        queue = read_csv(out / "incast" / str(n) / "queues.csv")
+        from_cut = max((int(r["bytes"]) for r in queue
+                        if r["port"] == "s1:0" and float(r["time_us"]) >= d["first_cut_us"]),
+                       default=0)
+        pfc_bound = n * (XOFF_BYTES + HEADROOM_BYTES)
         lines.append(
             f"| {n} | {alone['pause_frames']} | {both['pause_frames']} | {ratio:.1f} | "
-            f"{both['dropped_frames']} | {d['first_cut_us']} | "
+            f"{both['dropped_frames']} | {d['first_cut_us']} | {from_cut / 1024:.0f} | "
+            f"{pfc_bound / 1024:.0f} | {d['drained_us']} | "
             f"{d['queued_peak_after_drain_bytes'] / 1024:.0f} | {bound / 1024:.0f} | "
             f"{conv / 1000:.0f} | {index:.4f} | "
             f"{both['receivers'][0]['payload_gbps']:.2f} |")
         check(both["dropped_frames"] == 0 and alone["dropped_frames"] == 0, f"incast N={n}: 0 drops")
         check(index >= 0.95, f"incast N={n}: Jain's index {index:.4f} >= 0.95 after convergence")
+        check(both["queue_peak_bytes"] <= pfc_bound,
+              f"incast N={n}: the whole run's queue peak {both['queue_peak_bytes']} B within "
+              f"PFC's {pfc_bound} B")
         check(d["queued_peak_after_drain_bytes"] <= bound,
               f"incast N={n}: queue peak once the first build-up drained, {d['queued_peak_after_drain_bytes']}"
               f" B within the bound {bound:.0f} B")

@@ -57,9 +57,10 @@ bool ReactionPoint::cnp(std::uint64_t now_ps) {
       next_alpha_ps_ = now_ps + p_.alpha_period_ps;
     }
     if (cut_before_ && now_ps - last_cut_ps_ < p_.reduce_monitor_ps) return false;
-    if (!cut_before_ && p_.first_cnp_rate_bps > 0) {
-      // NVIDIA: rate_to_set_on_first_cnp sets both the current and the target rate.
-      rate_ = target_ = std::min(p_.first_cnp_rate_bps, p_.line_rate_bps);
+    if (!active_ && p_.first_cnp_rate_bps > 0) {
+      // NVIDIA: rate_to_set_on_first_cnp sets both the current and the target
+      // rate, at a QP's first CNP or its first since the limiter let go.
+      rate_ = target_ = std::clamp(p_.first_cnp_rate_bps, p_.min_rate_bps, p_.line_rate_bps);
     } else {
       // Without clamp_tgt_rate the target follows only the first cut after
       // an increase event (NVIDIA's description; QCN's rule).
