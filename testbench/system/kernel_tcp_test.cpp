@@ -21,7 +21,8 @@ namespace rnicsim {
 namespace {
 
 // Nodes a and b, a kernel stack on each with one connection between them
-// (a's port 40000 to b's 5001), and one application thread per node.
+// (a's port 40000 to b's 5001, connection 0 of each), and one application
+// thread per node.
 class TcpBench : public sc_core::sc_module {
  public:
   RNICSIM_PROCESS_MODULE(TcpBench);
@@ -37,10 +38,10 @@ class TcpBench : public sc_core::sc_module {
           kernel_config(run_.node_section(i == 0 ? "a" : "b", "kernel"), 1500);
       const TcpEndpoint a{node_address(0), 40000};
       const TcpEndpoint b{node_address(1), 5001};
-      stacks_.push_back(std::make_unique<KernelStack>(
-          i == 0 ? "kernel_a" : "kernel_b", testbed_.node(i).host, c, i == 0 ? a : b,
-          i == 0 ? b : a, i == 0 ? 1000u : 900000u, i == 0 ? 900000u : 1000u,
-          c.tcp.receive_buffer_bytes));
+      stacks_.push_back(std::make_unique<KernelStack>(i == 0 ? "kernel_a" : "kernel_b",
+                                                      testbed_.node(i).host, c, node_address(i)));
+      stacks_.back()->connect(i == 0 ? a.port : b.port, i == 0 ? b : a, i == 0 ? 1000u : 900000u,
+                              i == 0 ? 900000u : 1000u, c.tcp.receive_buffer_bytes);
     }
     SC_THREAD(run_a);
     SC_THREAD(run_b);
@@ -82,13 +83,13 @@ Bytes stream(TcpBench& bench, std::size_t total, std::size_t chunk, std::uint8_t
     const std::uint64_t va = host.software().process.allocate(total);
     host.software().process.write(host.memory, va, sent.data(), total);
     for (std::size_t at = 0; at < total; at += chunk) {
-      stack.send(va + at, std::min(chunk, total - at));
+      stack.send(0, va + at, std::min(chunk, total - at));
     }
   };
   bench.b_body = [&](KernelStack& stack, Host& host) {
     b_buffer = host.software().process.allocate(total);
     for (std::size_t at = 0; at < total; at += chunk) {
-      stack.recv(b_buffer + at, std::min(chunk, total - at));
+      stack.recv(0, b_buffer + at, std::min(chunk, total - at));
     }
   };
   simulate();
@@ -104,15 +105,15 @@ TEST(KernelTcp, AStreamArrivesByteForByteThroughASmallWindow) {
   TcpBench bench("bench", {{"kernel", {{"tcp_receive_buffer_bytes", 65536}}}});
   const std::size_t total = 1 << 20;
   EXPECT_EQ(stream(bench, total, 65536, 3), pattern(total, 3));
-  EXPECT_EQ(bench.stack(1).connection().counters().bytes_received, total);
-  EXPECT_EQ(bench.stack(0).connection().snd_una(), 1000u + total);  // all acknowledged
+  EXPECT_EQ(bench.stack(1).connection(0).counters().bytes_received, total);
+  EXPECT_EQ(bench.stack(0).connection(0).snd_una(), 1000u + total);  // all acknowledged
   EXPECT_EQ(bench.port(1).stats().rx_no_buffer, 0u);
   // TSO: the sender handed the NIC fewer frames than went on the wire.
   EXPECT_LT(bench.stack(0).stats().frames_sent, bench.port(0).stats().tx_frames);
   EXPECT_EQ(bench.port(0).stats().tx_frames, bench.port(1).stats().rx_frames);
   // With no data going back, the receiver ACKs on its own: every second full
   // segment at once (a window update or the timer may take a turn).
-  const kernel::TcpCounters& b = bench.stack(1).connection().counters();
+  const kernel::TcpCounters& b = bench.stack(1).connection(0).counters();
   EXPECT_GE(2 * b.pure_acks_sent + 2, b.segments_received);
   EXPECT_GT(b.immediate_acks, b.segments_received / 4);
 }
@@ -156,8 +157,8 @@ TEST(KernelTcp, ARequestResponseExchangeChargesEachCoreItsWork) {
     for (int r = 0; r < rounds; ++r) {
       const Bytes out = pattern(size, static_cast<std::uint8_t>(r));
       p.write(host.memory, request, out.data(), size);
-      stack.send(request, size);
-      stack.recv(response, size);
+      stack.send(0, request, size);
+      stack.recv(0, response, size);
       Bytes in(size);
       p.read(host.memory, response, in.data(), size);
       all_equal = all_equal && in == pattern(size, static_cast<std::uint8_t>(r + 100));
@@ -168,13 +169,13 @@ TEST(KernelTcp, ARequestResponseExchangeChargesEachCoreItsWork) {
     const std::uint64_t request = p.allocate(size);
     const std::uint64_t response = p.allocate(size);
     for (int r = 0; r < rounds; ++r) {
-      stack.recv(request, size);
+      stack.recv(0, request, size);
       Bytes in(size);
       p.read(host.memory, request, in.data(), size);
       all_equal = all_equal && in == pattern(size, static_cast<std::uint8_t>(r));
       const Bytes out = pattern(size, static_cast<std::uint8_t>(r + 100));
       p.write(host.memory, response, out.data(), size);
-      stack.send(response, size);
+      stack.send(0, response, size);
     }
   };
   simulate();
@@ -182,9 +183,9 @@ TEST(KernelTcp, ARequestResponseExchangeChargesEachCoreItsWork) {
   const KernelStack& a = bench.stack(0);
   const KernelStack& b = bench.stack(1);
   EXPECT_EQ(a.stats().frames_sent, rounds + 1u);  // + the delayed ACK of the last response
-  EXPECT_EQ(a.connection().counters().delayed_ack_timer_acks, 1u);
+  EXPECT_EQ(a.connection(0).counters().delayed_ack_timer_acks, 1u);
   EXPECT_EQ(b.stats().frames_sent, static_cast<std::uint64_t>(rounds));
-  EXPECT_EQ(b.connection().counters().pure_acks_sent, 0u);
+  EXPECT_EQ(b.connection(0).counters().pure_acks_sent, 0u);
   // Defaults (configs/README.md): syscall 200 ns, copy 50 ns + 64 B at 80 Gbit/s = 6.4 ns,
   // output 1000 ns per frame, input 1000 ns, pure ACK 500 ns, interrupt 1000 ns, wake-up 2000 ns.
   auto ns = [](const sc_core::sc_time& t) { return to_ns(t); };
@@ -210,7 +211,8 @@ TEST(KernelTcp, ALostSegmentStopsTheRunNamingTheConnection) {
     stream(bench, 20000, 20000, 1);
     FAIL() << "the run went on past a lost segment";
   } catch (const RunFailed& failed) {
-    EXPECT_NE(std::string(failed.what()).find("connection bench.kernel_b: segment seq"),
+    EXPECT_NE(std::string(failed.what())
+                  .find("connection bench.kernel_b:5001->192.168.0.1:40000: segment seq"),
               std::string::npos)
         << failed.what();
   }

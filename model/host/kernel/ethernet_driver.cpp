@@ -11,7 +11,7 @@ using ethernet::kDescriptorBytes;
 
 EthernetDriver::EthernetDriver(Host& host, KernelMemory& kernel_memory,
                                const EthernetDriverConfig& config)
-    : host_(host), config_(config) {
+    : host_(host), kernel_memory_(kernel_memory), config_(config) {
   auto power_of_two = [](std::uint32_t n) { return n != 0 && (n & (n - 1)) == 0; };
   if (!power_of_two(config.tx_entries) || !power_of_two(config.rx_entries)) {
     throw std::invalid_argument("Ethernet driver: ring entries must be powers of two");
@@ -29,6 +29,17 @@ EthernetDriver::EthernetDriver(Host& host, KernelMemory& kernel_memory,
   for (std::uint64_t i = buffers; i-- > 0;) {
     free_rx_buffers_.push_back(rx_buffers_ + i * config.rx_buffer_bytes);
   }
+}
+
+void EthernetDriver::add_rx_spare_buffers(std::uint32_t count, const std::string& what) {
+  if (count == 0) return;
+  const std::uint64_t first =
+      kernel_memory_.allocate(std::uint64_t{count} * config_.rx_buffer_bytes, 64, what);
+  // Under the others in the free list (its back is handed out first), lowest
+  // address first, as the constructor orders its own.
+  std::vector<std::uint64_t> added;
+  for (std::uint64_t i = count; i-- > 0;) added.push_back(first + i * config_.rx_buffer_bytes);
+  free_rx_buffers_.insert(free_rx_buffers_.begin(), added.begin(), added.end());
 }
 
 void EthernetDriver::write_register(EthernetRegister reg, std::uint64_t value,

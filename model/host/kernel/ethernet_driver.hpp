@@ -9,12 +9,13 @@
 // time for its work (host/kernel/README.md).
 #include <cstdint>
 #include <functional>
+#include <string>
 #include <systemc>
 #include <vector>
 
-#include "interface/ethernet_formats.hpp"
 #include "host/host.hpp"
 #include "host/kernel/kernel_memory.hpp"
+#include "interface/ethernet_formats.hpp"
 
 namespace rnicsim {
 
@@ -44,6 +45,11 @@ class EthernetDriver {
 
   // Programs the port, posts every receive buffer and arms the interrupt.
   void open();
+  // `count` more spare receive buffers from kernel memory, for a caller that
+  // learns after construction how many it may hold (one socket's receive
+  // window each); handed out after every earlier one. Before open(). Throws
+  // std::invalid_argument naming `what` when kernel memory is exhausted.
+  void add_rx_spare_buffers(std::uint32_t count, const std::string& what);
 
   // Free transmit slots (after reclaiming what the NIC reports sent).
   std::uint32_t transmit_room();
@@ -82,6 +88,7 @@ class EthernetDriver {
   void post_rx(std::uint64_t buffer);
 
   Host& host_;
+  KernelMemory& kernel_memory_;
   EthernetDriverConfig config_;
   std::uint64_t tx_ring_ = 0;
   std::uint64_t rx_ring_ = 0;

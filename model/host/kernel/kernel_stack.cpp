@@ -1,7 +1,9 @@
 #include "host/kernel/kernel_stack.hpp"
 
 #include <algorithm>
+#include <memory>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "common/message_breakdown.hpp"
@@ -22,31 +24,90 @@ EthernetDriverConfig driver_config(const KernelConfig& c) {
   // Room for a ring's worth of full-sized frames, at least four of the largest.
   const std::uint32_t largest = (c.tso ? c.tso_max_bytes : c.tcp.mss) + kMaxTcpFrameHeaders;
   d.tx_copy_area_bytes = std::max<std::uint32_t>(4 * largest, c.ring_entries * 2048);
-  // Enough spare buffers to hold a full receive window of mss-sized frames.
-  d.rx_spare_buffers = c.tcp.receive_buffer_bytes / c.tcp.mss + 1;
+  // Spare buffers come with each connection (connect()).
   return d;
+}
+
+// Spare receive buffers for one connection's full receive window of
+// mss-sized frames, which its socket may hold until recv() reads them.
+std::uint32_t rx_spare_buffers(const kernel::TcpConfig& tcp) {
+  return tcp.receive_buffer_bytes / tcp.mss + 1;
+}
+
+std::string ipv4_text(std::uint32_t a) {
+  return std::to_string(a >> 24) + "." + std::to_string((a >> 16) & 0xFF) + "." +
+         std::to_string((a >> 8) & 0xFF) + "." + std::to_string(a & 0xFF);
 }
 
 }  // namespace
 
 KernelStack::KernelStack(const sc_core::sc_module_name& name, Host& host,
-                         const KernelConfig& config, const TcpEndpoint& local,
-                         const TcpEndpoint& peer, std::uint32_t send_isn,
-                         std::uint32_t receive_isn, std::uint32_t peer_receive_buffer)
+                         const KernelConfig& config, const NicAddress& local)
     : sc_core::sc_module(name),
       host_(host),
       config_(config),
       local_(local),
-      peer_(peer),
       driver_(host, memory_, driver_config(config)),
-      connection_(std::string(this->name()), config.tcp, send_isn, receive_isn,
-                  peer_receive_buffer),
       app_core_(std::string(this->name()) + ".app_core"),
       softirq_core_(std::string(this->name()) + ".softirq_core") {
-  send_buffer_ = memory_.allocate(config.tcp.send_buffer_bytes, 4096, "the socket send buffer");
   SC_THREAD(open_device);
   SC_THREAD(softirq);
   SC_THREAD(delayed_ack_timer);
+}
+
+std::size_t KernelStack::connect(std::uint16_t local_port, const TcpEndpoint& peer,
+                                 std::uint32_t send_isn, std::uint32_t receive_isn,
+                                 std::uint32_t peer_receive_buffer) {
+  const std::string name = std::string(this->name()) + ":" + std::to_string(local_port) + "->" +
+                           ipv4_text(peer.address.ipv4) + ":" + std::to_string(peer.port);
+  // The receive buffers go to the driver before it opens, at time zero.
+  if (sc_core::sc_is_running()) {
+    throw std::logic_error("connection " + name + ": connect() after the run started");
+  }
+  const std::uint64_t key = demux_key(peer.address.ipv4, peer.port, local_port);
+  if (socket_by_key_.count(key) != 0) {
+    throw std::invalid_argument("connection " + name + ": the ports and peer of connection " +
+                                std::to_string(socket_by_key_.at(key)) +
+                                ", so frames could not tell them apart");
+  }
+  auto s = std::make_unique<Socket>(name, config_.tcp, local_port, peer, send_isn, receive_isn,
+                                    peer_receive_buffer);
+  const std::string of = "connection " + name + ": ";
+  driver_.add_rx_spare_buffers(rx_spare_buffers(config_.tcp), of + "its receive buffers");
+  s->send_buffer = memory_.allocate(config_.tcp.send_buffer_bytes, 4096, of + "its send buffer");
+  sockets_.push_back(std::move(s));
+  socket_by_key_[key] = sockets_.size() - 1;
+  return sockets_.size() - 1;
+}
+
+KernelStack::Socket& KernelStack::socket(std::size_t i) {
+  return const_cast<Socket&>(static_cast<const KernelStack&>(*this).socket(i));
+}
+
+const KernelStack::Socket& KernelStack::socket(std::size_t i) const {
+  if (i >= sockets_.size()) {
+    throw std::invalid_argument(std::string(name()) + ": no connection " + std::to_string(i) +
+                                " (" + std::to_string(sockets_.size()) + " connected)");
+  }
+  return *sockets_[i];
+}
+
+kernel::TcpCounters KernelStack::tcp_counters() const {
+  kernel::TcpCounters sum;
+  for (const auto& s : sockets_) {
+    const kernel::TcpCounters& c = s->connection.counters();
+    sum.segments_sent += c.segments_sent;
+    sum.bytes_sent += c.bytes_sent;
+    sum.segments_received += c.segments_received;
+    sum.bytes_received += c.bytes_received;
+    sum.acks_received += c.acks_received;
+    sum.piggybacked_acks += c.piggybacked_acks;
+    sum.pure_acks_sent += c.pure_acks_sent;
+    sum.immediate_acks += c.immediate_acks;
+    sum.delayed_ack_timer_acks += c.delayed_ack_timer_acks;
+    sum.window_updates += c.window_updates;
+  }
+  return sum;
 }
 
 void KernelStack::mark(const char* point) const {
@@ -59,17 +120,18 @@ void KernelStack::open_device() {
   device_opened_.notify(sc_core::SC_ZERO_TIME);
 }
 
-void KernelStack::lock_socket() {
-  while (socket_locked_) sc_core::wait(socket_unlocked_);
-  socket_locked_ = true;
+void KernelStack::lock_socket(Socket& s) {
+  while (s.locked) sc_core::wait(s.unlocked);
+  s.locked = true;
 }
 
-void KernelStack::unlock_socket() {
-  socket_locked_ = false;
-  socket_unlocked_.notify(sc_core::SC_ZERO_TIME);
+void KernelStack::unlock_socket(Socket& s) {
+  s.locked = false;
+  s.unlocked.notify(sc_core::SC_ZERO_TIME);
 }
 
-void KernelStack::send(std::uint64_t va, std::uint64_t length) {
+void KernelStack::send(std::size_t connection, std::uint64_t va, std::uint64_t length) {
+  Socket& s = socket(connection);
   if (!device_open_) sc_core::wait(device_opened_);
   app_core_.run(config_.syscall, CpuWork::kSyscall);
   mark("send syscall");
@@ -78,54 +140,55 @@ void KernelStack::send(std::uint64_t va, std::uint64_t length) {
   std::vector<std::uint8_t> chunk;
   std::uint64_t done = 0;
   while (done < length) {
-    lock_socket();
-    const std::size_t accepted = connection_.queue(length - done);
+    lock_socket(s);
+    const std::size_t accepted = s.connection.queue(length - done);
     if (accepted == 0) {  // the send buffer is full: sleep until ACKs free it
-      unlock_socket();
-      sc_core::wait(send_space_);
+      unlock_socket(s);
+      sc_core::wait(s.send_space);
       continue;
     }
     chunk.resize(accepted);
     process.read(host_.memory, va + done, chunk.data(), accepted);
     for (std::size_t at = 0; at < accepted;) {
-      const std::uint64_t offset = (queued_bytes_ + at) % ring;
+      const std::uint64_t offset = (s.queued_bytes + at) % ring;
       const std::size_t piece = std::min<std::size_t>(accepted - at, ring - offset);
-      host_.memory.write_bytes(send_buffer_ + offset, chunk.data() + at, piece);
+      host_.memory.write_bytes(s.send_buffer + offset, chunk.data() + at, piece);
       at += piece;
     }
-    queued_bytes_ += accepted;
+    s.queued_bytes += accepted;
     app_core_.run(config_.copy_time(accepted), CpuWork::kCopy);
     mark("copied from user");
-    transmit_pending(app_core_);
-    unlock_socket();
+    transmit_pending(s, app_core_);
+    unlock_socket(s);
     done += accepted;
   }
 }
 
-void KernelStack::recv(std::uint64_t va, std::uint64_t length) {
+void KernelStack::recv(std::size_t connection, std::uint64_t va, std::uint64_t length) {
+  Socket& s = socket(connection);
   if (!device_open_) sc_core::wait(device_opened_);
   app_core_.run(config_.syscall, CpuWork::kSyscall);
   AddressSpace& process = host_.software().process;
   std::vector<std::uint8_t> chunk;
   std::uint64_t got = 0;
   while (got < length) {
-    if (receive_queue_.empty()) {
+    if (s.receive_queue.empty()) {
       if (config_.busy_poll) {
         ++stats_.busy_polls;
-        if (napi_poll(app_core_) == 0 && receive_queue_.empty()) {
+        if (napi_poll(app_core_) == 0 && s.receive_queue.empty()) {
           // A frame the NIC writes, or one the softirq queued meanwhile.
-          app_core_.spin_until(driver_.receive_written() | data_arrived_);
+          app_core_.spin_until(driver_.receive_written() | s.data_arrived);
         }
       } else {
-        sc_core::wait(data_arrived_);
+        sc_core::wait(s.data_arrived);
         ++stats_.wakeups;
         app_core_.run(config_.wakeup, CpuWork::kWakeup);
         mark("woken");
       }
       continue;
     }
-    lock_socket();
-    QueuedData& data = receive_queue_.front();
+    lock_socket(s);
+    QueuedData& data = s.receive_queue.front();
     const auto n = static_cast<std::uint32_t>(std::min<std::uint64_t>(length - got, data.length));
     chunk.resize(n);
     host_.memory.read_bytes(data.address, chunk.data(), n);
@@ -134,12 +197,12 @@ void KernelStack::recv(std::uint64_t va, std::uint64_t length) {
     data.length -= n;
     if (data.length == 0) {
       driver_.release_rx_buffer(data.buffer);
-      receive_queue_.pop_front();
+      s.receive_queue.pop_front();
     }
     got += n;
     app_core_.run(config_.copy_time(n), CpuWork::kCopy);
-    if (connection_.app_read(n)) send_pure_ack(app_core_, kernel::AckReason::kWindowUpdate);
-    unlock_socket();
+    if (s.connection.app_read(n)) send_pure_ack(s, app_core_, kernel::AckReason::kWindowUpdate);
+    unlock_socket(s);
   }
 }
 
@@ -185,25 +248,28 @@ void KernelStack::handle_frame(CpuCore& core, const ReceivedFrame& frame) {
   mark("TCP input");
   ++stats_.frames_received;
   const auto tcp = packet::parse_tcp_frame(frame.bytes.data(), frame.bytes.size());
-  if (!tcp || tcp->ip.source != peer_.address.ipv4 ||
-      tcp->tcp.destination_port != local_.port || tcp->tcp.source_port != peer_.port) {
+  const auto found = tcp ? socket_by_key_.find(demux_key(tcp->ip.source, tcp->tcp.source_port,
+                                                         tcp->tcp.destination_port))
+                         : socket_by_key_.end();
+  if (found == socket_by_key_.end()) {
     ++stats_.frames_dropped;
     driver_.release_rx_buffer(frame.buffer_address);
     return;
   }
+  Socket& s = *sockets_[found->second];
   if ((frame.flags & ethernet::kRxChecksumBad) != 0) {
-    fail_run("connection " + connection_.name() + ": a segment at seq " +
+    fail_run("connection " + s.connection.name() + ": a segment at seq " +
              std::to_string(tcp->tcp.sequence) + " failed its TCP checksum (no loss recovery)");
     return;
   }
-  lock_socket();
+  lock_socket(s);
   try {
-    if (tcp->tcp.timestamps) peer_timestamp_ = tcp->tcp.timestamp_value;
+    if (tcp->tcp.timestamps) s.peer_timestamp = tcp->tcp.timestamp_value;
     if (tcp->tcp.ack) {
       const std::uint32_t window =
           kernel::window_bytes(tcp->tcp.window, config_.tcp.window_scale);
-      if (connection_.on_ack(tcp->tcp.acknowledgment, window) > 0) {
-        send_space_.notify(sc_core::SC_ZERO_TIME);
+      if (s.connection.on_ack(tcp->tcp.acknowledgment, window) > 0) {
+        s.send_space.notify(sc_core::SC_ZERO_TIME);
       }
     }
     const auto length = static_cast<std::uint32_t>(tcp->payload_length);
@@ -211,98 +277,114 @@ void KernelStack::handle_frame(CpuCore& core, const ReceivedFrame& frame) {
     if (length == 0) {
       driver_.release_rx_buffer(frame.buffer_address);
     } else {
-      const kernel::ReceiveAction action = connection_.on_segment(tcp->tcp.sequence, length);
+      const kernel::ReceiveAction action = s.connection.on_segment(tcp->tcp.sequence, length);
       ack_now = action == kernel::ReceiveAction::kAckNow;
-      receive_queue_.push_back(
+      s.receive_queue.push_back(
           QueuedData{frame.buffer_address + tcp->payload_offset, length, frame.buffer_address});
-      data_arrived_.notify(sc_core::SC_ZERO_TIME);
+      s.data_arrived.notify(sc_core::SC_ZERO_TIME);
       if (action == kernel::ReceiveAction::kStartDelayedAckTimer) {
-        ack_deadline_ = sim_now() + nanoseconds(config_.tcp.delayed_ack_ns);
+        s.ack_deadline = sim_now() + nanoseconds(config_.tcp.delayed_ack_ns);
         ack_timer_changed_.notify(sc_core::SC_ZERO_TIME);
       }
     }
     // Data the ACK let out carries the ACK owed; else a pure ACK if due now.
-    transmit_pending(core);
-    if (ack_now && connection_.ack_pending()) send_pure_ack(core, kernel::AckReason::kImmediate);
+    transmit_pending(s, core);
+    if (ack_now && s.connection.ack_pending()) {
+      send_pure_ack(s, core, kernel::AckReason::kImmediate);
+    }
   } catch (const std::runtime_error& error) {
     fail_run(error.what());
   }
-  unlock_socket();
+  unlock_socket(s);
 }
 
+// One thread for every socket's timer (Linux keeps one timer per socket on a
+// shared timer wheel): it sleeps until the earliest deadline, or until one
+// changes, then serves each socket whose deadline has passed.
 void KernelStack::delayed_ack_timer() {
   for (;;) {
-    if (!ack_deadline_) {
+    std::optional<sc_core::sc_time> earliest;
+    for (const auto& s : sockets_) {
+      if (s->ack_deadline && (!earliest || *s->ack_deadline < *earliest)) {
+        earliest = s->ack_deadline;
+      }
+    }
+    if (!earliest) {
       sc_core::wait(ack_timer_changed_);
       continue;
     }
-    sc_core::wait(*ack_deadline_ - sim_now(), ack_timer_changed_);
-    if (!ack_deadline_ || sim_now() < *ack_deadline_) continue;
-    ack_deadline_.reset();
-    lock_socket();
-    // While the lock was awaited an ACK may have gone and a new timer started.
-    if (!ack_deadline_ && connection_.on_delayed_ack_timer()) {
-      send_pure_ack(softirq_core_, kernel::AckReason::kDelayedAckTimer);
+    // A deadline may have passed while another socket's lock was awaited.
+    const sc_core::sc_time now = sim_now();
+    sc_core::wait(*earliest > now ? *earliest - now : sc_core::SC_ZERO_TIME, ack_timer_changed_);
+    for (const auto& socket : sockets_) {
+      Socket& s = *socket;
+      if (!s.ack_deadline || sim_now() < *s.ack_deadline) continue;
+      s.ack_deadline.reset();
+      lock_socket(s);
+      // While the lock was awaited an ACK may have gone and a new timer started.
+      if (!s.ack_deadline && s.connection.on_delayed_ack_timer()) {
+        send_pure_ack(s, softirq_core_, kernel::AckReason::kDelayedAckTimer);
+      }
+      unlock_socket(s);
     }
-    unlock_socket();
   }
 }
 
-void KernelStack::note_ack_sent() {
-  if (ack_deadline_) {
-    ack_deadline_.reset();
+void KernelStack::note_ack_sent(Socket& s) {
+  if (s.ack_deadline) {
+    s.ack_deadline.reset();
     ack_timer_changed_.notify(sc_core::SC_ZERO_TIME);
   }
 }
 
-void KernelStack::transmit_pending(CpuCore& core) {
+void KernelStack::transmit_pending(Socket& s, CpuCore& core) {
   // A TSO frame is one IPv4 packet: its total length fits 16 bits.
   const std::uint32_t largest_tso = 0xFFFF - 20 - config_.tcp.tcp_header_bytes();
   const std::uint32_t limit =
-      config_.tso ? std::min(config_.tso_max_bytes, largest_tso) : connection_.send_mss();
+      config_.tso ? std::min(config_.tso_max_bytes, largest_tso) : s.connection.send_mss();
   for (;;) {
-    const std::optional<kernel::TcpSegment> first = connection_.next_segment();
+    const std::optional<kernel::TcpSegment> first = s.connection.next_segment();
     if (!first) return;
     std::uint32_t length = first->length;
     bool psh = first->psh;
-    while (length + connection_.send_mss() <= limit) {
-      const std::optional<kernel::TcpSegment> more = connection_.next_segment();
+    while (length + s.connection.send_mss() <= limit) {
+      const std::optional<kernel::TcpSegment> more = s.connection.next_segment();
       if (!more) break;
       length += more->length;
       psh = more->psh;
     }
-    const kernel::TcpAckFields ack = connection_.ack_sent(kernel::AckReason::kPiggyback);
-    note_ack_sent();
-    const Bytes frame = build_frame(first->seq, ack, psh, first->stream_offset, length);
+    const kernel::TcpAckFields ack = s.connection.ack_sent(kernel::AckReason::kPiggyback);
+    note_ack_sent(s);
+    const Bytes frame = build_frame(s, first->seq, ack, psh, first->stream_offset, length);
     core.run(config_.tx_segment, CpuWork::kTcpTx);
     mark("TCP output");
     std::uint8_t flags = config_.checksum_offload ? ethernet::kTxChecksumOffload : 0;
-    if (length > connection_.send_mss()) flags |= ethernet::kTxTso;
-    post_frame(frame, flags, static_cast<std::uint16_t>(connection_.send_mss()));
+    if (length > s.connection.send_mss()) flags |= ethernet::kTxTso;
+    post_frame(frame, flags, static_cast<std::uint16_t>(s.connection.send_mss()));
   }
 }
 
-void KernelStack::send_pure_ack(CpuCore& core, kernel::AckReason reason) {
-  const kernel::TcpAckFields ack = connection_.ack_sent(reason);
-  note_ack_sent();
-  const Bytes frame = build_frame(connection_.snd_nxt(), ack, false, 0, 0);
+void KernelStack::send_pure_ack(Socket& s, CpuCore& core, kernel::AckReason reason) {
+  const kernel::TcpAckFields ack = s.connection.ack_sent(reason);
+  note_ack_sent(s);
+  const Bytes frame = build_frame(s, s.connection.snd_nxt(), ack, false, 0, 0);
   core.run(config_.pure_ack, CpuWork::kAck);
   post_frame(frame, config_.checksum_offload ? ethernet::kTxChecksumOffload : 0, 0);
 }
 
-Bytes KernelStack::build_frame(std::uint32_t seq, const kernel::TcpAckFields& ack, bool psh,
-                               std::uint64_t stream_offset, std::uint32_t length) {
+Bytes KernelStack::build_frame(Socket& s, std::uint32_t seq, const kernel::TcpAckFields& ack,
+                               bool psh, std::uint64_t stream_offset, std::uint32_t length) {
   packet::TcpFrame h;
-  h.ethernet.destination = peer_.address.mac;
-  h.ethernet.source = local_.address.mac;
-  h.ip.source = local_.address.ipv4;
-  h.ip.destination = peer_.address.ipv4;
-  h.ip.identification = ip_id_;
+  h.ethernet.destination = s.peer.address.mac;
+  h.ethernet.source = local_.mac;
+  h.ip.source = local_.ipv4;
+  h.ip.destination = s.peer.address.ipv4;
+  h.ip.identification = s.ip_id;
   const std::uint32_t segments =
-      length == 0 ? 1 : (length + connection_.send_mss() - 1) / connection_.send_mss();
-  ip_id_ = static_cast<std::uint16_t>(ip_id_ + segments);  // TSO gives each segment an id
-  h.tcp.source_port = local_.port;
-  h.tcp.destination_port = peer_.port;
+      length == 0 ? 1 : (length + s.connection.send_mss() - 1) / s.connection.send_mss();
+  s.ip_id = static_cast<std::uint16_t>(s.ip_id + segments);  // TSO gives each segment an id
+  h.tcp.source_port = s.local_port;
+  h.tcp.destination_port = s.peer.port;
   h.tcp.sequence = seq;
   h.tcp.acknowledgment = ack.ack;
   h.tcp.ack = true;
@@ -310,14 +392,14 @@ Bytes KernelStack::build_frame(std::uint32_t seq, const kernel::TcpAckFields& ac
   h.tcp.window = ack.window_field;
   h.tcp.timestamps = config_.tcp.timestamps;
   h.tcp.timestamp_value = static_cast<std::uint32_t>(sim_now().value() / 1000000000ULL);  // ms
-  h.tcp.timestamp_echo_reply = peer_timestamp_;
+  h.tcp.timestamp_echo_reply = s.peer_timestamp;
   std::vector<std::uint8_t> payload(length);
   const std::uint32_t ring = config_.tcp.send_buffer_bytes;
   for (std::uint32_t at = 0; at < length;) {
     const std::uint64_t offset = (stream_offset + at) % ring;
     const std::uint32_t piece = static_cast<std::uint32_t>(
         std::min<std::uint64_t>(length - at, ring - offset));
-    host_.memory.read_bytes(send_buffer_ + offset, payload.data() + at, piece);
+    host_.memory.read_bytes(s.send_buffer + offset, payload.data() + at, piece);
     at += piece;
   }
   return packet::build_tcp_frame(h, payload.data(), payload.size(), config_.checksum_offload);
@@ -333,18 +415,14 @@ const StatisticsTable<KernelStackStats>& kernel_stack_statistics() {
   static const StatisticsTable<KernelStackStats> table(
       "kernel",
       {
-       {"frames_sent", "frames", &KernelStackStats::frames_sent,
-        "frames handed to the NIC (a TSO frame counts once)"},
-       {"frames_received", "frames", &KernelStackStats::frames_received,
-        "frames received"},
-       {"frames_dropped", "frames", &KernelStackStats::frames_dropped,
-        "frames dropped: not this connection's"},
-       {"interrupts", "interrupts", &KernelStackStats::interrupts,
-        "interrupts taken"},
-       {"wakeups", "wakeups", &KernelStackStats::wakeups,
-        "threads woken"},
-       {"busy_polls", "polls", &KernelStackStats::busy_polls,
-        "polls recv() made itself"},
+          {"frames_sent", "frames", &KernelStackStats::frames_sent,
+           "frames handed to the NIC (a TSO frame counts once)"},
+          {"frames_received", "frames", &KernelStackStats::frames_received, "frames received"},
+          {"frames_dropped", "frames", &KernelStackStats::frames_dropped,
+           "frames dropped: for no connection of this host"},
+          {"interrupts", "interrupts", &KernelStackStats::interrupts, "interrupts taken"},
+          {"wakeups", "wakeups", &KernelStackStats::wakeups, "threads woken"},
+          {"busy_polls", "polls", &KernelStackStats::busy_polls, "polls recv() made itself"},
       });
   return table;
 }

@@ -36,13 +36,21 @@ std::vector<std::uint8_t> message_bytes(std::uint64_t bytes, std::uint64_t index
   return m;
 }
 
+// A host's kernel stack and one of its connections.
+struct TcpSocket {
+  KernelStack& stack;
+  std::size_t connection = 0;
+  void send(std::uint64_t va, std::uint64_t length) { stack.send(connection, va, length); }
+  void recv(std::uint64_t va, std::uint64_t length) { stack.recv(connection, va, length); }
+};
+
 // The client and server applications, on the nodes roles.client and roles.server name.
 class TcpPerfWorkload : public sc_core::sc_module {
  public:
   RNICSIM_PROCESS_MODULE(TcpPerfWorkload);
 
   TcpPerfWorkload(const sc_core::sc_module_name& name, Testbed& testbed, const PerfEnds& ends,
-                  KernelStack& client, KernelStack& server, const PerfOptions& options,
+                  TcpSocket client, TcpSocket server, const PerfOptions& options,
                   std::ostream& report, RunProgress& progress)
       : sc_core::sc_module(name),
         testbed_(testbed),
@@ -142,8 +150,8 @@ class TcpPerfWorkload : public sc_core::sc_module {
   Testbed& testbed_;
   const std::size_t node_[2];     // each side's testbed node
   const std::string names_[2];    // and its name
-  KernelStack& client_;
-  KernelStack& server_;
+  TcpSocket client_;
+  TcpSocket server_;
   const PerfOptions& options_;
   std::ostream& report_;
   RunProgress& progress_;
@@ -186,10 +194,9 @@ std::string banner(const PerfOptions& options, const KernelConfig& kernel,
   return text;
 }
 
-// A node's kernel stack statistics: its TCP connection's and the stack's own.
+// A node's kernel stack statistics: its TCP connections' (summed) and the stack's own.
 nlohmann::json kernel_statistics(KernelStack& stack) {
-  return {{kernel::tcp_statistics().block(),
-           kernel::tcp_statistics().values(stack.connection().counters())},
+  return {{kernel::tcp_statistics().block(), kernel::tcp_statistics().values(stack.tcp_counters())},
           {kernel_stack_statistics().block(), kernel_stack_statistics().values(stack.stats())}};
 }
 
@@ -249,16 +256,20 @@ PerfResult run_tcp_perf(config::RunConfig& run, const PerfOptions& options,
   const std::uint32_t client_isn = 0x10000000;
   const std::uint32_t server_isn = 0x20000000;
   KernelStack client_stack(("kernel_" + ends.client_name).c_str(), testbed.node(ends.client).host,
-                           client_kernel, client, server, client_isn, server_isn,
-                           server_kernel.tcp.receive_buffer_bytes);
+                           client_kernel, client.address);
   KernelStack server_stack(("kernel_" + ends.server_name).c_str(), testbed.node(ends.server).host,
-                           server_kernel, server, client, server_isn, client_isn,
-                           client_kernel.tcp.receive_buffer_bytes);
+                           server_kernel, server.address);
+  const TcpSocket client_socket{client_stack,
+                                client_stack.connect(client.port, server, client_isn, server_isn,
+                                                     server_kernel.tcp.receive_buffer_bytes)};
+  const TcpSocket server_socket{server_stack,
+                                server_stack.connect(server.port, client, server_isn, client_isn,
+                                                     client_kernel.tcp.receive_buffer_bytes)};
   report << banner(options, client_kernel, *c.nodes[ends.client].nic.ethernet)
          << perf::format_table_header(options);
   RunProgress progress(terminal);
   if (options.breakdown && options.is_latency()) MessageBreakdown::instance().enable();
-  TcpPerfWorkload workload("perf", testbed, ends, client_stack, server_stack, options, report,
+  TcpPerfWorkload workload("perf", testbed, ends, client_socket, server_socket, options, report,
                            progress);
   progress.start("iterations", options.iterations * options.sizes.size());
   const auto started = std::chrono::steady_clock::now();
