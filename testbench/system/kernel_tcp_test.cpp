@@ -1,14 +1,20 @@
 // The kernel TCP path between two nodes: a stream arrives byte for byte,
 // the window keeps the receiver's buffers from overflowing, a request-
 // response exchange costs each core exactly the work it did, and every
-// transfer leaves the expected frames on the wire.
+// transfer leaves the expected frames on the wire. Then many connections per
+// host on a switched star: concurrent streams from one host, a ring that
+// needs a sending and a receiving thread on each host, frames for no
+// connection.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <stdexcept>
+#include <string>
 #include <systemc>
+#include <utility>
 #include <vector>
 
 #include "common/simulation.hpp"
@@ -216,6 +222,204 @@ TEST(KernelTcp, ALostSegmentStopsTheRunNamingTheConnection) {
               std::string::npos)
         << failed.what();
   }
+}
+
+// Any testbed's nodes with a kernel stack on each and no connections: a test
+// connects the nodes it needs and starts application threads (SystemC
+// threads from time zero), as many per node as it likes.
+class KernelBench {
+ public:
+  explicit KernelBench(const config::Json& given)
+      : run_(testing::loaded_config(given)),
+        config_(config_with_ports(run_)),
+        testbed_("testbed", config_) {
+    for (std::size_t i = 0; i < testbed_.node_count(); ++i) {
+      stacks_.push_back(std::make_unique<KernelStack>(
+          ("kernel_" + config_.topology.nodes[i]).c_str(), testbed_.node(i).host,
+          *config_.nodes[i].kernel, node_address(i)));
+    }
+  }
+
+  // A connection between node a's port `a_port` and node b's `b_port`:
+  // returns its index at a and at b.
+  std::pair<std::size_t, std::size_t> connect(std::size_t a, std::uint16_t a_port, std::size_t b,
+                                              std::uint16_t b_port) {
+    const auto a_isn = static_cast<std::uint32_t>(1000 + 7919 * a_port);
+    const auto b_isn = static_cast<std::uint32_t>(0xFFFF0000u + 104729 * b_port);  // wraps
+    const std::size_t at_a = stack(a).connect(a_port, {node_address(b), b_port}, a_isn, b_isn,
+                                              kernel(b).tcp.receive_buffer_bytes);
+    const std::size_t at_b = stack(b).connect(b_port, {node_address(a), a_port}, b_isn, a_isn,
+                                              kernel(a).tcp.receive_buffer_bytes);
+    return {at_a, at_b};
+  }
+  void thread(std::function<void()> body) { sc_core::sc_spawn(std::move(body)); }
+
+  KernelStack& stack(std::size_t i) { return *stacks_.at(i); }
+  Host& host(std::size_t i) { return testbed_.node(i).host; }
+  const KernelConfig& kernel(std::size_t i) const { return *config_.nodes.at(i).kernel; }
+
+  // Application pages on node `node` holding `bytes`, untimed.
+  std::uint64_t write(std::size_t node, const Bytes& bytes) {
+    AddressSpace& p = host(node).software().process;
+    const std::uint64_t va = p.allocate(bytes.size());
+    p.write(host(node).memory, va, bytes.data(), bytes.size());
+    return va;
+  }
+  Bytes read(std::size_t node, std::uint64_t va, std::size_t bytes) {
+    Bytes out(bytes);
+    host(node).software().process.read(host(node).memory, va, out.data(), bytes);
+    return out;
+  }
+
+ private:
+  static TestbedConfig config_with_ports(config::RunConfig& run) {
+    TestbedRequest request;
+    request.host_software = true;
+    request.kernel_stack = true;
+    return testbed_config(run, request);
+  }
+
+  config::RunConfig run_;
+  TestbedConfig config_;
+  Testbed testbed_;
+  std::vector<std::unique_ptr<KernelStack>> stacks_;
+};
+
+// `hosts` nodes h1, h2, ... on one switch.
+config::Json star(std::size_t hosts) {
+  config::Json given = config::Json::parse(
+      R"({"topology": {"preset": "star"}, "roles": {"client": "h1", "server": "h2"}})");
+  given["topology"]["hosts"] = hosts;
+  return given;
+}
+
+// h1 streams 1 MiB to h2 and, from a second thread at the same time, 1 MiB
+// to h3, each over its own connection from h1: both arrive byte for byte,
+// each connection carries only its own stream, and the streams overlap (each
+// receiver has its first 64 KiB before the other has all).
+TEST(KernelTcpConnections, OneHostStreamsToTwoHostsAtOnce) {
+  KernelBench bench(star(3));
+  const std::size_t total = 1 << 20, chunk = 65536;
+  const std::pair<std::size_t, std::size_t> to_b = bench.connect(0, 40000, 1, 5001);
+  const std::pair<std::size_t, std::size_t> to_c = bench.connect(0, 40001, 2, 5001);
+  ASSERT_EQ(bench.stack(0).connection_count(), 2u);
+  const Bytes sent[2] = {pattern(total, 11), pattern(total, 22)};
+  const std::size_t at_a[2] = {to_b.first, to_c.first};
+  const std::size_t at_receiver[2] = {to_b.second, to_c.second};
+  std::uint64_t buffer[2] = {};
+  sc_core::sc_time first_chunk[2], all[2];
+  for (std::size_t k = 0; k < 2; ++k) {
+    bench.thread([&, k] {
+      const std::uint64_t va = bench.write(0, sent[k]);
+      for (std::size_t at = 0; at < total; at += chunk)
+        bench.stack(0).send(at_a[k], va + at, chunk);
+    });
+    bench.thread([&, k] {
+      const std::size_t node = k + 1;
+      buffer[k] = bench.host(node).software().process.allocate(total);
+      for (std::size_t at = 0; at < total; at += chunk) {
+        bench.stack(node).recv(at_receiver[k], buffer[k] + at, chunk);
+        if (at == 0) first_chunk[k] = sim_now();
+      }
+      all[k] = sim_now();
+    });
+  }
+  simulate();
+  EXPECT_EQ(bench.read(1, buffer[0], total), sent[0]);
+  EXPECT_EQ(bench.read(2, buffer[1], total), sent[1]);
+  EXPECT_LT(first_chunk[0], all[1]);
+  EXPECT_LT(first_chunk[1], all[0]);
+  const KernelStack& a = bench.stack(0);
+  EXPECT_EQ(a.connection(to_b.first).counters().bytes_sent, total);
+  EXPECT_EQ(a.connection(to_c.first).counters().bytes_sent, total);
+  EXPECT_EQ(a.tcp_counters().bytes_sent, 2 * total);
+  EXPECT_EQ(a.tcp_counters().segments_received, 0u);
+  EXPECT_EQ(bench.stack(1).connection(to_b.second).counters().bytes_received, total);
+  EXPECT_EQ(bench.stack(2).connection(to_c.second).counters().bytes_received, total);
+  for (std::size_t i = 0; i < 3; ++i) EXPECT_EQ(bench.stack(i).stats().frames_dropped, 0u) << i;
+}
+
+// A ring of three hosts, each sending 600000 bytes to the next while it
+// receives as much from the previous, twice: more than a send buffer and a
+// receive window (64 KiB and 256 KiB here), so a host's send() returns only while its receiving
+// thread reads, and one thread per host would deadlock. Every message arrives byte for byte.
+TEST(KernelTcpConnections, ARingOfThreeSendsAndReceivesAtOnce) {
+  config::Json given = star(3);
+  given["kernel"] = {{"tcp_send_buffer_bytes", 65536}, {"tcp_receive_buffer_bytes", 262144}};
+  KernelBench bench(given);
+  const std::size_t hosts = 3, bytes = 600000, rounds = 2;
+  ASSERT_GT(bytes,
+            bench.kernel(0).tcp.send_buffer_bytes + bench.kernel(0).tcp.receive_buffer_bytes);
+  std::vector<std::size_t> to_next(hosts), from_prev(hosts);
+  for (std::size_t h = 0; h < hosts; ++h) {
+    const auto [at_h, at_next] = bench.connect(h, 40000, (h + 1) % hosts, 5001);
+    to_next[h] = at_h;
+    from_prev[(h + 1) % hosts] = at_next;
+  }
+  const auto message = [](std::size_t from, std::size_t round) {
+    return pattern(bytes, static_cast<std::uint8_t>(16 * from + round));
+  };
+  std::vector<std::vector<Bytes>> received(hosts, std::vector<Bytes>(rounds));
+  for (std::size_t h = 0; h < hosts; ++h) {
+    bench.thread([&, h] {
+      for (std::size_t r = 0; r < rounds; ++r) {
+        bench.stack(h).send(to_next[h], bench.write(h, message(h, r)), bytes);
+      }
+    });
+    bench.thread([&, h] {
+      const std::uint64_t va = bench.host(h).software().process.allocate(bytes);
+      for (std::size_t r = 0; r < rounds; ++r) {
+        bench.stack(h).recv(from_prev[h], va, bytes);
+        received[h][r] = bench.read(h, va, bytes);
+      }
+    });
+  }
+  simulate();
+  for (std::size_t h = 0; h < hosts; ++h) {
+    const std::size_t prev = (h + hosts - 1) % hosts;
+    for (std::size_t r = 0; r < rounds; ++r) {
+      EXPECT_EQ(received[h][r], message(prev, r)) << "host " << h << " round " << r;
+    }
+    const KernelStack& s = bench.stack(h);
+    EXPECT_EQ(s.connection(to_next[h]).counters().bytes_sent, rounds * bytes);
+    EXPECT_EQ(s.connection(from_prev[h]).counters().bytes_received, rounds * bytes);
+    EXPECT_EQ(s.connection(to_next[h]).counters().bytes_received, 0u);
+    EXPECT_EQ(s.stats().frames_dropped, 0u);
+  }
+}
+
+// A frame for no connection of its host (b has none on the port a sends to)
+// is dropped and counted; a connection with the same ports to another peer
+// does not take it.
+TEST(KernelTcpConnections, AFrameForNoConnectionIsCountedAsDropped) {
+  KernelBench bench(star(3));
+  const std::size_t a_to_b = bench.stack(0).connect(40000, {node_address(1), 5001}, 1, 2, 65536);
+  const std::size_t b_to_c = bench.stack(1).connect(5001, {node_address(2), 40000}, 3, 4, 65536);
+  bench.thread([&] { bench.stack(0).send(a_to_b, bench.write(0, pattern(100, 1)), 100); });
+  simulate();
+  EXPECT_EQ(bench.stack(0).stats().frames_sent, 1u);
+  EXPECT_EQ(bench.stack(1).stats().frames_received, 1u);
+  EXPECT_EQ(bench.stack(1).stats().frames_dropped, 1u);
+  EXPECT_EQ(bench.stack(1).connection(b_to_c).counters().segments_received, 0u);
+}
+
+// connect() refuses a second connection with the same ports and peer, and
+// names the connection whose buffers no longer fit the kernel's memory.
+TEST(KernelTcpConnections, ConnectRefusesADuplicateAndAFullKernelMemory) {
+  KernelBench bench(star(2));
+  KernelStack& a = bench.stack(0);
+  const TcpEndpoint b{node_address(1), 5001};
+  a.connect(40000, b, 1, 2, 65536);
+  EXPECT_THROW(a.connect(40000, b, 1, 2, 65536), std::invalid_argument);
+  std::string error;
+  try {
+    for (std::uint16_t port = 40001; port < 41000; ++port) a.connect(port, b, 1, 2, 65536);
+  } catch (const std::invalid_argument& e) {
+    error = e.what();
+  }
+  EXPECT_NE(error.find("connection kernel_h1:"), std::string::npos) << error;
+  EXPECT_NE(error.find("->192.168.0.2:5001: its "), std::string::npos) << error;
+  EXPECT_NE(error.find("do not fit the kernel's memory"), std::string::npos) << error;
 }
 
 }  // namespace
