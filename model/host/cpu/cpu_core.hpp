@@ -24,11 +24,14 @@ enum class CpuWork : std::uint8_t {
   kInterrupt,  // hard interrupt, softirq entry
   kWakeup,     // waking and switching to a blocked thread
   kVerbs,      // RDMA: posting work, ringing doorbells, handling completions
+  kReduce,     // a collective's reductions and local copies
+  kLibrary,    // a communication library's own work per message (its progress engine)
 };
-inline constexpr std::size_t kCpuWorkKinds = 8;
+inline constexpr std::size_t kCpuWorkKinds = 10;
 inline const char* cpu_work_name(CpuWork work) {
   static const char* const names[kCpuWorkKinds] = {"syscall", "copy",      "tcp_tx", "tcp_rx",
-                                                   "ack",     "interrupt", "wakeup", "verbs"};
+                                                   "ack",     "interrupt", "wakeup", "verbs",
+                                                   "reduce",  "library"};
   return names[static_cast<std::size_t>(work)];
 }
 

@@ -18,13 +18,14 @@
 
 #include "common/simulation.hpp"
 #include "config/config.hpp"
+#include "formats/frame_json.hpp"
+#include "formats/pcap.hpp"
+#include "program/experiments/collectives/coll_options.hpp"
 #include "program/experiments/experiments.hpp"
 #include "program/experiments/output_files.hpp"
 #include "program/experiments/perf/perf_options.hpp"
-#include "formats/frame_json.hpp"
-#include "system/statistics_catalog.hpp"
-#include "formats/pcap.hpp"
 #include "program/sweep/sweep_command.hpp"
+#include "system/statistics_catalog.hpp"
 
 namespace rnicsim {
 namespace {
@@ -34,6 +35,7 @@ namespace fs = std::filesystem;
 constexpr const char* kUsage =
     "usage: rnicsim run CONFIG.json [--out DIR] [--set key.path=value]...\n"
     "       rnicsim perf TEST [CONFIG.json] [perftest options] (rnicsim perf --help)\n"
+    "       rnicsim coll TEST [CONFIG.json] [OSU options] (rnicsim coll --help)\n"
     "       rnicsim sweep SWEEP.json --out DIR [-j N | --slurm ... | --collect]\n"
     "       rnicsim decode FILE.pcap\n"
     "       rnicsim keys\n"
@@ -48,6 +50,8 @@ constexpr const char* kUsage =
     "  perf   run a perftest workload (write_lat, write_bw, read_lat, read_bw,\n"
     "         send_lat, send_bw, atomic_lat, atomic_bw) between two simulated nodes;\n"
     "         CONFIG defaults to configs/cx5_100g.json\n"
+    "  coll   run an OSU-style collective (allreduce, allgather, reduce_scatter, bcast,\n"
+    "         alltoall) or point-to-point test on N nodes over RDMA or kernel TCP\n"
     "  sweep  run many points of a configuration, here or on a Slurm cluster, into\n"
     "         one table (rnicsim sweep --help)\n"
     "  decode print each frame of a pcap file as one JSON object per line:\n"
@@ -79,6 +83,8 @@ struct RunArguments {
   std::string out;
   std::vector<std::string> overrides;
   const perf::PerfOptions* perf = nullptr;
+  // `rnicsim coll`: its table is the report, so progress goes to stderr and no banner.
+  bool table_report = false;
 };
 
 RunArguments parse_run_arguments(const std::vector<std::string>& args) {
@@ -277,10 +283,11 @@ int run_command(const RunArguments& run, std::ostream& out, std::ostream& err) {
     // Progress goes to a terminal only, so a piped or redirected report stays
     // clean: run's to stdout; perf's to stderr, because perftest's table on
     // stdout is what users redirect while they watch a long sweep.
-    std::ostream* terminal = run.perf ? (isatty(STDERR_FILENO) ? &err : nullptr)
-                                      : (isatty(STDOUT_FILENO) ? &out : nullptr);
+    const bool table = run.perf != nullptr || run.table_report;
+    std::ostream* terminal =
+        table ? (isatty(STDERR_FILENO) ? &err : nullptr) : (isatty(STDOUT_FILENO) ? &out : nullptr);
     run_experiment(RunRequest{std::move(loaded), staging, terminal,
-                              run.perf ? std::string() : banner.str(), run.perf},
+                              table ? std::string() : banner.str(), run.perf},
                    out);
     throw_if_stop_requested();
     move_into_place(staging, destination, source, out);
@@ -349,6 +356,42 @@ int decode_command(const std::string& path, std::ostream& out) {
   return kExitOk;
 }
 
+// `rnicsim coll`: a collectives run whose options are --sets; an error about
+// an option's value names the option as given.
+int coll_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  const coll::CollOptions options =
+      coll::parse_coll_options(std::vector<std::string>(args.begin() + 1, args.end()));
+  if (options.help) {
+    out << coll::coll_usage();
+    return kExitOk;
+  }
+  RunArguments run;
+  run.config = options.config_path.value_or(RNICSIM_DEFAULT_PRESET);
+  run.overrides.push_back("experiment=collectives");
+  run.overrides.insert(run.overrides.end(), options.sets.begin(), options.sets.end());
+  run.out = options.out_dir.value_or((fs::path("rnicsim-out") / ("coll_" + options.test)).string());
+  run.table_report = true;
+  try {
+    run_command(run, out, err);
+  } catch (const config::ConfigError& e) {
+    const std::string set = "--set ";
+    if (e.source().rfind(set, 0) == 0) {
+      const auto it = options.option_of.find(e.source().substr(set.size()));
+      if (it != options.option_of.end()) throw config::ConfigError(it->second, e.key(), e.reason());
+    }
+    throw;
+  }
+  if (options.json_path) {
+    std::error_code error;
+    fs::copy_file(fs::path(run.out) / "results.json", *options.json_path,
+                  fs::copy_options::overwrite_existing, error);
+    if (error) {
+      throw RunFailure{"--json " + *options.json_path + ": cannot write it: " + error.message()};
+    }
+  }
+  return kExitOk;
+}
+
 }  // namespace
 
 int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
@@ -392,6 +435,7 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
       run.perf = &options;
       return run_command(run, out, err);
     }
+    if (command == "coll") return coll_command(args, out, err);
     if (command == "sweep") {
       const sweep::SweepOptions options =
           sweep::parse_sweep_options(std::vector<std::string>(args.begin() + 1, args.end()));

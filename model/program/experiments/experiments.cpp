@@ -9,6 +9,7 @@
 
 #include "common/run_progress.hpp"
 #include "common/simulation.hpp"
+#include "program/experiments/collectives/collectives_experiment.hpp"
 #include "program/experiments/dma/dma_experiment.hpp"
 #include "program/experiments/dma/dma_outputs.hpp"
 #include "program/experiments/fabric/fabric_experiment.hpp"
@@ -28,7 +29,7 @@ namespace {
 config::Schema build_schema() {
   config::Schema schema;
   schema.add(config::string_key("experiment", "pipeline", "which experiment to run")
-                 .one_of({"pipeline", "dma", "translation", "perf", "fabric"}));
+                 .one_of({"pipeline", "dma", "translation", "perf", "fabric", "collectives"}));
   schema.add(config::integer_key("seed", 1, "", "seed of every random choice in the run")
                  .at_least(0)
                  .at_most(4294967295.0));
@@ -47,6 +48,7 @@ config::Schema build_schema() {
   declare_dma_test_keys(schema);
   declare_translation_test_keys(schema);
   declare_fabric_keys(schema);
+  declare_collectives_experiment_keys(schema);
   return schema;
 }
 
@@ -169,6 +171,8 @@ void run_experiment(const RunRequest& request, std::ostream& report) {
   } else if (experiment == "fabric") {
     run_fabric(run, configured, request.folder, report, request.terminal);
     if (plot) draw_plot("plot_fabric.py", request.folder, report);
+  } else if (experiment == "collectives") {
+    run_collectives(run, configured, request.folder, report, request.terminal);
   } else {
     throw std::logic_error("no runner for experiment " + experiment);
   }

@@ -1,0 +1,159 @@
+#!/usr/bin/env python3
+"""`rnicsim coll`: exact results, OSU's and nccl-tests' tables, bad options.
+
+usage: check_collectives_run.py RNICSIM WORK_DIR [--long]
+
+1. Every collective (allreduce by ring and by recursive doubling, allgather,
+   reduce_scatter, bcast by binomial tree and by chain, alltoall) completes at
+   N = 2, 3, 8 and 16 ranks of a 16-host star, over RDMA and over TCP, at
+   sizes from one element up (doubling), and at sizes that are no power of
+   two: each run checks every rank's result byte for byte and exits 1 on a
+   wrong byte, so exit 0 is the check. RDMA runs name no RNR NAK. --long adds
+   the sizes up to 64 MiB where the ranks' memory allows (ctest label long).
+2. The point-to-point tests complete: latency, bw, bibw (2 ranks), mbw_mr (4).
+3. RDMA with PFC off on a switch with a 32 KiB buffer: frames are dropped,
+   RC retransmits, every result still exact.
+4. The tables: OSU's banner and columns (osu_util's widths), nccl-tests'
+   columns whose busbw is algbw x 2(N-1)/N, both agreeing with results.json;
+   the same command twice gives the same results.json.
+5. Bad options exit 2 with one line naming the option: -np beyond the
+   topology, a size not a whole number of elements, an unknown algorithm, an
+   algorithm of another test, latency on 3 ranks, an unknown test.
+Exits 1 listing every problem, 0 with a summary line.
+"""
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+STAR = ["--set", "topology.preset=star", "--set", "topology.hosts=16", "--set", "pfc.enabled=true"]
+# The kernel path has no loss recovery: every connection's window must find
+# receive descriptors, and AllToAll on 16 ranks has 15 connections a host.
+TCP = ["--set", "kernel.ring_entries=1024", "--set", "kernel.tcp_receive_buffer_bytes=65536",
+       "--set", "kernel.tcp_send_buffer_bytes=262144"]
+COLLECTIVES = [("allreduce", ["--algorithm", "ring"]), ("allreduce", ["--algorithm", "recursive_doubling"]),
+               ("allgather", []), ("reduce_scatter", []), ("bcast", ["--algorithm", "binomial"]),
+               ("bcast", ["--algorithm", "chain"]), ("alltoall", [])]
+
+
+def main():
+    rnicsim, work = sys.argv[1], Path(sys.argv[2])
+    long = "--long" in sys.argv[3:]
+    work.mkdir(parents=True, exist_ok=True)
+    problems = []
+    runs = 0
+
+    def coll(name, args):
+        out = work / name
+        p = subprocess.run([rnicsim, "coll"] + args + ["--out", str(out)], capture_output=True, text=True)
+        return p, out
+
+    def exact(name, args):
+        nonlocal runs
+        p, out = coll(name, args)
+        runs += 1
+        if p.returncode != 0:
+            problems.append(f"{name}: exit {p.returncode}: {p.stderr.strip()[-300:]}")
+            return None
+        return p, json.loads((out / "results.json").read_text())
+
+    # 1. Exact at N = 2, 3, 8, 16 over both transports. A segment of 4 KiB
+    # makes the ring pipeline even at these sizes.
+    for transport in ("rdma", "tcp"):
+        for n in (2, 3, 8, 16):
+            top = "16K" if n < 16 else "4K"
+            for test, extra in COLLECTIVES:
+                name = f"{transport}_{n}_{test}_{'_'.join(extra[1:]) or 'auto'}"
+                sizes = ["-m", f"4:{top}"]
+                r = exact(name, [test] + STAR + ["-np", str(n), "-i", "1", "-x", "0",
+                                                 "--segment", "4K", "--transport", transport]
+                          + sizes + extra + (TCP if transport == "tcp" else []))
+                if r and transport == "rdma" and r[1]["rnr_naks_received"] != 0:
+                    problems.append(f"{name}: {r[1]['rnr_naks_received']} RNR NAKs")
+        # Sizes that are no power of two, and fewer elements than ranks.
+        more = TCP if transport == "tcp" else []
+        exact(f"{transport}_odd_sizes", ["allreduce"] + STAR + more + [
+            "-np", "3", "-m", "12:100", "-i", "1", "-x", "0", "--transport", transport])
+        exact(f"{transport}_few_elements", ["reduce_scatter"] + STAR + more + [
+            "-np", "8", "-m", "12:12", "-i", "1", "-x", "0", "--transport", transport])
+    if long:
+        for transport in ("rdma", "tcp"):
+            for n in (2, 3, 8, 16):
+                for test, extra in COLLECTIVES:
+                    # The largest power of two up to 64 MiB that the memory budget allows.
+                    top = {"allgather": 64 // n, "alltoall": 32 // n}.get(test, 64 if n <= 8 else 32)
+                    top = max(1, top)
+                    exact(f"long_{transport}_{n}_{test}_{'_'.join(extra[1:]) or 'auto'}",
+                          [test] + STAR + ["-np", str(n), "-m", f"32K:{top}M", "-i", "1", "-x", "0",
+                                           "--transport", transport, "--set",
+                                           "host.page_bytes=2097152"] + extra
+                          + (TCP if transport == "tcp" else []))
+
+    # 2. Point to point.
+    for test, n in (("latency", 2), ("bw", 2), ("bibw", 2), ("mbw_mr", 4)):
+        exact(f"p2p_{test}", [test] + STAR + ["-np", str(n), "-m", "1:64K", "-i", "2", "-x", "1",
+                                              "-W", "8"])
+
+    # 3. Lossy: RC recovers.
+    lossy = ["--set", "topology.preset=star", "--set", "topology.hosts=8",
+             "--set", "switch.buffer_bytes=32768"]
+    r = exact("lossy", ["allreduce"] + lossy + ["-m", "64K:256K", "-i", "1", "-x", "0"])
+    if r:
+        stats = json.loads((work / "lossy" / "statistics.json").read_text())
+        retransmitted = sum(n["transport"]["retransmitted_packets"] for n in stats["nodes"].values())
+        dropped = sum(c["dropped_buffer_full"] + c["dropped_dynamic_threshold"]
+                      for s in stats["switches"].values() for port in s["ports"].values()
+                      for k, c in port.items() if k.startswith("class_"))
+        if dropped == 0 or retransmitted == 0:
+            problems.append(f"lossy: {dropped} drops, {retransmitted} retransmitted: no loss to recover")
+
+    # 4. The tables.
+    r = exact("osu_table", ["allreduce"] + STAR + ["-np", "8", "-m", "4:8", "-i", "3", "-x", "0"])
+    if r:
+        lines = r[0].stdout.splitlines()
+        want = ["# OSU MPI Allreduce Latency Test v7.4", "# Size       Avg Latency(us)"]
+        if lines[:2] != want:
+            problems.append(f"osu table header {lines[:2]}, not {want}")
+        for line, row in zip(lines[2:4], r[1]["rows"]):
+            expected = f"{row['bytes']:<10d}{row['avg_latency_us']:18.2f}"
+            if line != expected:
+                problems.append(f"osu row {line!r}, not {expected!r}")
+    r = exact("nccl_table", ["allreduce"] + STAR + ["-np", "8", "-m", "1M:1M", "-i", "2", "-x", "0",
+                                                    "--nccl"])
+    if r:
+        row = r[1]["rows"][0]
+        if abs(row["busbw_gbytes_per_s"] - row["algbw_gbytes_per_s"] * 2 * 7 / 8) > 1e-9:
+            problems.append(f"busbw {row['busbw_gbytes_per_s']} is not algbw x 2(N-1)/N")
+        data = [line.split() for line in r[0].stdout.splitlines() if not line.startswith("#")]
+        if len(data) != 1 or data[0][:5] != ["1048576", "262144", "int32", "sum", "-1"] or \
+                f"{row['busbw_gbytes_per_s']:.2f}" != data[0][7]:
+            problems.append(f"nccl row {data} against {row}")
+        again = exact("nccl_table_again", ["allreduce"] + STAR + ["-np", "8", "-m", "1M:1M", "-i", "2",
+                                                                  "-x", "0", "--nccl"])
+        if again and again[1] != r[1]:
+            problems.append("the same command gave another results.json")
+
+    # 5. Bad options.
+    bad = [(["allreduce"] + STAR + ["-np", "17"], "-np 17"),
+           (["allreduce"] + STAR + ["-m", "6"], "-m 6"),
+           (["allreduce"] + STAR + ["--algorithm", "fastest"], "--algorithm fastest"),
+           (["allreduce"] + STAR + ["--algorithm", "chain"], "--algorithm chain"),
+           (["latency"] + STAR + ["-np", "3"], "-np 3"),
+           (["allsum"], "allsum")]
+    for i, (args, option) in enumerate(bad):
+        p, out = coll(f"bad_{i}", args)
+        err = p.stderr.strip().splitlines()
+        if p.returncode != 2 or len(err) != 1 or option not in err[0] or out.exists():
+            problems.append(f"{' '.join(args[-2:])}: exit {p.returncode}, {err}, "
+                            f"folder left: {out.exists()}")
+
+    if problems:
+        print("\n".join(problems))
+        return 1
+    print(f"{runs} runs exact; OSU and nccl tables agree with results.json; {len(bad)} bad "
+          f"command lines refused")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
