@@ -89,10 +89,16 @@ def main():
                                            "host.page_bytes=2097152"] + extra
                           + (TCP if transport == "tcp" else []))
 
-    # 2. Point to point.
+    # 2. Point to point; the table's figure is results.json's (latency: one way).
     for test, n in (("latency", 2), ("bw", 2), ("bibw", 2), ("mbw_mr", 4)):
-        exact(f"p2p_{test}", [test] + STAR + ["-np", str(n), "-m", "1:64K", "-i", "2", "-x", "1",
-                                              "-W", "8"])
+        r = exact(f"p2p_{test}", [test] + STAR + ["-np", str(n), "-m", "1:64K", "-i", "2", "-x", "1",
+                                                  "-W", "8"])
+        if r:
+            table = [line.split() for line in r[0].stdout.splitlines() if not line.startswith("#")]
+            for cells, row in zip(table, r[1]["rows"]):
+                figure = row["avg_latency_us"] if test == "latency" else row["osu_figure"]
+                if cells[:2] != [str(row["bytes"]), f"{figure:.2f}"]:
+                    problems.append(f"{test}: row {cells} against results.json's {figure}")
 
     # 3. Lossy: RC recovers.
     lossy = ["--set", "topology.preset=star", "--set", "topology.hosts=8",

@@ -272,7 +272,7 @@ std::uint32_t eager_depth(const CollectivesConfig& c) {
 }
 
 std::size_t ring_scratch_slots(const CollectivesConfig& c, std::uint64_t bytes) {
-  return bytes <= kRingAllSlotsBytes ? std::max<std::size_t>(1, c.ranks - 1) : 3;
+  return bytes <= kRingAllSlotsBytes ? std::max<std::size_t>(3, c.ranks - 1) : 3;
 }
 
 std::uint64_t recursive_doubling_exchanges(std::size_t ranks) {

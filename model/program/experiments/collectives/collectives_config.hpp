@@ -94,9 +94,10 @@ void declare_collectives_keys(config::Schema& schema);
 CollectivesConfig collectives_config(config::RunConfig& run, const Topology& topology);
 
 // The ring's reduce-scatter scratch, in blocks: one per summing step up to
-// 4 MiB (every receive posted before the operation, so no SEND finds none
-// and is answered by an RNR NAK), three beyond (receives up to three steps
-// ahead, the memory a 64 MiB operation can afford).
+// 4 MiB (every summing receive posted before the operation, so no SEND finds
+// none and is answered by an RNR NAK), but at least three, and three beyond
+// (receives up to three steps ahead, the memory a 64 MiB operation can
+// afford). Receives are posted as many steps ahead as there are blocks.
 inline constexpr std::uint64_t kRingAllSlotsBytes = 4 << 20;
 std::size_t ring_scratch_slots(const CollectivesConfig& c, std::uint64_t bytes);
 // RDMA's eager channel (rank_link.hpp): messages up to kEagerBytes go to

@@ -191,15 +191,17 @@ nlohmann::json CollectivesReport::json(const std::vector<std::string>& rank_node
   nlohmann::json rows = nlohmann::json::array();
   for (const CollectivesRow& row : rows_) {
     const std::vector<double>& times = config_.is_point_to_point() ? row.rank0_ns : row.mean_ns;
+    // osu_latency's figure is one way: half of rank 0's round trip.
+    const double scale = config_.test == CollectiveTest::kLatency ? 0.5 / 1000 : 1.0 / 1000;
     nlohmann::json r = {
         {"bytes", row.bytes},
         {"algorithm", to_string(row.algorithm)},
         {"iterations", times.size()},
-        {"avg_latency_us", osu_ns(row) / 1000},
+        {"avg_latency_us", osu_ns(row) * scale},
         {"min_latency_us",
-         times.empty() ? 0.0 : *std::min_element(times.begin(), times.end()) / 1000},
+         times.empty() ? 0.0 : *std::min_element(times.begin(), times.end()) * scale},
         {"max_latency_us",
-         times.empty() ? 0.0 : *std::max_element(times.begin(), times.end()) / 1000},
+         times.empty() ? 0.0 : *std::max_element(times.begin(), times.end()) * scale},
         {"completion_us", completion_ns(row) / 1000}};
     if (config_.is_point_to_point()) {
       r["osu_figure"] = osu_figure(row);
