@@ -77,6 +77,12 @@ def main():
             "-np", "3", "-m", "12:100", "-i", "1", "-x", "0", "--transport", transport])
         exact(f"{transport}_few_elements", ["reduce_scatter"] + STAR + more + [
             "-np", "8", "-m", "12:12", "-i", "1", "-x", "0", "--transport", transport])
+    # Two TCP connections of a host sending 1 MiB at once: their frames share
+    # the transmit ring, and their doorbells must reach the NIC in order (this
+    # run once ended in "transmit with a full ring").
+    exact("tcp_two_connections_at_once", ["allreduce"] + STAR + TCP + [
+        "-np", "3", "-m", "1M:1M", "-i", "1", "-x", "0", "--algorithm", "recursive_doubling",
+        "--transport", "tcp"])
     if long:
         # Up to 64 MiB: RDMA at every N, as far as the ranks' memory allows;
         # the kernel path (slow to simulate) at N = 2 up to 64 MiB and at the
@@ -86,7 +92,9 @@ def main():
                 for test, extra in COLLECTIVES:
                     # MiB a rank holds per MiB of the size (collectives_config.cpp), and
                     # the largest power of two whose ranks stay under ~700 MiB.
-                    per_mib = {"allgather": n + 1, "alltoall": 2 * n, "bcast": 1}.get(test, 1.5)
+                    exchanges = max(1, n.bit_length() - 1)
+                    per_mib = {"allgather": n + 1, "alltoall": 2 * n, "bcast": 1}.get(
+                        test, 2 * exchanges + 2 if "recursive_doubling" in extra else 2.5)
                     top = 64
                     while top > 1 and n * per_mib * top > 700:
                         top //= 2

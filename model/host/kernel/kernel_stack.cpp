@@ -406,9 +406,17 @@ Bytes KernelStack::build_frame(Socket& s, std::uint32_t seq, const kernel::TcpAc
 }
 
 void KernelStack::post_frame(const Bytes& frame, std::uint8_t flags, std::uint16_t mss) {
+  // The transmit queue's lock (Linux's HARD_TX_LOCK): one socket's lock no
+  // longer orders every frame, and two threads' doorbell writes must reach
+  // the NIC in ring order (one waiting for PCIe credits could otherwise
+  // write an older tail after a newer one).
+  while (transmit_locked_) sc_core::wait(transmit_unlocked_);
+  transmit_locked_ = true;
   while (!driver_.can_transmit_copy(frame.size())) sc_core::wait(driver_.transmit_done());
   driver_.transmit_copy(frame, flags, mss);
   ++stats_.frames_sent;
+  transmit_locked_ = false;
+  transmit_unlocked_.notify(sc_core::SC_ZERO_TIME);
 }
 
 const StatisticsTable<KernelStackStats>& kernel_stack_statistics() {

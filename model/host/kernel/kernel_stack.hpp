@@ -171,6 +171,8 @@ class KernelStack : public sc_core::sc_module {
   // One NAPI poller at a time (the softirq, or recv() busy polling), as
   // Linux's NAPI ownership: frames are taken and handled in ring order.
   bool napi_owned_ = false;
+  bool transmit_locked_ = false;  // post_frame's: frames and doorbells in ring order
+  sc_core::sc_event transmit_unlocked_;
   sc_core::sc_event napi_released_;
   std::vector<ReceivedFrame> polled_frames_;  // the owner's poll
   // One timer thread serves every socket's delayed-ACK deadline, the
