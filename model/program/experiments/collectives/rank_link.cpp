@@ -126,7 +126,7 @@ class RdmaRankLink : public RankLink {
   bool takes_bytes_at_post(std::uint64_t bytes) const override { return bytes <= kInlineBytes; }
 
   void wait(Request request) override {
-    while (!done_[request]) {
+    while (!done(request)) {
       const int n = driver_.ibv_poll_cq(cq_, kCompletionsPerPoll, completions_);
       if (n == 0) {
         driver_.wait_cq(cq_);
@@ -146,21 +146,10 @@ class RdmaRankLink : public RankLink {
           peer_at(peer).arrived.push_back({slot, wc.byte_len});
           match(peer);
         } else {
-          done_[wc.wr_id] = 1;
+          complete(wc.wr_id);
         }
       }
     }
-  }
-
-  void wait_receives() override {
-    for (Request r = 0; r < done_.size(); ++r) {
-      if (receive_[r]) wait(r);
-    }
-  }
-  void wait_all() override {
-    for (Request r = 0; r < done_.size(); ++r) wait(r);
-    done_.clear();
-    receive_.clear();
   }
 
   CpuCore& core() override { return core_; }
@@ -229,15 +218,10 @@ class RdmaRankLink : public RankLink {
       const double ns = static_cast<double>(e.bytes) * 8 / options_.copy_gbps;
       core_.run(picoseconds(static_cast<std::uint64_t>(ns * 1000 + 0.5)), CpuWork::kCopy);
       post_bounce(peer, a.slot);
-      done_[e.request] = 1;
+      complete(e.request);
     }
   }
 
-  Request next_request(bool receive) {
-    done_.push_back(0);
-    receive_.push_back(receive ? 1 : 0);
-    return done_.size() - 1;
-  }
   Peer& peer_at(std::size_t peer) {
     const auto it = peers_.find(peer);
     if (it == peers_.end()) throw std::logic_error("rank has no QP to that peer");
@@ -258,8 +242,6 @@ class RdmaRankLink : public RankLink {
   ibv_mr* mr_ = nullptr;
   ibv_mr* bounce_mr_ = nullptr;
   std::map<std::size_t, Peer> peers_;
-  std::vector<char> done_;     // per request of the operation: completed
-  std::vector<char> receive_;  // and whether it is a receive
   std::vector<std::uint8_t> copy_;
   ibv_wc completions_[kCompletionsPerPoll];
 };
@@ -299,17 +281,7 @@ class TcpRankLink : public RankLink {
   // The send worker copies the bytes into the socket when it gets to them.
   bool takes_bytes_at_post(std::uint64_t) const override { return false; }
   void wait(Request request) override {
-    while (!done_[request]) sc_core::wait(completed_);
-  }
-  void wait_receives() override {
-    for (Request r = 0; r < done_.size(); ++r) {
-      if (receive_[r]) wait(r);
-    }
-  }
-  void wait_all() override {
-    for (Request r = 0; r < done_.size(); ++r) wait(r);
-    done_.clear();
-    receive_.clear();
+    while (!done(request)) sc_core::wait(completed_);
   }
   CpuCore& core() override { return stack_.app_core(); }
   std::vector<const CpuCore*> cores() const override {
@@ -324,9 +296,7 @@ class TcpRankLink : public RankLink {
 
   Request queue(std::size_t peer, bool send, std::uint64_t va, std::uint64_t bytes) {
     if (step_cost_ != sc_core::SC_ZERO_TIME) stack_.app_core().run(step_cost_, CpuWork::kLibrary);
-    done_.push_back(0);
-    receive_.push_back(send ? 0 : 1);
-    const Request r = done_.size() - 1;
+    const Request r = next_request(!send);
     const auto it = queues_.find(peer);
     if (it == queues_.end()) throw std::logic_error("rank has no connection to that peer");
     TcpQueue& q = send ? it->second.send : it->second.receive;
@@ -347,7 +317,7 @@ class TcpRankLink : public RankLink {
       } else {
         stack_.recv(p.connection, item.va, item.bytes);
       }
-      done_[item.request] = 1;
+      complete(item.request);
       completed_.notify(sc_core::SC_ZERO_TIME);
     }
   }
@@ -355,7 +325,6 @@ class TcpRankLink : public RankLink {
   KernelStack& stack_;
   sc_core::sc_time step_cost_;
   std::map<std::size_t, PeerQueues> queues_;
-  std::vector<char> done_, receive_;
   sc_core::sc_event completed_;
 };
 

@@ -47,14 +47,36 @@ class RankLink {
   virtual bool takes_bytes_at_post(std::uint64_t bytes) const = 0;
   virtual void wait(Request request) = 0;
   // Every receive posted so far: the rank has all it was sent.
-  virtual void wait_receives() = 0;
+  void wait_receives() {
+    for (Request r = 0; r < done_.size(); ++r) {
+      if (receive_[r]) wait(r);
+    }
+  }
   // Every request made so far (the sends' completions too); request numbers
   // start again from 0.
-  virtual void wait_all() = 0;
+  void wait_all() {
+    for (Request r = 0; r < done_.size(); ++r) wait(r);
+    done_.clear();
+    receive_.clear();
+  }
   // The core the rank's application (and its reductions) runs on.
   virtual CpuCore& core() = 0;
   // Cores to report (the application's, and for TCP the one taking interrupts).
   virtual std::vector<const CpuCore*> cores() const = 0;
+
+ protected:
+  // The operation's requests, numbered from 0 in the order they are made.
+  Request next_request(bool receive) {
+    done_.push_back(0);
+    receive_.push_back(receive ? 1 : 0);
+    return done_.size() - 1;
+  }
+  bool done(Request request) const { return done_[request] != 0; }
+  void complete(Request request) { done_[request] = 1; }
+
+ private:
+  std::vector<char> done_;     // per request of the operation: completed
+  std::vector<char> receive_;  // and whether it is a receive
 };
 
 // The RDMA ranks on the testbed's first nodes (`names`: theirs): rank i on node i, a QP between
