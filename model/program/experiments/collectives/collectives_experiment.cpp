@@ -49,7 +49,7 @@ void elements_into(std::vector<std::uint8_t>& out, std::size_t rank, std::uint64
 // Every rank's CPU time so far: its cores' work, spinning apart.
 double busy_ns(const RankLink& link) {
   double ns = 0;
-  for (const CpuCore* core : const_cast<RankLink&>(link).cores()) {
+  for (const CpuCore* core : link.cores()) {
     for (std::size_t k = 0; k < kCpuWorkKinds; ++k)
       ns += to_ns(core->busy(static_cast<CpuWork>(k)));
   }
