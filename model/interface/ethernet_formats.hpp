@@ -59,7 +59,7 @@ std::array<std::uint8_t, kRxWritebackBytes> encode_rx_writeback(std::uint16_t fr
 // ---- The port's registers in the NIC's BAR ----------------------------------
 // After the RDMA registers (interface/queue_formats.hpp), which end below
 // 0x2201000 (the last QP's BlueFlame window). Writes of 4 or 8 bytes.
-constexpr std::uint64_t kBarEthernet = 0x4000000;
+constexpr std::uint64_t kBarEthernet = 0x10000000;  // past the QPs' BlueFlame windows
 
 enum class EthernetRegister : std::uint64_t {
   kTxRingBase = 0x00,         // 8: physical address of the transmit ring

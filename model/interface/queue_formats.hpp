@@ -100,11 +100,15 @@ bool cqe_owner_for(std::uint64_t index, std::uint32_t depth);
 //     WQE of at most bar_blueflame_bytes)
 constexpr std::uint64_t kBarCommandDoorbell = 0x0;
 constexpr std::uint64_t kBarSendDoorbells = 0x1000;
-constexpr std::uint64_t kBarRecvDoorbells = 0x1000 + 0x100000;
-constexpr std::uint64_t kBarBlueFlame = 0x1000 + 0x200000;
+// QP numbers run below kMaxQps (2^18: a run of 100,000 QPs per NIC fits;
+// the BTH's destination QP field has 24 bits).
+constexpr std::uint32_t kMaxQps = 1u << 18;
 constexpr std::uint64_t kBarDoorbellStride = 8;
 constexpr std::uint64_t kBarBlueFlameStride = 512;
-constexpr std::uint32_t kMaxQps = 1u << 16;
+constexpr std::uint64_t kBarRecvDoorbells = kBarSendDoorbells + kMaxQps * kBarDoorbellStride;
+constexpr std::uint64_t kBarBlueFlame = kBarRecvDoorbells + kMaxQps * kBarDoorbellStride;
+static_assert(kBarBlueFlame + kMaxQps * kBarBlueFlameStride <= 0x10000000,
+              "the BlueFlame windows end before the Ethernet registers");
 
 enum class BarWriteKind : std::uint8_t { kCommand, kSendDoorbell, kRecvDoorbell, kBlueFlame };
 struct BarWrite {

@@ -89,6 +89,10 @@ Nic::Nic(const sc_core::sc_module_name& name, const NicConfig& config)
       completer("completer", transport,
                 dma_engine.attach("completer", config.transport.completer_dma)) {
   registers.to_commands.bind(commands.pcie2nic);
+  if (config.transport.context_prefetches > 0) {
+    transport.attach_prefetch_port(
+        dma_engine.attach("context_prefetch", config.transport.context_prefetches));
+  }
   dma_engine.dma2split.bind(request_splitter.dma2split);
   translation.walker2dma.socket.bind(dma_engine.nic2dma);
   builder.in(transmit);

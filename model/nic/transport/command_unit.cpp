@@ -68,7 +68,7 @@ void CommandUnit::b_transport(tlm::tlm_generic_payload& payload, sc_core::sc_tim
     case BarWriteKind::kSendDoorbell:
       ++shared_.stats().doorbells;
       qp->send_producer = producer;
-      contexts.send_work.notify(sc_core::SC_ZERO_TIME);
+      contexts.wake_sender(*qp);
       break;
     case BarWriteKind::kBlueFlame: {
       ++shared_.stats().blueflame_writes;
@@ -79,13 +79,15 @@ void CommandUnit::b_transport(tlm::tlm_generic_payload& payload, sc_core::sc_tim
         wqe.bytes.assign(data + 8, data + length);
       }
       qp->send_producer = producer;
-      contexts.send_work.notify(sc_core::SC_ZERO_TIME);
+      contexts.wake_sender(*qp);
       break;
     }
     case BarWriteKind::kRecvDoorbell:
       ++shared_.stats().doorbells;
       qp->recv_producer = producer;
-      contexts.recv_work.notify(sc_core::SC_ZERO_TIME);
+      // Only a QP in ERR has receives to flush; the responder fetches the
+      // others' when a SEND needs them.
+      if (qp->state == IBV_QPS_ERR) contexts.wake_receive_flush(*qp);
       break;
     case BarWriteKind::kCommand:
       break;
@@ -183,8 +185,7 @@ CommandStatus CommandUnit::execute(const Command& command) {
         qp->send_cqn = send_cqn, qp->recv_cqn = recv_cqn;
       } else {
         qp->state = a.qp_state;
-        shared_.contexts().send_work.notify(sc_core::SC_ZERO_TIME);
-        shared_.contexts().recv_work.notify(sc_core::SC_ZERO_TIME);
+        shared_.contexts().wake_sender(*qp);
       }
       return CommandStatus::kOk;
     }

@@ -53,6 +53,7 @@ void Completer::run() {
     const sc_core::sc_time popped_at = inbox_.next(in, packet);
     ++shared_.stats().activations;
     handle(packet, popped_at);
+    shared_.stats().completer_busy += sim_now() - popped_at;
   }
 }
 
@@ -129,8 +130,7 @@ void Completer::handle_read_or_atomic_response(QpContext& qp,
   const std::uint32_t next = qp.next_request_psn();
   const bool was_closed = !qp.in_window(next, window);
   qp.acked_psn = psn_add(psn, 1);
-  if (was_closed && qp.in_window(next, window))
-    shared_.contexts().send_work.notify(sc_core::SC_ZERO_TIME);
+  if (was_closed && qp.in_window(next, window)) shared_.contexts().wake_sender(qp);
   progress(qp);
   if (atomic) {
     std::shared_ptr<Bytes> bytes = atomic_results_.take(8);
@@ -177,7 +177,7 @@ bool Completer::retire_through(QpContext& qp, std::uint32_t psn) {
   }
   if (psn_diff(acked, qp.acked_psn) <= 0) return false;
   qp.acked_psn = acked;
-  shared_.contexts().send_work.notify(sc_core::SC_ZERO_TIME);
+  shared_.contexts().wake_sender(qp);
   return true;
 }
 
@@ -204,7 +204,7 @@ void Completer::retire_front(QpContext& qp, ibv_wc_status status) {
   ++qp.send_completed;
   if (read_or_atomic && qp.rd_atomic_outstanding > 0) --qp.rd_atomic_outstanding;
   shared_.ack_timer().restart(qp);
-  shared_.contexts().send_work.notify(sc_core::SC_ZERO_TIME);
+  shared_.contexts().wake_sender(qp);
   if (completes) shared_.write_cqe(qp.send_cqn, wc, dma_, ring_end);
 }
 
@@ -245,7 +245,7 @@ void Completer::on_nak(QpContext& qp, std::uint8_t syndrome, std::uint32_t psn) 
     // Resend from `psn` once the NAK's timer has passed.
     qp.rewind_to(psn);
     qp.resume_at = sim_now() + sc_core::sc_time(rnr_timer_us(syndrome), sc_core::SC_US);
-    shared_.contexts().send_work.notify(sc_core::SC_ZERO_TIME);
+    shared_.contexts().wake_sender(qp);
     return;
   }
   // Invalid request, remote access or remote operational error.
@@ -274,7 +274,7 @@ void Completer::retry(QpContext& qp, std::uint32_t psn) {
   qp.retry_started = true;
   AckTimer::stop(qp);  // started again by the first packet sent again
   qp.rewind_to(psn);
-  shared_.contexts().send_work.notify(sc_core::SC_ZERO_TIME);
+  shared_.contexts().wake_sender(qp);
 }
 
 void Completer::expire_ack_timers() {

@@ -154,6 +154,9 @@ struct QpContext {
   bool retry_started = false;
   std::uint64_t send_completed = 0; // WQEs retired
   std::uint64_t retransmitted_packets = 0;  // request packets of this QP sent again
+  // A requester engine is working on the QP (the QP's WQE chain is serial:
+  // no other engine takes it until that engine's turn ends).
+  bool on_engine = false;
 
   // Responder.
   std::uint32_t recv_producer = 0;  // entries, from the doorbell
@@ -255,6 +258,69 @@ struct CqContext {
   std::uint64_t producer = 0;  // CQEs written
 };
 
+// A set of QP numbers below kMaxQps, as three levels of 64-bit words, so
+// that adding, removing and finding the next member from a QP number cost a
+// few word operations and never allocate (the requester's candidates change
+// on every doorbell and ACK).
+class QpSet {
+ public:
+  static constexpr std::uint32_t kNone = 0xFFFFFFFF;
+
+  QpSet() : leaves_(kMaxQps / 64), middle_(kMaxQps / 64 / 64), top_(kMaxQps / 64 / 64 / 64) {}
+
+  bool contains(std::uint32_t qpn) const { return (leaves_[qpn >> 6] >> (qpn & 63)) & 1u; }
+  std::size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+  void insert(std::uint32_t qpn) {
+    if (contains(qpn)) return;
+    ++size_;
+    leaves_[qpn >> 6] |= bit(qpn);
+    middle_[qpn >> 12] |= bit(qpn >> 6);
+    top_[qpn >> 18] |= bit(qpn >> 12);
+  }
+  void erase(std::uint32_t qpn) {
+    if (!contains(qpn)) return;
+    --size_;
+    if ((leaves_[qpn >> 6] &= ~bit(qpn)) != 0) return;
+    if ((middle_[qpn >> 12] &= ~bit(qpn >> 6)) != 0) return;
+    top_[qpn >> 18] &= ~bit(qpn >> 12);
+  }
+  // The least member at or after `from`, or kNone.
+  std::uint32_t next_from(std::uint64_t from) const {
+    if (from >= kMaxQps) return kNone;
+    const auto start = static_cast<std::uint32_t>(from);
+    // The rest of `from`'s leaf word, then the next non-empty leaf in its middle word...
+    if (const std::uint64_t w = leaves_[start >> 6] & above(start & 63))
+      return (start & ~63u) + low(w);
+    const std::uint32_t leaf = start >> 6;
+    if (const std::uint64_t w = middle_[leaf >> 6] & above((leaf & 63) + 1))
+      return first_in_leaf((leaf & ~63u) + low(w));
+    const std::uint32_t mid = leaf >> 6;
+    if (const std::uint64_t w = top_[mid >> 6] & above((mid & 63) + 1))
+      return first_in_middle((mid & ~63u) + low(w));
+    for (std::uint32_t t = (mid >> 6) + 1; t < top_.size(); ++t) {
+      if (top_[t] != 0) return first_in_middle(t * 64 + low(top_[t]));
+    }
+    return kNone;
+  }
+  std::uint32_t first() const { return next_from(0); }
+
+ private:
+  static std::uint64_t bit(std::uint32_t n) { return std::uint64_t{1} << (n & 63); }
+  // The bits at or above position `n` (none for n = 64).
+  static std::uint64_t above(std::uint32_t n) { return n >= 64 ? 0 : ~std::uint64_t{0} << n; }
+  static std::uint32_t low(std::uint64_t w) {
+    return static_cast<std::uint32_t>(__builtin_ctzll(w));
+  }
+  std::uint32_t first_in_leaf(std::uint32_t leaf) const { return leaf * 64 + low(leaves_[leaf]); }
+  std::uint32_t first_in_middle(std::uint32_t mid) const {
+    return first_in_leaf(mid * 64 + low(middle_[mid]));
+  }
+
+  std::vector<std::uint64_t> leaves_, middle_, top_;
+  std::size_t size_ = 0;
+};
+
 // Every QP and CQ of one NIC, and the events that wake its units.
 class RcContexts {
  public:
@@ -267,8 +333,31 @@ class RcContexts {
   sc_core::sc_event send_work;  // a send doorbell, a QP to RTS or ERR, an ACK opening a window
   sc_core::sc_event recv_work;  // a receive doorbell, a QP to ERR
 
+  // QP `qp` may have work for the requester (a doorbell, a window opened, a
+  // state change, a rewind): it joins the requester's candidates and the
+  // requester wakes. The requester looks only at its candidates and drops a
+  // QP that has no work and waits for nothing but such an event, so a NIC
+  // with 100,000 QPs does not scan them all per packet.
+  void wake_sender(QpContext& qp) {
+    send_candidates_.insert(qp.qpn);
+    send_work.notify(sc_core::SC_ZERO_TIME);
+  }
+  // Every QP may have work (a PFC pause released): all become candidates.
+  void wake_all_senders();
+  QpSet& send_candidates() { return send_candidates_; }
+
+  // QP `qp` went to ERR, or took a receive doorbell in ERR: the responder's
+  // flush looks at these QPs only.
+  void wake_receive_flush(QpContext& qp) {
+    error_qps_.emplace(qp.qpn, &qp);
+    recv_work.notify(sc_core::SC_ZERO_TIME);
+  }
+  std::map<std::uint32_t, QpContext*>& error_qps() { return error_qps_; }
+
  private:
   std::map<std::uint32_t, std::unique_ptr<QpContext>> qps_;
+  QpSet send_candidates_;
+  std::map<std::uint32_t, QpContext*> error_qps_;
   std::map<std::uint32_t, std::unique_ptr<CqContext>> cqs_;
 };
 

@@ -82,6 +82,7 @@ bool ReceiveDemux::take_early(packet::ReceivedPacket& packet, const sc_core::sc_
   if (holding_ || !queue.can_push() || for_congestion_control(packet)) return false;
   taken_at = visible;
   mark_parsed(packet, visible);
+  shared_.prefetch_qp(packet.packet.bth.dest_qp);
   queue.nb_push(std::move(packet), visible + latency_ - sim_now());
   return true;
 }
@@ -97,6 +98,9 @@ void ReceiveDemux::run() {
       if (congestion_control_took(routing_)) continue;
       holding_ = true;
       mark_parsed(routing_, sim_now());
+      // The receive pipeline looks the QP up as the packet enters it: a
+      // context it misses is read while the packet travels and queues.
+      shared_.prefetch_qp(routing_.packet.bth.dest_qp);
     }
     Channel<packet::ReceivedPacket>& queue = queue_for(routing_);
     if (!queue.nb_push(std::move(routing_), latency_)) {

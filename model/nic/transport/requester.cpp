@@ -48,7 +48,8 @@ Requester::Requester(const sc_core::sc_module_name& name, TransportShared& share
       sender("sender", dma_, shared.cycles(shared.config().transmit_latency_cycles)),
       shared_(shared),
       dma_(port),
-      translation_(translation) {
+      translation_(translation),
+      engines_(shared.config().requester_engines) {
   work_wake_ |= shared_.contexts().send_work;
   work_wake_ |= hold_over_;
   work_or_fetch_wake_ |= shared_.contexts().send_work;
@@ -56,7 +57,19 @@ Requester::Requester(const sc_core::sc_module_name& name, TransportShared& share
   work_or_fetch_wake_ |= dma_.completion_event();
   sender.on_read_failed(
       [this](const packet::TransmitRequest& request) { payload_read_failed(request); });
-  SC_THREAD(run);
+  // One thread per engine; the first keeps the single engine's name.
+  for (std::size_t i = 0; i < engines_.size(); ++i) {
+    engines_[i].index = static_cast<std::uint32_t>(i);
+    const std::string process = i == 0 ? "run" : "engine" + std::to_string(i);
+    sc_core::sc_spawn_options options;
+    sc_core::sc_spawn([this, i] { run(engines_[i]); }, process.c_str(), &options);
+  }
+}
+
+std::vector<sc_core::sc_time> Requester::engine_busy() const {
+  std::vector<sc_core::sc_time> busy;
+  for (const Engine& engine : engines_) busy.push_back(engine.busy);
+  return busy;
 }
 
 void Requester::payload_read_failed(const packet::TransmitRequest& request) {
@@ -119,37 +132,68 @@ bool Requester::has_work(QpContext& qp) const {
   return qp.send_fetched != qp.send_producer && !qp.fetch_pending;
 }
 
-QpContext* Requester::pick() {
-  const auto& qps = shared_.contexts().qps();
-  if (qps.empty()) return nullptr;
+bool Requester::assigned(const Engine& engine, const QpContext& qp) const {
+  if (qp.on_engine) return false;  // another engine's turn: the QP's chain is serial
+  return shared_.config().engine_assignment == EngineAssignment::kDynamic ||
+         qp.qpn % engines_.size() == engine.index;
+}
+
+bool Requester::idle(const QpContext& qp) const {
+  // A QP waiting for its WQE fetch, an RNR hold, a PFC pause or its rate
+  // limiter stays a candidate: those end without waking it. Anything else
+  // that gives it work (a doorbell, an ACK, a state change, a rewind) wakes it.
+  if (qp.destroyed) return true;
+  return !qp.fetch_pending && sim_now() >= qp.resume_at && !shared_.held(qp) && !shared_.paced(qp);
+}
+
+QpContext* Requester::pick(Engine& engine) {
+  RcContexts& contexts = shared_.contexts();
+  QpSet& candidates = contexts.send_candidates();
+  engine.fetch_in_flight = false;
   // Round robin looks from the QP after the last one picked; strict
-  // priority from the lowest QP number every time.
-  auto start = shared_.config().qp_scheduler == QpScheduler::kStrictPriority
-                   ? qps.begin()
-                   : qps.upper_bound(last_qpn_);
-  fetch_in_flight_ = false;
-  for (std::size_t n = 0; n < qps.size(); ++n, ++start) {
-    if (start == qps.end()) start = qps.begin();
-    if (has_work(*start->second)) {
-      last_qpn_ = start->first;
-      return start->second.get();
+  // priority from the lowest QP number every time. QPs that are not
+  // candidates have no work, so this finds what a look at every QP would.
+  const auto after = [&candidates](std::uint32_t qpn) {
+    const std::uint32_t next = candidates.next_from(std::uint64_t{qpn} + 1);
+    return next != QpSet::kNone ? next : candidates.first();
+  };
+  std::uint32_t qpn = shared_.config().qp_scheduler == QpScheduler::kStrictPriority
+                          ? candidates.first()
+                          : after(engine.last_qpn);
+  for (std::size_t n = candidates.size(); n > 0 && qpn != QpSet::kNone; --n) {
+    QpContext* qp = contexts.qp(qpn);
+    const std::uint32_t next = after(qpn);
+    if (qp == nullptr) {
+      candidates.erase(qpn);
+    } else if (assigned(engine, *qp)) {
+      if (has_work(*qp)) {
+        engine.last_qpn = qpn;
+        // The scheduler reads the context of the QP after this one ahead,
+        // so a miss on it overlaps this turn (transport.context_prefetches).
+        if (shared_.config().context_prefetches > 0 && next != qpn) shared_.prefetch_qp(next);
+        return qp;
+      }
+      engine.fetch_in_flight = engine.fetch_in_flight || qp->fetch_pending;
+      if (idle(*qp)) candidates.erase(qpn);
     }
-    fetch_in_flight_ = fetch_in_flight_ || start->second->fetch_pending;
+    qpn = next == qpn ? QpSet::kNone : next;
   }
   return nullptr;
 }
 
-void Requester::run() {
+void Requester::run(Engine& engine) {
   for (;;) {
     ++shared_.stats().activations;
     dma_.pump();
-    QpContext* qp = pick();
+    QpContext* qp = pick(engine);
     if (qp == nullptr) {
       // The earliest RNR hold to end, or paced QP to be free to send,
       // also wakes the requester.
       sc_core::sc_time wake = sc_core::SC_ZERO_TIME;
-      for (const auto& [qpn, context] : shared_.contexts().qps()) {
-        const sc_core::sc_time& at = context->resume_at;
+      const QpSet& candidates = shared_.contexts().send_candidates();
+      for (std::uint32_t qpn = candidates.first(); qpn != QpSet::kNone;
+           qpn = candidates.next_from(std::uint64_t{qpn} + 1)) {
+        const sc_core::sc_time& at = shared_.contexts().qp(qpn)->resume_at;
         if (at > sim_now() && (wake == sc_core::SC_ZERO_TIME || at < wake))
           wake = at;
       }
@@ -157,28 +201,36 @@ void Requester::run() {
         if (wake == sc_core::SC_ZERO_TIME || paced < to_ps(wake)) wake = picoseconds(paced);
       }
       if (wake != sc_core::SC_ZERO_TIME) hold_over_.notify(wake - sim_now());
-      sc_core::wait(fetch_in_flight_ ? work_or_fetch_wake_ : work_wake_);
+      sc_core::wait(engine.fetch_in_flight ? work_or_fetch_wake_ : work_wake_);
       continue;
     }
-    if (qp->fetch_pending && dma_.done(qp->fetch_ticket)) {
-      take_fetched(*qp);
-      continue;
-    }
-    if (qp->state == IBV_QPS_ERR) {
-      flush(*qp);
-      continue;
-    }
-    if (SendWork* work = qp->first_unsent()) {
-      send_packet(*qp, *work);
-    } else if (!qp->fetched.empty()) {
-      if (start_wqe(*qp)) send_packet(*qp, qp->outstanding.back());
-    } else {
-      fetch_wqes(*qp);
-    }
+    const sc_core::sc_time started = sim_now();
+    qp->on_engine = true;
+    turn(engine, *qp);
+    qp->on_engine = false;
+    engine.busy += sim_now() - started;
+    shared_.stats().requester_busy += sim_now() - started;
+    // Other engines passed the QP over during the turn: if it has more work,
+    // one of them may take it now.
+    if (engines_.size() > 1) shared_.contexts().send_work.notify(sc_core::SC_ZERO_TIME);
   }
 }
 
-void Requester::fetch_wqes(QpContext& qp) {
+void Requester::turn(Engine& engine, QpContext& qp) {
+  if (qp.fetch_pending && dma_.done(qp.fetch_ticket)) {
+    take_fetched(engine, qp);
+  } else if (qp.state == IBV_QPS_ERR) {
+    flush(engine, qp);
+  } else if (SendWork* work = qp.first_unsent()) {
+    send_packet(engine, qp, *work);
+  } else if (!qp.fetched.empty()) {
+    if (start_wqe(engine, qp)) send_packet(engine, qp, qp.outstanding.back());
+  } else {
+    fetch_wqes(engine, qp);
+  }
+}
+
+void Requester::fetch_wqes(Engine& engine, QpContext& qp) {
   shared_.touch_qp(qp, dma_);
   // BlueFlame: the driver wrote the WQE with its doorbell; nothing to fetch.
   // Copies of WQEs the ring has been read past (fetched with others) go unused.
@@ -189,12 +241,12 @@ void Requester::fetch_wqes(QpContext& qp) {
   if (!qp.blueflame.empty() && qp.blueflame.front().first_block == qp.send_fetched) {
     const Bytes& bytes = qp.blueflame.front().bytes;
     std::uint32_t blocks = 0;
-    const bool ok = decode_send_wqe(bytes.data(), bytes.size(), decoded_, &blocks, nullptr);
+    const bool ok = decode_send_wqe(bytes.data(), bytes.size(), engine.decoded, &blocks, nullptr);
     qp.blueflame.pop_front();
     if (ok) {
       qp.send_fetched += blocks;
-      decoded_.ring_end = qp.send_fetched;
-      qp.fetched.push_back_slot() = decoded_;
+      engine.decoded.ring_end = qp.send_fetched;
+      qp.fetched.push_back_slot() = engine.decoded;
       return;
     }
   }
@@ -211,7 +263,7 @@ void Requester::fetch_wqes(QpContext& qp) {
   qp.fetch_pending = true;
 }
 
-void Requester::take_fetched(QpContext& qp) {
+void Requester::take_fetched(Engine& engine, QpContext& qp) {
   qp.fetch_pending = false;
   const bool ok = dma_.wait(qp.fetch_ticket);
   MessageBreakdown::instance().mark(*this, "WQE fetched");
@@ -219,13 +271,13 @@ void Requester::take_fetched(QpContext& qp) {
   while (ok && at < qp.fetch_blocks) {
     std::uint32_t blocks = 0;
     if (!decode_send_wqe(qp.fetch_buffer->data() + std::size_t{at} * kSendBlockBytes,
-                         std::size_t{qp.fetch_blocks - at} * kSendBlockBytes, decoded_, &blocks,
-                         nullptr)) {
+                         std::size_t{qp.fetch_blocks - at} * kSendBlockBytes, engine.decoded,
+                         &blocks, nullptr)) {
       break;  // cut by the fetch limit: fetched again from its first block
     }
     at += blocks;
-    decoded_.ring_end = qp.send_fetched + at;
-    qp.fetched.push_back_slot() = decoded_;
+    engine.decoded.ring_end = qp.send_fetched + at;
+    qp.fetched.push_back_slot() = engine.decoded;
   }
   qp.send_fetched += at;
   if (at == 0) {
@@ -244,14 +296,14 @@ void Requester::take_fetched(QpContext& qp) {
   qp.fetch_buffer.reset();
 }
 
-bool Requester::start_wqe(QpContext& qp) {
-  SendWork& work = starting_;
+bool Requester::start_wqe(Engine& engine, QpContext& qp) {
+  SendWork& work = engine.starting;
   work.wqe = qp.fetched.front();
   qp.fetched.pop_front();
   const SendWqe& wqe = work.wqe;
   shared_.touch_qp(qp, dma_);
   // Charged with the WQE's first packet (send_packet): one wait for both.
-  owed_ += shared_.cycles(shared_.config().wqe_cycles);
+  engine.owed += shared_.cycles(shared_.config().wqe_cycles);
   ++shared_.stats().wqes_started;
   work.sent = 0;
   work.responses = 0;
@@ -297,7 +349,7 @@ bool Requester::start_wqe(QpContext& qp) {
     if (ok && total != wqe.length && !atomic) ok = false;
     if (atomic && total < 8) ok = false;
   }
-  owed_ += lookup_owed;
+  engine.owed += lookup_owed;
   if (!work.wqe.is_inline && work.wqe.length > 0)
     MessageBreakdown::instance().mark(*this, "local key translated", sim_now() + lookup_owed);
   if (!ok || qp.state != IBV_QPS_RTS) {
@@ -307,8 +359,8 @@ bool Requester::start_wqe(QpContext& qp) {
     wc.status = qp.state == IBV_QPS_ERR ? IBV_WC_WR_FLUSH_ERR : IBV_WC_LOC_PROT_ERR;
     wc.opcode = wc_opcode_of(work.wqe.opcode);
     wc.qp_num = qp.qpn;
-    sc_core::wait(owed_);
-    owed_ = sc_core::SC_ZERO_TIME;
+    sc_core::wait(engine.owed);
+    engine.owed = sc_core::SC_ZERO_TIME;
     shared_.write_cqe(qp.send_cqn, wc, dma_, work.wqe.ring_end);
     shared_.set_error(qp);
     return false;
@@ -317,15 +369,16 @@ bool Requester::start_wqe(QpContext& qp) {
   return true;
 }
 
-void Requester::send_packet(QpContext& qp, SendWork& work) {
+void Requester::send_packet(Engine& engine, QpContext& qp, SendWork& work) {
   const SendWqe& wqe = work.wqe;
   // The packet is made once the cycles owed have passed and, for a payload
   // read from memory, once the DMA port has room for the read. A full port
   // frees long after the cycles as a rule (a payload read takes
   // microseconds), so then it waits for the room first and pays both with
   // one wake-up; the read is issued at the later of the two, as before.
-  const sc_core::sc_time ready = sim_now() + owed_ + shared_.cycles(shared_.config().packet_cycles);
-  owed_ = sc_core::SC_ZERO_TIME;
+  const sc_core::sc_time ready =
+      sim_now() + engine.owed + shared_.cycles(shared_.config().packet_cycles);
+  engine.owed = sc_core::SC_ZERO_TIME;
   const bool reads_payload = !wqe.is_inline && !work.read_or_atomic &&
                              std::uint64_t{work.sent} * qp.pmtu < wqe.length;
   if (reads_payload && !dma_.has_room()) {
@@ -402,6 +455,10 @@ void Requester::send_packet(QpContext& qp, SendWork& work) {
   if (psn_diff(answered_end, qp.sent_psn_end) > 0) qp.sent_psn_end = answered_end;
   shared_.ack_timer().start(qp);
   shared_.count_sent(qp, h, length);
+  // The sender takes one packet at a time (queueing it may wait for room at
+  // the DMA port): an engine finding another inside waits its turn.
+  while (sender_in_use_) sc_core::wait(sender_free_);
+  sender_in_use_ = true;
   if (wqe.is_inline) {
     if (length > 0) {
       std::shared_ptr<Bytes> payload = inline_payloads_.take(length);
@@ -413,9 +470,11 @@ void Requester::send_packet(QpContext& qp, SendWork& work) {
     sender.send(std::move(request), &work.local.segments, offset, length, {},
                 &work.local_cursor);
   }
+  sender_in_use_ = false;
+  if (engines_.size() > 1) sender_free_.notify(sc_core::SC_ZERO_TIME);
 }
 
-void Requester::flush(QpContext& qp) {
+void Requester::flush(Engine& engine, QpContext& qp) {
   // Every WQE of a QP in ERR completes with IBV_WC_WR_FLUSH_ERR, signaled or
   // not, in order: started ones first, then fetched ones; the rest are fetched.
   // A WQE that failed locally (its `error`) completes with that error instead.
@@ -439,7 +498,7 @@ void Requester::flush(QpContext& qp) {
   } else if (!qp.fetched.empty()) {
     flush_front([&] { qp.fetched.pop_front(); }, qp.fetched.front());
   } else if (!qp.fetch_pending && qp.send_fetched != qp.send_producer) {
-    fetch_wqes(qp);
+    fetch_wqes(engine, qp);
   }
   qp.rd_atomic_outstanding = 0;
 }

@@ -75,6 +75,7 @@ void Responder::run() {
     const sc_core::sc_time popped_at = inbox_.next(in, packet);
     ++shared_.stats().activations;
     handle(packet, popped_at);
+    shared_.stats().responder_busy += sim_now() - popped_at;
     // Nothing waiting: the ACKs held back for coalescing go out now.
     if (queue_.size() == 0) {
       for (std::uint32_t qpn : owing_acks_) {
@@ -533,9 +534,14 @@ void Responder::run_recv_flush() {
     bool more = true;
     while (more) {
       more = false;
-      for (const auto& [qpn, context] : shared_.contexts().qps()) {
-        QpContext& qp = *context;
-        if (qp.state != IBV_QPS_ERR || qp.destroyed) continue;
+      std::map<std::uint32_t, QpContext*>& error_qps = shared_.contexts().error_qps();
+      for (auto it = error_qps.begin(); it != error_qps.end();) {
+        QpContext& qp = *it->second;
+        if (qp.state != IBV_QPS_ERR || qp.destroyed) {
+          it = error_qps.erase(it);  // left ERR (reset) or destroyed: nothing to flush
+          continue;
+        }
+        ++it;
         if (qp.recv_ready.empty() && !fetch_recv(qp)) continue;
         if (qp.state != IBV_QPS_ERR || qp.recv_ready.empty()) {
           more = true;  // the QP changed during the fetch: look again

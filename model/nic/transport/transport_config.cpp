@@ -18,6 +18,21 @@ void declare_transport_keys(config::Schema& schema) {
                                 "packet per QP in turn) or strict_priority (the lowest QP number "
                                 "with work always first)")
                  .one_of({"round_robin", "strict_priority"}));
+  schema.add(integer_key("transport.requester_engines", 1, "engines",
+                         "WQE-processing engines in the requester working at once, each on one "
+                         "QP's turn (a QP's WQEs and packets stay serial: one engine at a time)")
+                 .at_least(1)
+                 .at_most(256));
+  schema.add(config::string_key("transport.engine_assignment", "static",
+                                "which engine takes a QP: static (QP n on engine n mod "
+                                "requester_engines) or dynamic (any free engine)")
+                 .one_of({"static", "dynamic"}));
+  schema.add(
+      integer_key("transport.context_prefetches", 0, "reads",
+                  "QP context reads issued ahead of the unit that needs them, at most this "
+                  "many in flight: by the receive pipeline for an arriving packet and by the "
+                  "requester's scheduler for its next QP; 0: each miss waits in its unit")
+          .at_most(256));
   schema.add(config::string_key("transport.ack_timeout_backoff", "fixed",
                                 "the requester's ACK timer over timeouts in a row: fixed (4.096 us "
                                 "x 2^timeout, IBTA 9.7.6.1.3) or exponential (doubled at each "
@@ -119,6 +134,11 @@ TransportConfig transport_config(const config::Section& transport) {
   c.qp_scheduler = transport.text("qp_scheduler") == "strict_priority"
                        ? QpScheduler::kStrictPriority
                        : QpScheduler::kRoundRobin;
+  c.requester_engines = integer("requester_engines");
+  c.engine_assignment = transport.text("engine_assignment") == "dynamic"
+                            ? EngineAssignment::kDynamic
+                            : EngineAssignment::kStatic;
+  c.context_prefetches = integer("context_prefetches");
   c.ack_timeout_backoff = transport.text("ack_timeout_backoff") == "exponential"
                               ? AckTimeoutBackoff::kExponential
                               : AckTimeoutBackoff::kFixed;

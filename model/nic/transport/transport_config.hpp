@@ -20,6 +20,11 @@ enum class QpScheduler : std::uint8_t { kRoundRobin, kStrictPriority };
 // How the requester's transport timer grows over timeouts in a row: fixed
 // at 4.096 us x 2^timeout (IBTA 9.7.6.1.3), or doubling at each timeout
 // until a response makes progress, as ConnectX-5 is reported to retry.
+// Which requester engine takes a QP: QP n always engine n mod engines
+// (static, as a hash of the QP number would), or whichever engine is free
+// (dynamic; a QP is still on one engine at a time).
+enum class EngineAssignment : std::uint8_t { kStatic, kDynamic };
+
 enum class AckTimeoutBackoff : std::uint8_t { kFixed, kExponential };
 
 struct TransportConfig {
@@ -33,6 +38,12 @@ struct TransportConfig {
   // DCQCN (nic/congestion/); set by the testbed on a switched topology.
   DcqcnConfig dcqcn;
   QpScheduler qp_scheduler = QpScheduler::kRoundRobin;
+  std::uint32_t requester_engines = 1;  // WQE-processing engines working at once
+  EngineAssignment engine_assignment = EngineAssignment::kStatic;
+  // QP context reads issued ahead of the unit that needs them (the receive
+  // pipeline for an arriving packet, the scheduler for its next candidate),
+  // at most this many in flight; 0: every miss is read by the unit, waiting.
+  std::uint32_t context_prefetches = 0;
   AckTimeoutBackoff ack_timeout_backoff = AckTimeoutBackoff::kFixed;
   std::uint32_t wqe_cycles = 0;         // requester: decode and start one WQE
   std::uint32_t packet_cycles = 0;      // requester: one request packet

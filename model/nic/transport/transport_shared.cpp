@@ -28,6 +28,11 @@ QpContext& RcContexts::add_qp(std::uint32_t qpn) {
   return *slot;
 }
 
+void RcContexts::wake_all_senders() {
+  for (const auto& [qpn, qp] : qps_) send_candidates_.insert(qpn);
+  send_work.notify(sc_core::SC_ZERO_TIME);
+}
+
 CqContext& RcContexts::add_cq(std::uint32_t cqn) {
   auto& slot = cqs_[cqn];
   slot = std::make_unique<CqContext>();
@@ -61,19 +66,58 @@ void TransportShared::count_sent(const QpContext& qp, const packet::RocePacket& 
 }
 
 void TransportShared::touch_qp(const QpContext& qp, DmaClient& dma) {
-  if (qp_cache_.lookup(qp.qpn)) return;
+  const auto prefetched = prefetches_.find(qp.qpn);
+  if (prefetched == prefetches_.end()) {
+    if (qp_cache_.lookup(qp.qpn)) {
+      ++stats_.qp_cache_hits;
+      return;
+    }
+    ++stats_.qp_cache_misses;
+    const sc_core::sc_time start = sim_now();
+    const std::shared_ptr<Bytes> context = context_buffers_.take(config_.qp_context_bytes);
+    dma.read(qp.context_address, context->data(), config_.qp_context_bytes);
+    qp_cache_.insert(qp.qpn, true);
+    stats_.context_wait += sim_now() - start;
+    qp_miss_latency_.add(sim_now() - start);
+    return;
+  }
+  // Its context was read ahead (a miss when it was issued): the unit waits
+  // only for what is left of that read. It takes the read, so a second unit
+  // after the same context finds it cached.
   ++stats_.qp_cache_misses;
-  const std::shared_ptr<Bytes> context = context_buffers_.take(config_.qp_context_bytes);
-  dma.read(qp.context_address, context->data(), config_.qp_context_bytes);
+  const std::uint32_t ticket = prefetched->second;
+  prefetches_.erase(prefetched);
+  const sc_core::sc_time start = sim_now();
+  prefetch_client_->wait(ticket);
   qp_cache_.insert(qp.qpn, true);
+  stats_.context_wait += sim_now() - start;
+  qp_miss_latency_.add(sim_now() - start);
+}
+
+void TransportShared::prefetch_qp(std::uint32_t qpn) {
+  if (config_.context_prefetches == 0 || prefetch_client_ == nullptr) return;
+  if (prefetches_.size() >= config_.context_prefetches || prefetches_.count(qpn) != 0) return;
+  const QpContext* qp = contexts_.qp(qpn);
+  if (qp == nullptr || qp->destroyed || qp_cache_.peek(qpn)) return;
+  if (!prefetch_client_->has_room()) return;
+  std::shared_ptr<Bytes> context = context_buffers_.take(config_.qp_context_bytes);
+  std::uint8_t* data = context->data();
+  prefetches_[qpn] = prefetch_client_->issue(
+      DmaRequest::read(0, qp->context_address, config_.qp_context_bytes, data), std::move(context));
+  ++stats_.context_prefetches;
 }
 
 void TransportShared::touch_cq(const CqContext& cq, DmaClient& dma) {
-  if (cq_cache_.lookup(cq.cqn)) return;
+  if (cq_cache_.lookup(cq.cqn)) {
+    ++stats_.cq_cache_hits;
+    return;
+  }
   ++stats_.cq_cache_misses;
+  const sc_core::sc_time start = sim_now();
   const std::shared_ptr<Bytes> context = context_buffers_.take(config_.cq_context_bytes);
   dma.read(cq.context_address, context->data(), config_.cq_context_bytes);
   cq_cache_.insert(cq.cqn, true);
+  cq_miss_latency_.add(sim_now() - start);
 }
 
 void TransportShared::write_cqe(std::uint32_t cqn, const ibv_wc& wc, DmaClient& dma,
@@ -114,14 +158,14 @@ packet::RocePacket TransportShared::header_template(const QpContext& qp) const {
 void TransportShared::set_held_priorities(std::uint8_t held) {
   const bool released = (held_priorities_ & ~held) != 0;
   held_priorities_ = held;
-  if (released) contexts_.send_work.notify(sc_core::SC_ZERO_TIME);
+  if (released) contexts_.wake_all_senders();
 }
 
 void TransportShared::set_error(QpContext& qp) {
   qp.state = IBV_QPS_ERR;
   AckTimer::stop(qp);
-  contexts_.send_work.notify(sc_core::SC_ZERO_TIME);
-  contexts_.recv_work.notify(sc_core::SC_ZERO_TIME);
+  contexts_.wake_sender(qp);
+  contexts_.wake_receive_flush(qp);
 }
 
 ibv_wc_opcode wc_opcode_of(ibv_wr_opcode opcode) {
@@ -150,54 +194,66 @@ const StatisticsTable<TransportStats>& transport_statistics() {
   static const StatisticsTable<TransportStats> table(
       "transport",
       {
-       {"doorbells", "doorbells", &TransportStats::doorbells,
-        "doorbell writes to the NIC's registers"},
-       {"blueflame_writes", "writes", &TransportStats::blueflame_writes,
-        "doorbells that carried their WQE (BlueFlame)"},
-       {"commands", "commands", &TransportStats::commands,
-        "driver commands (QP state changes, deregistrations) executed"},
-       {"wqe_fetches", "DMA reads", &TransportStats::wqe_fetches,
-        "send and receive WQEs read from host memory"},
-       {"wqes_started", "WQEs", &TransportStats::wqes_started,
-        "send WQEs the requester began"},
-       {"request_packets", "packets", &TransportStats::request_packets,
-        "request packets sent, first sends and resends"},
-       {"response_packets", "packets", &TransportStats::response_packets,
-        "ACKs, NAKs, READ responses and atomic ACKs sent"},
-       {"acks_sent", "packets", &TransportStats::acks_sent,
-        "ACKs sent"},
-       {"naks_sent", "packets", &TransportStats::naks_sent,
-        "sequence-error and other NAKs sent"},
-       {"rnr_naks_sent", "packets", &TransportStats::rnr_naks_sent,
-        "RNR NAKs sent (no receive WQE posted)"},
-       {"duplicate_request", "packets", &TransportStats::duplicate_requests,
-        "duplicate requests received (mlx5's name)"},
-       {"out_of_sequence", "packets", &TransportStats::out_of_sequence,
-        "requests received ahead of the expected PSN"},
-       {"cqes", "CQEs", &TransportStats::cqes,
-        "completion queue entries written"},
-       {"qp_cache_misses", "misses", &TransportStats::qp_cache_misses,
-        "QP context cache misses"},
-       {"cq_cache_misses", "misses", &TransportStats::cq_cache_misses,
-        "CQ context cache misses"},
-       {"dropped_no_qp", "packets", &TransportStats::dropped_no_qp,
-        "packets for a QP that does not exist or is not ready, dropped"},
-       {"packet_seq_err", "NAKs", &TransportStats::packet_seq_err,
-        "sequence-error NAKs received (mlx5's name)"},
-       {"local_ack_timeout_err", "timeouts", &TransportStats::local_ack_timeout_err,
-        "transport timer expiries (mlx5's name)"},
-       {"rnr_nak_retry_err", "NAKs", &TransportStats::rnr_nak_retry_err,
-        "RNR NAKs received (mlx5's name)"},
-       {"implied_nak_seq_err", "responses", &TransportStats::implied_nak_seq_err,
-        "responses that skipped a READ's or atomic's (mlx5's name)"},
-       {"retransmitted_packets", "packets", &TransportStats::retransmitted_packets,
-        "request packets sent again"},
-       {"retry_exceeded", "WQEs", &TransportStats::retry_exceeded,
-        "WQEs ended with IBV_WC_RETRY_EXC_ERR"},
-       {"ghost_responses", "packets", &TransportStats::ghost_responses,
-        "responses to PSNs never sent: ignored"},
-       {"stale_naks", "NAKs", &TransportStats::stale_naks,
-        "NAKs for PSNs already acknowledged: ignored"},
+          {"doorbells", "doorbells", &TransportStats::doorbells,
+           "doorbell writes to the NIC's registers"},
+          {"blueflame_writes", "writes", &TransportStats::blueflame_writes,
+           "doorbells that carried their WQE (BlueFlame)"},
+          {"commands", "commands", &TransportStats::commands,
+           "driver commands (QP state changes, deregistrations) executed"},
+          {"wqe_fetches", "DMA reads", &TransportStats::wqe_fetches,
+           "send and receive WQEs read from host memory"},
+          {"wqes_started", "WQEs", &TransportStats::wqes_started, "send WQEs the requester began"},
+          {"request_packets", "packets", &TransportStats::request_packets,
+           "request packets sent, first sends and resends"},
+          {"response_packets", "packets", &TransportStats::response_packets,
+           "ACKs, NAKs, READ responses and atomic ACKs sent"},
+          {"acks_sent", "packets", &TransportStats::acks_sent, "ACKs sent"},
+          {"naks_sent", "packets", &TransportStats::naks_sent,
+           "sequence-error and other NAKs sent"},
+          {"rnr_naks_sent", "packets", &TransportStats::rnr_naks_sent,
+           "RNR NAKs sent (no receive WQE posted)"},
+          {"duplicate_request", "packets", &TransportStats::duplicate_requests,
+           "duplicate requests received (mlx5's name)"},
+          {"out_of_sequence", "packets", &TransportStats::out_of_sequence,
+           "requests received ahead of the expected PSN"},
+          {"cqes", "CQEs", &TransportStats::cqes, "completion queue entries written"},
+          {"qp_cache_misses", "misses", &TransportStats::qp_cache_misses,
+           "QP context cache misses"},
+          {"qp_cache_hits", "lookups", &TransportStats::qp_cache_hits,
+           "QP context cache lookups that hit"},
+          {"cq_cache_misses", "misses", &TransportStats::cq_cache_misses,
+           "CQ context cache misses"},
+          {"cq_cache_hits", "lookups", &TransportStats::cq_cache_hits,
+           "CQ context cache lookups that hit"},
+          {"context_prefetches", "DMA reads", &TransportStats::context_prefetches,
+           "QP context reads issued ahead of the unit that needs them "
+           "(transport.context_prefetches)"},
+          {"requester_busy_ns", &TransportStats::requester_busy,
+           "time the requester's engines spent in turns, summed over engines (occupancy)"},
+          {"responder_busy_ns", &TransportStats::responder_busy,
+           "time the responder spent on request packets, from its per-packet cycles to done"},
+          {"completer_busy_ns", &TransportStats::completer_busy,
+           "time the completer spent on response packets, from its per-packet cycles to done"},
+          {"context_wait_ns", &TransportStats::context_wait,
+           "time units waited for QP context reads (cache misses), part of their busy time"},
+          {"dropped_no_qp", "packets", &TransportStats::dropped_no_qp,
+           "packets for a QP that does not exist or is not ready, dropped"},
+          {"packet_seq_err", "NAKs", &TransportStats::packet_seq_err,
+           "sequence-error NAKs received (mlx5's name)"},
+          {"local_ack_timeout_err", "timeouts", &TransportStats::local_ack_timeout_err,
+           "transport timer expiries (mlx5's name)"},
+          {"rnr_nak_retry_err", "NAKs", &TransportStats::rnr_nak_retry_err,
+           "RNR NAKs received (mlx5's name)"},
+          {"implied_nak_seq_err", "responses", &TransportStats::implied_nak_seq_err,
+           "responses that skipped a READ's or atomic's (mlx5's name)"},
+          {"retransmitted_packets", "packets", &TransportStats::retransmitted_packets,
+           "request packets sent again"},
+          {"retry_exceeded", "WQEs", &TransportStats::retry_exceeded,
+           "WQEs ended with IBV_WC_RETRY_EXC_ERR"},
+          {"ghost_responses", "packets", &TransportStats::ghost_responses,
+           "responses to PSNs never sent: ignored"},
+          {"stale_naks", "NAKs", &TransportStats::stale_naks,
+           "NAKs for PSNs already acknowledged: ignored"},
       });
   return table;
 }

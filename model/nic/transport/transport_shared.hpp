@@ -26,6 +26,7 @@
 
 #include "common/byte_pool.hpp"
 #include "common/clock_domain.hpp"
+#include "common/latency_histogram.hpp"
 #include "common/statistics.hpp"
 #include "interface/nic_address.hpp"
 #include "nic/congestion/rate_limiters.hpp"
@@ -54,8 +55,11 @@ struct TransportStats {
   std::uint64_t duplicate_requests = 0;
   std::uint64_t out_of_sequence = 0;
   std::uint64_t cqes = 0;
+  std::uint64_t qp_cache_hits = 0;
   std::uint64_t qp_cache_misses = 0;
+  std::uint64_t cq_cache_hits = 0;
   std::uint64_t cq_cache_misses = 0;
+  std::uint64_t context_prefetches = 0;  // QP context reads issued ahead of their unit
   std::uint64_t dropped_no_qp = 0;  // packets for a QP that does not exist or is not ready
   // Retransmission, at the requester.
   std::uint64_t packet_seq_err = 0;         // NAK sequence errors received
@@ -67,6 +71,12 @@ struct TransportStats {
   std::uint64_t ghost_responses = 0;        // responses to PSNs never sent: ignored
   std::uint64_t stale_naks = 0;             // NAKs for PSNs already acknowledged: ignored
   std::uint64_t activations = 0;
+  // Occupancy: the time each unit spent on its items (the requester's
+  // engines summed), and the part of it units waited for QP contexts.
+  sc_core::sc_time requester_busy;
+  sc_core::sc_time responder_busy;
+  sc_core::sc_time completer_busy;
+  sc_core::sc_time context_wait;
 };
 
 // TransportStats's names, units and meanings (common/statistics.hpp).
@@ -105,9 +115,20 @@ class TransportShared {
   void count_sent(const QpContext& qp, const packet::RocePacket& h, std::uint32_t payload);
   sc_core::sc_time cycles(std::uint64_t n) const { return clock_.cycles(n); }
 
-  // Charges a QP (CQ) context fetch by DMA when the cache misses it.
+  // Charges a QP (CQ) context fetch by DMA when the cache misses it; a
+  // context read issued ahead (prefetch_qp) is waited for instead.
   void touch_qp(const QpContext& qp, DmaClient& dma);
   void touch_cq(const CqContext& cq, DmaClient& dma);
+  // Issues the read of QP `qpn`'s context ahead of the unit that will need
+  // it, when the cache misses it, none is in flight for it, fewer than
+  // `context_prefetches` are, and the prefetch port has room. Never waits
+  // (the receive pipeline calls it from a method).
+  void prefetch_qp(std::uint32_t qpn);
+  // The DMA port prefetches use (their own, with context_prefetches in flight).
+  void attach_prefetch_port(DmaPort& port) { prefetch_client_ = std::make_unique<DmaClient>(port); }
+  // How long context misses took, from the lookup to the context in hand.
+  const LatencyHistogram& qp_miss_latency() const { return qp_miss_latency_; }
+  const LatencyHistogram& cq_miss_latency() const { return cq_miss_latency_; }
   // Writes a CQE for `wc` into CQ `cqn` by DMA through `dma` (after every
   // earlier write of that client: posted writes stay in order).
   void write_cqe(std::uint32_t cqn, const ibv_wc& wc, DmaClient& dma,
@@ -141,6 +162,11 @@ class TransportShared {
   TranslationCache<bool> cq_cache_;
   BytePool cqe_buffers_;      // a CQE's bytes live until its posted write completes
   BytePool context_buffers_;  // a context read's destination, one per read in flight
+  LatencyHistogram qp_miss_latency_;
+  LatencyHistogram cq_miss_latency_;
+  // QP context reads issued ahead, by QP number: the prefetch client's ticket.
+  std::unique_ptr<DmaClient> prefetch_client_;
+  std::map<std::uint32_t, std::uint32_t> prefetches_;
 };
 
 // Work completion opcode of a send WQE's opcode.

@@ -1,0 +1,78 @@
+// QpSet (the requester's candidates) and LatencyHistogram (context-miss and
+// walk latencies): exact behaviour at word boundaries and bin edges.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <random>
+#include <set>
+#include <vector>
+
+#include "common/latency_histogram.hpp"
+#include "nic/transport/rc_contexts.hpp"
+
+namespace rnicsim {
+namespace {
+
+TEST(QpSet, FindsTheNextMemberAcrossWordsAndLevels) {
+  QpSet set;
+  EXPECT_TRUE(set.empty());
+  EXPECT_EQ(set.first(), QpSet::kNone);
+  for (std::uint32_t qpn : {0u, 63u, 64u, 4095u, 4096u, 262143u}) set.insert(qpn);
+  set.insert(64);  // twice: still one member
+  EXPECT_EQ(set.size(), 6U);
+  EXPECT_EQ(set.first(), 0U);
+  EXPECT_EQ(set.next_from(1), 63U);
+  EXPECT_EQ(set.next_from(64), 64U);
+  EXPECT_EQ(set.next_from(65), 4095U);
+  EXPECT_EQ(set.next_from(4096), 4096U);
+  EXPECT_EQ(set.next_from(4097), 262143U);
+  EXPECT_EQ(set.next_from(262144), QpSet::kNone);
+  set.erase(4096);
+  set.erase(4096);  // not a member any more: nothing changes
+  EXPECT_EQ(set.size(), 5U);
+  EXPECT_EQ(set.next_from(4096), 262143U);
+  set.erase(262143);
+  EXPECT_EQ(set.next_from(4096), QpSet::kNone);
+  EXPECT_FALSE(set.contains(262143));
+  EXPECT_TRUE(set.contains(63));
+}
+
+TEST(QpSet, AgreesWithAnOrderedSetOverRandomChanges) {
+  QpSet set;
+  std::set<std::uint32_t> reference;
+  std::mt19937 random(7);
+  for (int step = 0; step < 20000; ++step) {
+    const std::uint32_t qpn = random() % 300000 % kMaxQps;
+    if (random() % 3 == 0) {
+      set.erase(qpn);
+      reference.erase(qpn);
+    } else {
+      set.insert(qpn);
+      reference.insert(qpn);
+    }
+    const std::uint32_t from = random() % kMaxQps;
+    const auto expected = reference.lower_bound(from);
+    ASSERT_EQ(set.next_from(from), expected == reference.end() ? QpSet::kNone : *expected);
+  }
+  EXPECT_EQ(set.size(), reference.size());
+}
+
+TEST(LatencyHistogram, BinsByPowersOfTwoNanoseconds) {
+  LatencyHistogram h;
+  h.add(sc_core::sc_time(0.5, sc_core::SC_NS));  // below 1 ns
+  h.add(sc_core::sc_time(1, sc_core::SC_NS));    // [1, 2)
+  h.add(sc_core::sc_time(600, sc_core::SC_NS));  // [512, 1024)
+  h.add(sc_core::sc_time(1023, sc_core::SC_NS));
+  const nlohmann::json j = h.to_json();
+  EXPECT_EQ(j["count"], 4);
+  EXPECT_DOUBLE_EQ(j["min_ns"].get<double>(), 0.5);
+  EXPECT_DOUBLE_EQ(j["max_ns"].get<double>(), 1023.0);
+  EXPECT_DOUBLE_EQ(j["mean_ns"].get<double>(), (0.5 + 1 + 600 + 1023) / 4);
+  const nlohmann::json bins = nlohmann::json::array({{{"below_ns", 1}, {"count", 1}},
+                                                     {{"below_ns", 2}, {"count", 1}},
+                                                     {{"below_ns", 1024}, {"count", 2}}});
+  EXPECT_EQ(j["bins"], bins);
+}
+
+}  // namespace
+}  // namespace rnicsim
