@@ -273,6 +273,7 @@ void MemoryTranslation::walker(std::size_t s) {
     ++(walk.mpt ? stats_.mpt_walks : stats_.mtt_walks);
     stats_.walk_time += took;
     if (walk_observer_) walk_observer_(took);
+    (walk.mpt ? mpt_miss_latency_ : mtt_miss_latency_).add(sim_now() - walk.queued_at);
     complete(walk, slot.buffer.data());
 
     slot.walk = queue_head_;

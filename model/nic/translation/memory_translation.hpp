@@ -43,13 +43,14 @@
 #include <vector>
 
 #include "common/clock_domain.hpp"
+#include "common/latency_histogram.hpp"
+#include "common/memory_initiator.hpp"
 #include "common/module_macros.hpp"
 #include "common/ring_queue.hpp"
-#include "common/memory_initiator.hpp"
-#include "nic/translation/entry_cache.hpp"
-#include "interface/mpt_format.hpp"
-#include "nic/translation/translation_cache.hpp"
 #include "common/statistics.hpp"
+#include "interface/mpt_format.hpp"
+#include "nic/translation/entry_cache.hpp"
+#include "nic/translation/translation_cache.hpp"
 
 namespace rnicsim {
 
@@ -196,6 +197,9 @@ class MemoryTranslation : public sc_core::sc_module, public TranslationRequestIf
 
   const MemoryTranslationStats& stats() const { return stats_; }
   const MptCache& mpt_cache() const { return *mpt_cache_; }
+  // How long MPT (MTT) misses took, from the walk's queueing to its entry read.
+  const LatencyHistogram& mpt_miss_latency() const { return mpt_miss_latency_; }
+  const LatencyHistogram& mtt_miss_latency() const { return mtt_miss_latency_; }
   const PageCache& mtt_cache() const { return *mtt_cache_; }
 
  private:
@@ -283,6 +287,8 @@ class MemoryTranslation : public sc_core::sc_module, public TranslationRequestIf
   std::unique_ptr<PageCache> mtt_cache_;
   MemoryTranslationStats stats_;
   WalkObserver walk_observer_;
+  LatencyHistogram mpt_miss_latency_;
+  LatencyHistogram mtt_miss_latency_;
 
   std::uint64_t invalidations_ = 0;
   sc_core::sc_time next_accept_;  // earliest time the port takes the next request

@@ -20,6 +20,31 @@
 #include "system/testbed.hpp"
 
 namespace rnicsim {
+namespace {
+
+// A NIC's context and translation caches: hits, misses and how long each
+// miss took (its context read or table walk, queueing included).
+nlohmann::json caches_json(const Nic& nic) {
+  const TransportStats& t = nic.transport.stats();
+  auto cache = [](std::uint64_t hits, std::uint64_t misses, const LatencyHistogram& latency) {
+    return nlohmann::json{{"hits", hits}, {"misses", misses}, {"miss_latency", latency.to_json()}};
+  };
+  return {{"qpc", cache(t.qp_cache_hits, t.qp_cache_misses, nic.transport.qp_miss_latency())},
+          {"cqc", cache(t.cq_cache_hits, t.cq_cache_misses, nic.transport.cq_miss_latency())},
+          {"mpt", cache(nic.translation.mpt_cache().hits(), nic.translation.mpt_cache().misses(),
+                        nic.translation.mpt_miss_latency())},
+          {"mtt", cache(nic.translation.mtt_cache().hits(), nic.translation.mtt_cache().misses(),
+                        nic.translation.mtt_miss_latency())}};
+}
+
+// Each requester engine's busy time, in ns.
+nlohmann::json engines_busy_json(const Nic& nic) {
+  nlohmann::json busy = nlohmann::json::array();
+  for (const sc_core::sc_time& t : nic.requester.engine_busy()) busy.push_back(to_ns(t));
+  return busy;
+}
+
+}  // namespace
 
 using perf::PerfOptions;
 
@@ -113,8 +138,12 @@ PerfResult run_perf(config::RunConfig& run, const PerfOptions& options,
   // from the testbed's statistics (statistics.json has every block's).
   const nlohmann::json statistics = testbed.statistics();
   nlohmann::json counters = nlohmann::json::object();
-  for (const auto& node : statistics["nodes"].items()) {
-    counters[node.key()] = node.value()["transport"];
+  for (std::size_t i = 0; i < testbed.node_count(); ++i) {
+    Nic& nic = testbed.node(i).nic;
+    nlohmann::json& node = counters[testbed.node(i).basename()];
+    node = statistics["nodes"][testbed.node(i).basename()]["transport"];
+    node["caches"] = caches_json(nic);
+    node["requester_engines_busy_ns"] = engines_busy_json(nic);
   }
   // Messages as the kernel TCP tests count them: the client's, per QP.
   const std::uint64_t messages = options.iterations * (options.is_latency() ? 1 : options.qps) *
