@@ -290,3 +290,16 @@ TEST(PerfOptions, EffectiveMtuIsNeverAboveTheActiveOne) {
 
 }  // namespace
 }  // namespace rnicsim::perf
+
+namespace rnicsim::perf {
+namespace {
+
+TEST(PerfOptionsNoPeak, DashNTurnsTheBwPeakOffAsPerftestsNoPeak) {
+  EXPECT_TRUE(parse({"write_bw", "-n", "100"}).measures_peak());
+  EXPECT_FALSE(parse({"write_bw", "-n", "100", "-N"}).measures_peak());
+  EXPECT_FALSE(parse({"write_bw", "--noPeak"}).measures_peak());
+  EXPECT_EQ(error_of({"write_bw", "-N", "-N"}), "-N: given twice (first as -N)");
+}
+
+}  // namespace
+}  // namespace rnicsim::perf

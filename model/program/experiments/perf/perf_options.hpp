@@ -73,6 +73,7 @@ struct PerfOptions {
   AtomicType atomic_type = AtomicType::kFetchAndAdd;
   std::uint8_t qp_timeout = 14;  // -u: the QP's timeout attribute, perftest's default
   bool report_gbits = false;
+  bool no_peak = false;  // -N: the BW peak is not measured
   std::optional<std::string> json_path;
   std::optional<std::string> pcap_path;
   std::optional<std::string> out_dir;
@@ -89,7 +90,7 @@ struct PerfOptions {
   // perftest keeps every post and completion time and reports a peak only in
   // BW tests of at most 20000 iterations; otherwise it keeps the first post
   // and the last completion and prints a peak of 0.
-  bool measures_peak() const { return is_bw() && iterations <= kPeakIterationLimit; }
+  bool measures_peak() const { return is_bw() && !no_peak && iterations <= kPeakIterationLimit; }
   // perftest polls a dynamic CQE batch in BW tests of 3000 iterations or more,
   // else a fixed batch (16, or 64 with over 2048 QPs of messages above 8 KiB).
   bool dynamic_cqe_poll() const { return is_bw() && iterations >= kDynamicPollMinIterations; }
