@@ -245,6 +245,7 @@ void Completer::on_nak(QpContext& qp, std::uint8_t syndrome, std::uint32_t psn) 
     // Resend from `psn` once the NAK's timer has passed.
     qp.rewind_to(psn);
     qp.resume_at = sim_now() + sc_core::sc_time(rnr_timer_us(syndrome), sc_core::SC_US);
+    shared_.contexts().rnr_held().insert(qp.qpn);
     shared_.contexts().wake_sender(qp);
     return;
   }

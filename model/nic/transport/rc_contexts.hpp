@@ -345,6 +345,8 @@ class RcContexts {
   // Every QP may have work (a PFC pause released): all become candidates.
   void wake_all_senders();
   QpSet& send_candidates() { return send_candidates_; }
+  // QPs an RNR NAK holds (resume_at set): the requester's wake-up looks at these.
+  QpSet& rnr_held() { return rnr_held_; }
 
   // QP `qp` went to ERR, or took a receive doorbell in ERR: the responder's
   // flush looks at these QPs only.
@@ -357,6 +359,8 @@ class RcContexts {
  private:
   std::map<std::uint32_t, std::unique_ptr<QpContext>> qps_;
   QpSet send_candidates_;
+  QpSet rnr_held_;
+  std::vector<QpContext*> by_qpn_;  // qps_ by QP number, for a lookup per packet
   std::map<std::uint32_t, QpContext*> error_qps_;
   std::map<std::uint32_t, std::unique_ptr<CqContext>> cqs_;
 };

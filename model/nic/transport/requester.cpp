@@ -190,12 +190,15 @@ void Requester::run(Engine& engine) {
       // The earliest RNR hold to end, or paced QP to be free to send,
       // also wakes the requester.
       sc_core::sc_time wake = sc_core::SC_ZERO_TIME;
-      const QpSet& candidates = shared_.contexts().send_candidates();
-      for (std::uint32_t qpn = candidates.first(); qpn != QpSet::kNone;
-           qpn = candidates.next_from(std::uint64_t{qpn} + 1)) {
+      QpSet& held = shared_.contexts().rnr_held();
+      for (std::uint32_t qpn = held.first(); qpn != QpSet::kNone;
+           qpn = held.next_from(std::uint64_t{qpn} + 1)) {
         const sc_core::sc_time& at = shared_.contexts().qp(qpn)->resume_at;
-        if (at > sim_now() && (wake == sc_core::SC_ZERO_TIME || at < wake))
+        if (at <= sim_now()) {
+          held.erase(qpn);  // the hold is over (the QP is a candidate still)
+        } else if (wake == sc_core::SC_ZERO_TIME || at < wake) {
           wake = at;
+        }
       }
       if (const std::uint64_t paced = shared_.rate_limiters().next_wake_ps(to_ps(sim_now()))) {
         if (wake == sc_core::SC_ZERO_TIME || paced < to_ps(wake)) wake = picoseconds(paced);

@@ -12,8 +12,7 @@
 namespace rnicsim {
 
 QpContext* RcContexts::qp(std::uint32_t qpn) {
-  auto it = qps_.find(qpn);
-  return it == qps_.end() ? nullptr : it->second.get();
+  return qpn < by_qpn_.size() ? by_qpn_[qpn] : nullptr;
 }
 
 CqContext* RcContexts::cq(std::uint32_t cqn) {
@@ -25,6 +24,8 @@ QpContext& RcContexts::add_qp(std::uint32_t qpn) {
   auto& slot = qps_[qpn];
   slot = std::make_unique<QpContext>();
   slot->qpn = qpn;
+  if (qpn >= by_qpn_.size()) by_qpn_.resize(std::size_t{qpn} + 1, nullptr);
+  by_qpn_[qpn] = slot.get();
   return *slot;
 }
 
