@@ -40,7 +40,8 @@ void write_pages(Writer<std::vector<std::uint8_t>>& w, const std::vector<std::ui
 
 bool read_pages(Reader& r, std::vector<std::uint64_t>& pages) {
   const std::uint32_t count = r.u32();
-  if (!r.ok() || count > 4096) return false;
+  // No more than the longest body the NIC reads can hold.
+  if (!r.ok() || count > kMaxCommandBodyBytes / 8) return false;
   pages.resize(count);
   for (std::uint64_t& page : pages) page = r.u64();
   return r.ok();

@@ -184,6 +184,10 @@ struct Command {
 std::vector<std::uint8_t> encode_command(const Command& command);
 // Bytes of the header that gives the body's length.
 constexpr std::uint32_t kCommandHeaderBytes = 12;
+// The longest body the NIC reads: a CREATE_CQ's page list for 16384 QPs of
+// 128 CQEs of 32 B each (64 MiB, 16384 page addresses of 8 B at 4 KiB pages),
+// with room for its fixed fields.
+constexpr std::uint32_t kMaxCommandBodyBytes = (1u << 17) + 64;
 std::uint32_t command_body_bytes(const std::uint8_t* header);
 // nullopt (and `error`) for an unknown op or a body that does not parse.
 std::optional<Command> decode_command(const std::uint8_t* bytes, std::size_t length,

@@ -1,5 +1,6 @@
 #include "system/rc_connection.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 
@@ -66,13 +67,17 @@ RcSide create_rc_side(Testbed& testbed, std::size_t node, const RcOptions& optio
   side.driver = &testbed.node(node).software().driver;
   VerbsDriver& d = *side.driver;
   side.pd = check(d.ibv_alloc_pd(), d, "ibv_alloc_pd");
-  side.send_cq = check(d.ibv_create_cq(options.cq_entries), d, "ibv_create_cq");
-  side.recv_cq = check(d.ibv_create_cq(options.cq_entries), d, "ibv_create_cq");
+  for (std::uint32_t g = 0; g < std::max<std::uint32_t>(1, options.cq_groups); ++g) {
+    side.send_cqs.push_back(check(d.ibv_create_cq(options.cq_entries), d, "ibv_create_cq"));
+    side.recv_cqs.push_back(check(d.ibv_create_cq(options.cq_entries), d, "ibv_create_cq"));
+  }
+  side.send_cq = side.send_cqs.front();
+  side.recv_cq = side.recv_cqs.front();
   ibv_qp_init_attr init;
-  init.send_cq = side.send_cq;
-  init.recv_cq = side.recv_cq;
   init.cap = options.cap;
   for (std::uint32_t i = 0; i < options.qps; ++i) {
+    init.send_cq = side.send_cqs[i % side.send_cqs.size()];
+    init.recv_cq = side.recv_cqs[i % side.recv_cqs.size()];
     side.qps.push_back(check(d.ibv_create_qp(side.pd, init), d, "ibv_create_qp"));
   }
   return side;

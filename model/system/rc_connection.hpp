@@ -16,8 +16,11 @@ struct RcSide {
   VerbsDriver* driver = nullptr;
   std::size_t node = 0;
   ibv_pd* pd = nullptr;
-  ibv_cq* send_cq = nullptr;
-  ibv_cq* recv_cq = nullptr;
+  ibv_cq* send_cq = nullptr;  // send_cqs[0]
+  ibv_cq* recv_cq = nullptr;  // recv_cqs[0]
+  // One pair per RcOptions::cq_groups: QP i completes into pair i % groups.
+  std::vector<ibv_cq*> send_cqs;
+  std::vector<ibv_cq*> recv_cqs;
   std::vector<ibv_qp*> qps;
 };
 
@@ -34,7 +37,10 @@ inline ibv_qp_cap default_cap() {
 struct RcOptions {
   std::uint32_t qps = 1;
   ibv_qp_cap cap = default_cap();
-  int cq_entries = 1024;
+  int cq_entries = 1024;  // of each CQ
+  // Pairs of send and receive CQs, one per application thread polling its
+  // own QPs (created in pairs, in order: with 1 as before there were groups).
+  std::uint32_t cq_groups = 1;
   ibv_mtu mtu = IBV_MTU_1024;
   std::uint32_t access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
                          IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC;

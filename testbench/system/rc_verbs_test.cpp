@@ -57,6 +57,34 @@ TEST(RcVerbs, RdmaWriteMovesEveryByteAndCompletesOnce) {
   });
 }
 
+// A CQ for 16384 QPs of 128 entries (64 MiB: 16384 page addresses, 128 KiB)
+// goes through a mailbox of contiguous pages; twice that is longer than the
+// NIC reads and fails the verb, not the run; commands go on working.
+TEST(RcVerbs, ACqForSixteenThousandQpsIsCreatedAndALongerOneRefused) {
+  RcBench bench;
+  bench.run([&] {
+    VerbsDriver& d = bench.driver(0);
+    ibv_cq* big = d.ibv_create_cq(16384 * 128);
+    ASSERT_NE(big, nullptr) << d.last_error_reason();
+    EXPECT_EQ(big->cqe, 1 << 21);
+    EXPECT_EQ(big->ring.pages.size(), 16384u);
+    EXPECT_EQ(d.ibv_create_cq(1 << 22), nullptr);
+    EXPECT_EQ(d.last_error(), EINVAL);
+    EXPECT_EQ(d.last_error_reason(),
+              "ibv_create_cq: its command (262180 bytes, mostly the ring's page list) is longer "
+              "than the NIC reads (131148 bytes)");
+    bench.connect();
+    const Buffer src = bench.buffer(0, 4096, kAllAccess);
+    const Buffer dst = bench.buffer(1, 4096, kAllAccess);
+    bench.fill(src, pattern(4096, 9));
+    const ibv_sge sge = sge_of(src, 4096);
+    ibv_send_wr wr = work_request(IBV_WR_RDMA_WRITE, &sge, 7, &dst);
+    ASSERT_EQ(d.ibv_post_send(bench.a.qps[0], &wr, nullptr), 0);
+    EXPECT_EQ(bench.next_completion(0, bench.a.send_cq).status, IBV_WC_SUCCESS);
+    EXPECT_EQ(bench.contents(dst, 0, 4096), pattern(4096, 9));
+  });
+}
+
 TEST(RcVerbs, RdmaReadBringsTheRemoteBytesIntoScatteredLocalPages) {
   RcBench bench;
   bench.run([&] {

@@ -288,6 +288,30 @@ TEST(PerfOptions, EffectiveMtuIsNeverAboveTheActiveOne) {
   EXPECT_EQ(effective_mtu(parse({"write_lat", "-m", "4096"}), 1024), 1024u);
 }
 
+// --threads is rnicsim's own: client threads in the RDMA BW tests, 1 to 64,
+// at most -q, 1 by default.
+TEST(PerfOptions, ThreadsRunTheBandwidthTestsOnUpToOneThreadPerQp) {
+  EXPECT_EQ(parse({"write_bw"}).threads, 1u);
+  EXPECT_EQ(parse({"write_bw", "-q", "64", "--threads", "8"}).threads, 8u);
+  EXPECT_EQ(parse({"--threads=4", "send_bw", "-q", "4"}).threads, 4u);
+  EXPECT_EQ(parse({"read_bw", "-q", "64", "--threads", "64"}).threads, 64u);
+  EXPECT_EQ(parse({"atomic_bw", "-q", "2", "--threads", "2"}).threads, 2u);
+  EXPECT_EQ(error_of({"write_bw", "-q", "4", "--threads", "8"}),
+            "--threads 8: more threads than QPs (4): each thread drives QPs of its own; raise -q");
+  EXPECT_EQ(error_of({"write_bw", "--threads", "2"}),
+            "--threads 2: more threads than QPs (1): each thread drives QPs of its own; raise -q");
+  EXPECT_EQ(error_of({"write_bw", "-q", "128", "--threads", "65"}),
+            "--threads 65: must be a whole number from 1 to 64");
+  EXPECT_EQ(error_of({"write_bw", "--threads", "0"}),
+            "--threads 0: must be a whole number from 1 to 64");
+  const std::string latency =
+      ": application threads run only in the RDMA bandwidth tests (write_bw, read_bw, send_bw, "
+      "atomic_bw)";
+  EXPECT_EQ(error_of({"write_lat", "--threads", "2"}), "--threads 2" + latency);
+  EXPECT_EQ(error_of({"read_lat", "--threads=1"}), "--threads=1" + latency);
+  EXPECT_EQ(error_of({"tcp_bw", "--threads", "2"}), "--threads 2" + latency);
+}
+
 }  // namespace
 }  // namespace rnicsim::perf
 

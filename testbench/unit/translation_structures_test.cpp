@@ -122,6 +122,39 @@ TEST(PageAllocator, FullFragmentationScattersEveryFrameOnce) {
   EXPECT_THROW(allocator.allocate(1), std::runtime_error);
 }
 
+// The command mailbox's pages: the highest run of free frames, taken out of
+// the shuffled order so no later allocation hands one of them out again.
+TEST(PageAllocator, ContiguousFramesAreTheHighestFreeRunAndNeverHandedOutAgain) {
+  PageAllocator allocator(0x10000, 256 * 4096, 4096, 1.0, 5);
+  const std::vector<std::uint64_t> before = allocator.allocate(100);
+  std::set<std::uint64_t> used(before.begin(), before.end());
+  const std::uint64_t first = allocator.allocate_contiguous(8);
+  EXPECT_EQ(first % 4096, 0u);
+  for (std::uint64_t f = first; f < first + 8 * 4096; f += 4096) {
+    EXPECT_EQ(used.count(f), 0u) << std::hex << f;
+    used.insert(f);
+  }
+  // No free run lies above it: some frame just past its end is taken (or the pool ends).
+  const std::uint64_t end = 0x10000 + 256 * 4096;
+  if (first + 8 * 4096 < end) {
+    EXPECT_EQ(used.count(first + 8 * 4096), 1u);
+  }
+  EXPECT_EQ(allocator.free_frames(), 256u - 108u);
+  const std::vector<std::uint64_t> rest = allocator.allocate(allocator.free_frames());
+  for (std::uint64_t f : rest) EXPECT_EQ(used.count(f), 0u) << std::hex << f;
+  used.insert(rest.begin(), rest.end());
+  EXPECT_EQ(used.size(), 256u);  // every frame handed out exactly once
+  EXPECT_THROW(allocator.allocate_contiguous(1), std::runtime_error);
+}
+
+TEST(PageAllocator, ContiguousFramesOfAnUnfragmentedPoolAreItsTop) {
+  PageAllocator allocator(0, 16 * 4096, 4096, 0.0, 1);
+  EXPECT_EQ(allocator.allocate_contiguous(4), 12u * 4096);
+  EXPECT_EQ(allocator.allocate(2), (std::vector<std::uint64_t>{0, 4096}));
+  EXPECT_THROW(allocator.allocate_contiguous(11), std::runtime_error);
+  EXPECT_EQ(allocator.allocate_contiguous(10), 2u * 4096);
+}
+
 TEST(PageAllocator, TheSeedFixesTheOrderAndLargePagesAreAligned) {
   PageAllocator a(0, 64ULL << 21, 2ULL << 20, 1.0, 3);
   PageAllocator b(0, 64ULL << 21, 2ULL << 20, 1.0, 3);

@@ -40,29 +40,47 @@ void VerbsDriver::mmio(std::uint64_t offset, const std::uint8_t* data, std::uint
                        const sc_core::sc_time& cpu) {
   const sc_core::sc_time issue = cpu + platform().verbs.mmio_write;
   // The link waits out the CPU time before the write enters PCIe.
-  platform().mmio_write(offset, data, length,
-                        core_ ? core_->reserve(issue, CpuWork::kVerbs) : issue);
+  CpuCore* const c = core();
+  platform().mmio_write(offset, data, length, c ? c->reserve(issue, CpuWork::kVerbs) : issue);
+}
+
+void VerbsDriver::use_core_for_this_thread(CpuCore* core) {
+  const sc_core::sc_object* thread = sc_core::sc_get_current_process_handle().get_process_object();
+  if (thread == nullptr)
+    throw std::logic_error("use_core_for_this_thread: not called from a thread");
+  if (core) {
+    thread_cores_[thread] = core;
+  } else {
+    thread_cores_.erase(thread);
+  }
+}
+
+CpuCore* VerbsDriver::core() const {
+  if (thread_cores_.empty()) return core_;
+  const auto found =
+      thread_cores_.find(sc_core::sc_get_current_process_handle().get_process_object());
+  return found == thread_cores_.end() ? core_ : found->second;
 }
 
 void VerbsDriver::work(const sc_core::sc_time& time) {
-  if (core_) {
-    core_->run(time, CpuWork::kVerbs);
+  if (CpuCore* c = core()) {
+    c->run(time, CpuWork::kVerbs);
   } else {
     sc_core::wait(time);
   }
 }
 
 void VerbsDriver::spin_until(const sc_core::sc_event& event) {
-  if (core_) {
-    core_->spin_until(event);
+  if (CpuCore* c = core()) {
+    c->spin_until(event);
   } else {
     sc_core::wait(event);
   }
 }
 
 void VerbsDriver::spin_for(const sc_core::sc_time& time) {
-  if (core_) {
-    core_->spin_for(time);
+  if (CpuCore* c = core()) {
+    c->spin_for(time);
   } else {
     sc_core::wait(time);
   }
@@ -93,12 +111,34 @@ std::uint64_t VerbsDriver::allocate_context() {
   return context_page_ + std::uint64_t{contexts_left_} * kSlot;
 }
 
+bool VerbsDriver::fits_mailbox(const Command& command, const char* verb) {
+  const std::size_t bytes = encode_command(command).size();
+  if (bytes <= kCommandHeaderBytes + std::size_t{kMaxCommandBodyBytes}) return true;
+  fail(EINVAL, std::string(verb) + ": its command (" + std::to_string(bytes) +
+                   " bytes, mostly the ring's page list) is longer than the NIC reads (" +
+                   std::to_string(kCommandHeaderBytes + kMaxCommandBodyBytes) + " bytes)");
+  return false;
+}
+
 CommandStatus VerbsDriver::run_command(const Command& command) {
   const DriverPlatform& p = platform();
-  if (mailbox_ == 0) mailbox_ = allocate_ring(p.pages->page_bytes()).front();
+  const std::uint64_t page = p.pages->page_bytes();
+  if (mailbox_ == 0) {
+    mailbox_ = allocate_ring(page).front();
+    mailbox_bytes_ = page;
+  }
   const std::vector<std::uint8_t> bytes = encode_command(command);
-  if (bytes.size() > p.pages->page_bytes())
-    throw std::logic_error("a command larger than its mailbox page");
+  if (bytes.size() > kCommandHeaderBytes + std::size_t{kMaxCommandBodyBytes})
+    throw std::logic_error("a command longer than the NIC reads (verbs check fits_mailbox)");
+  if (bytes.size() > mailbox_bytes_) {
+    // The NIC reads the body in one DMA from the mailbox's address: the pages
+    // must follow one another physically.
+    const std::uint64_t pages = (kCommandHeaderBytes + kMaxCommandBodyBytes + page - 1) / page;
+    p.pages->release({mailbox_});
+    mailbox_ = p.pages->allocate_contiguous(pages);
+    mailbox_bytes_ = pages * page;
+    memory_.zero_bytes(mailbox_, mailbox_bytes_);
+  }
   sc_core::wait(p.verbs.command);
   memory_.write_bytes(mailbox_, bytes.data(), bytes.size());
   const sc_core::sc_event& answered = memory_.watch(mailbox_ + kCommandStatusOffset, 4);
@@ -138,6 +178,10 @@ ibv_cq* VerbsDriver::ibv_create_cq(int cqe) {
   command.create_cq.depth = depth;
   command.create_cq.page_bytes = static_cast<std::uint32_t>(cq->ring.page_bytes);
   command.create_cq.pages = cq->ring.pages;
+  if (!fits_mailbox(command, "ibv_create_cq")) {
+    platform().pages->release(cq->ring.pages);
+    return nullptr;
+  }
   if (run_command(command) != CommandStatus::kOk) {
     fail(EINVAL, "ibv_create_cq: the NIC refused the CQ");
     return nullptr;
@@ -188,10 +232,16 @@ ibv_qp* VerbsDriver::ibv_create_qp(ibv_pd* pd, const ibv_qp_init_attr& init) {
   c.page_bytes = static_cast<std::uint32_t>(page);
   c.send_pages = qp->send_ring.pages;
   c.recv_pages = qp->recv_ring.pages;
+  if (!fits_mailbox(command, "ibv_create_qp")) {
+    platform().pages->release(qp->send_ring.pages);
+    platform().pages->release(qp->recv_ring.pages);
+    return nullptr;
+  }
   if (run_command(command) != CommandStatus::kOk) {
     fail(EINVAL, "ibv_create_qp: the NIC refused the QP");
     return nullptr;
   }
+  qp_by_number_[qp->qp_num] = qp.get();
   qps_.push_back(std::move(qp));
   last_error_ = 0;
   return qps_.back().get();
@@ -357,16 +407,17 @@ int VerbsDriver::ibv_poll_cq(ibv_cq* cq, int entries, ibv_wc* wc) {
     ++cq->consumer;
     wc[taken++] = cqe.wc;
     // The driver's own bookkeeping: which ring space the NIC is done with.
-    for (const auto& qp : qps_) {
-      if (qp->qp_num != cqe.wc.qp_num) continue;
+    const auto qp = qp_by_number_.find(cqe.wc.qp_num);
+    if (qp != qp_by_number_.end()) {
       if (cqe.wc.opcode & IBV_WC_RECV) {
-        ++qp->recv_consumer;
+        ++qp->second->recv_consumer;
       } else {
-        qp->send_consumer = cqe.wqe_counter;
+        qp->second->send_consumer = cqe.wqe_counter;
       }
     }
   }
-  if (taken == 0 && core_) core_->count_as_spinning(poll, CpuWork::kVerbs);
+  CpuCore* const c = core();
+  if (taken == 0 && c) c->count_as_spinning(poll, CpuWork::kVerbs);
   return taken;
 }
 

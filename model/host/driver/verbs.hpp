@@ -11,6 +11,11 @@
 // reads CQEs from the ring. Each verb charges its CPU time (verbs.*) to the
 // calling SC_THREAD; the layouts are interface/queue_formats.hpp's.
 //
+// A command goes in a one-page mailbox; the first longer one (a CQ or QP
+// with a long page list) gets a mailbox of physically contiguous pages that
+// holds the longest body the NIC reads (kMaxCommandBodyBytes), and a command
+// beyond that fails its verb with EINVAL.
+//
 // ibv_reg_mr pins a buffer of the process's address space, takes a free MPT
 // index, gives it a new key variant, and writes the MPT entry and the MR's
 // page list (one MTT entry per page) into the NIC's tables in host memory.
@@ -27,17 +32,18 @@
 // modelled yet.
 #include <cstdint>
 #include <functional>
-#include <string>
-#include <systemc>
 #include <memory>
 #include <optional>
+#include <string>
+#include <systemc>
+#include <unordered_map>
 #include <vector>
 
+#include "host/cpu/cpu_core.hpp"
 #include "host/driver/address_space.hpp"
 #include "host/driver/verbs_config.hpp"
-#include "host/cpu/cpu_core.hpp"
-#include "host/memory/page_allocator.hpp"
 #include "host/memory/host_memory.hpp"
+#include "host/memory/page_allocator.hpp"
 #include "interface/mpt_format.hpp"
 #include "interface/queue_formats.hpp"
 #include "interface/ring_layout.hpp"
@@ -111,6 +117,10 @@ class VerbsDriver {
   // spinning. Commands (CQ and QP set-up, ibv_dereg_mr) are not charged.
   // Without a core the calling thread only waits the same times.
   void use_core(CpuCore* core) { core_ = core; }
+  // The same for the calling SC_THREAD alone, so that several application
+  // threads of one host each charge their own core; the others keep the
+  // use_core one. Call from the thread itself (nullptr: back to use_core's).
+  void use_core_for_this_thread(CpuCore* core);
 
   // The NIC's port: 0 and its attributes for port 1 (a NIC has one), else
   // EINVAL. Takes no time: the driver learned them when it loaded.
@@ -175,6 +185,10 @@ class VerbsDriver {
   // It spins until `event`, or for `time`.
   void spin_until(const sc_core::sc_event& event);
   void spin_for(const sc_core::sc_time& time);
+  // The calling thread's core: its own, else use_core's (nullptr: none).
+  CpuCore* core() const;
+  // Fails (EINVAL, naming `verb`) for a command longer than the NIC reads.
+  bool fits_mailbox(const Command& command, const char* verb);
 
   HostMemory& memory_;
   const AddressSpace& space_;
@@ -192,13 +206,17 @@ class VerbsDriver {
   std::optional<DriverPlatform> platform_;
   std::vector<std::unique_ptr<ibv_cq>> cqs_;
   std::vector<std::unique_ptr<ibv_qp>> qps_;
-  std::uint64_t mailbox_ = 0;          // the command mailbox's page
+  std::unordered_map<std::uint32_t, ibv_qp*> qp_by_number_;  // for ibv_poll_cq
+  // The command mailbox: one page, or contiguous pages for the longest command.
+  std::uint64_t mailbox_ = 0;
+  std::uint64_t mailbox_bytes_ = 0;
   std::uint64_t context_page_ = 0;     // contexts handed out from this page
   std::uint32_t contexts_left_ = 0;
   std::uint32_t next_qpn_ = 0x100;     // QP numbers, never reused
   SendWqe posting_;                    // the WQE ibv_post_send is encoding
   sc_core::sc_time landed_;
   CpuCore* core_ = nullptr;
+  std::unordered_map<const sc_core::sc_object*, CpuCore*> thread_cores_;  // by SC_THREAD
 };
 
 }  // namespace rnicsim

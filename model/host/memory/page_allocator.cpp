@@ -1,5 +1,6 @@
 #include "host/memory/page_allocator.hpp"
 
+#include <optional>
 #include <stdexcept>
 #include <string>
 
@@ -18,6 +19,7 @@ PageAllocator::PageAllocator(std::uint64_t pool_base, std::uint64_t pool_bytes,
   const std::uint64_t end = (pool_base + pool_bytes) / page_bytes;
   if (end <= first_frame_) throw std::invalid_argument("the pool holds no whole page");
   frames_ = end - first_frame_;
+  pool_frames_ = frames_;
   swap_threshold_ = static_cast<std::uint64_t>(fragmentation * 1e9);
 }
 
@@ -54,6 +56,45 @@ std::vector<std::uint64_t> PageAllocator::allocate(std::uint64_t count) {
   }
   for (; count > 0; --count) frames.push_back((first_frame_ + draw()) * page_bytes_);
   return frames;
+}
+
+std::uint64_t PageAllocator::allocate_contiguous(std::uint64_t count) {
+  // A frame is free when it sits at a position of the order not yet drawn:
+  // one a swap moved there, or its own position when nothing moved it away.
+  std::unordered_map<std::uint64_t, std::uint64_t> position_of;  // of moved frames
+  for (const auto& [position, frame] : moved_) position_of[frame] = position;
+  auto position = [&](std::uint64_t frame) -> std::optional<std::uint64_t> {
+    const auto moved = position_of.find(frame);
+    if (moved != position_of.end()) return moved->second;
+    if (frame >= drawn_ && frame < frames_ && moved_.find(frame) == moved_.end()) return frame;
+    return std::nullopt;
+  };
+  std::uint64_t run = 0;
+  std::uint64_t first = pool_frames_;
+  while (run < count && first > 0) {
+    --first;
+    run = position(first) ? run + 1 : 0;
+  }
+  if (count == 0 || run < count) {
+    throw std::runtime_error("out of physical memory: no " + std::to_string(count) +
+                             " contiguous pages free");
+  }
+  // Each frame of the run leaves the order: the order's last frame takes its
+  // position and the order ends one sooner, so an unfragmented pool's order
+  // stays in address order.
+  for (std::uint64_t frame = first + count; frame-- > first;) {
+    const std::uint64_t at = *position(frame);
+    const std::uint64_t last = frames_ - 1;
+    if (at != last) {
+      const std::uint64_t displaced = frame_at(last);
+      moved_[at] = displaced;
+      position_of[displaced] = at;
+    }
+    position_of.erase(frame);
+    moved_.erase(last);
+    --frames_;
+  }
+  return (first_frame_ + first) * page_bytes_;
 }
 
 void PageAllocator::release(const std::vector<std::uint64_t>& frames) {

@@ -27,6 +27,12 @@ class PageAllocator {
   // Physical addresses of `count` free frames, in allocation order. Throws
   // std::runtime_error when the pool has fewer free frames.
   std::vector<std::uint64_t> allocate(std::uint64_t count);
+  // The physical address of `count` free frames that follow one another (a
+  // DMA buffer a device reads in one piece, as Linux's dma_alloc_coherent
+  // hands out): the highest such run of frames not yet handed out. They
+  // leave the order, so later allocations differ from a run without it.
+  // Throws std::runtime_error when no such run is free.
+  std::uint64_t allocate_contiguous(std::uint64_t count);
   // Returns frames to the pool; they are handed out again first.
   void release(const std::vector<std::uint64_t>& frames);
 
@@ -41,7 +47,9 @@ class PageAllocator {
 
   std::uint64_t page_bytes_;
   std::uint64_t first_frame_;  // frame number of the pool's first frame
-  std::uint64_t frames_;       // frames in the pool
+  std::uint64_t frames_;       // positions in the order: the pool's frames but
+                               // those allocate_contiguous took out
+  std::uint64_t pool_frames_;  // frames in the pool
   std::uint64_t drawn_ = 0;    // positions [0, drawn_) of the order are handed out
   std::uint64_t swap_threshold_;  // a draw swaps when random() % 10^9 is below this
   std::mt19937_64 random_;

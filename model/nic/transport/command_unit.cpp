@@ -103,10 +103,10 @@ void CommandUnit::run_commands() {
     CommandStatus status = CommandStatus::kBadParameter;
     if (dma_.read(mailbox, bytes.data(), kCommandHeaderBytes)) {
       const std::uint32_t body = command_body_bytes(bytes.data());
-      bytes.resize(kCommandHeaderBytes + std::min<std::uint32_t>(body, 1 << 16));
-      if (body <= (1 << 16) &&
-          (body == 0 || dma_.read(mailbox + kCommandHeaderBytes, bytes.data() + kCommandHeaderBytes,
-                                  body))) {
+      bytes.resize(kCommandHeaderBytes + std::min<std::uint32_t>(body, kMaxCommandBodyBytes));
+      if (body <= kMaxCommandBodyBytes &&
+          (body == 0 ||
+           dma_.read(mailbox + kCommandHeaderBytes, bytes.data() + kCommandHeaderBytes, body))) {
         sc_core::wait(shared_.cycles(shared_.config().command_cycles));
         if (std::optional<Command> command = decode_command(bytes.data(), bytes.size(), nullptr)) {
           status = execute(*command);

@@ -48,4 +48,14 @@ std::string format_cpu_line(const std::string& node, const nlohmann::json& cpu) 
   return line;
 }
 
+std::string format_cpu_line(const std::string& node, const nlohmann::json& first_thread,
+                            const nlohmann::json& all_threads, std::size_t threads) {
+  std::string line = format_cpu_line(node, first_thread);
+  line.pop_back();
+  char total[120];
+  std::snprintf(total, sizeof total, " in thread 0; %zu threads: %.3f cores busy\n", threads,
+                all_threads["cores_busy"].get<double>());
+  return line + total;
+}
+
 }  // namespace rnicsim

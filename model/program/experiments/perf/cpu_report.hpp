@@ -27,5 +27,12 @@ nlohmann::json cpu_json(const std::vector<NamedCore>& cores, double elapsed_ns,
 // " CPU a: 1.234 us of work per message, 0.567 cores busy (8.9 us spinning)\n",
 // the spinning summed over the node's cores.
 std::string format_cpu_line(const std::string& node, const nlohmann::json& cpu);
+// The same for a node of several application threads (--threads), one core
+// each: the line of `first_thread` (thread 0's core and messages), then the
+// cores all `threads` keep busy, from `all_threads`:
+// " CPU a: 0.110 us of work per message, 0.950 cores busy (1.2 us spinning)
+//  in thread 0; 8 threads: 7.412 cores busy\n" on one line.
+std::string format_cpu_line(const std::string& node, const nlohmann::json& first_thread,
+                            const nlohmann::json& all_threads, std::size_t threads);
 
 }  // namespace rnicsim

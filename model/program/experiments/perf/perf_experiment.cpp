@@ -150,15 +150,36 @@ PerfResult run_perf(config::RunConfig& run, const PerfOptions& options,
                                  options.sizes.size();
   const double measured_ns = to_ns(sim_now() - workload.measured_from());
   const std::string* side_names[2] = {&ends.client_name, &ends.server_name};
+  // With --threads, each thread's core ("app_core" for thread 0, then
+  // "app_core1"...): the node's figures are over all of them, and the line
+  // below the table gives thread 0's as with one thread, then the total.
+  nlohmann::json first_core[2];
+  std::size_t cores[2] = {1, 1};
   for (std::size_t side = 0; side < 2; ++side) {
-    counters[*side_names[side]]["cpu"] =
-        cpu_json({{"app_core", &workload.core(side)}}, measured_ns, messages);
+    const std::vector<const CpuCore*> all = workload.cores(side);
+    cores[side] = all.size();
+    std::vector<std::string> names;
+    for (std::size_t t = 0; t < all.size(); ++t)
+      names.push_back("app_core" + (t == 0 ? std::string() : std::to_string(t)));
+    std::vector<NamedCore> named;
+    for (std::size_t t = 0; t < all.size(); ++t) named.push_back({names[t].c_str(), all[t]});
+    counters[*side_names[side]]["cpu"] = cpu_json(named, measured_ns, messages);
+    if (all.size() > 1) {
+      // Thread 0 drives QPs 0, N, 2N...: its share of the messages.
+      const std::uint64_t own_qps = (options.qps + all.size() - 1) / all.size();
+      first_core[side] = cpu_json({{"app_core", all.front()}}, measured_ns,
+                                  options.iterations * own_qps * options.sizes.size());
+    }
   }
   // The CPU per message, below the table as in the kernel TCP tests, in
   // topology order.
   for (std::size_t i = 0; i < testbed.node_count(); ++i) {
     const std::string& name = c.topology.nodes[i];
-    if (i == ends.client || i == ends.server) report << format_cpu_line(name, counters[name]["cpu"]);
+    if (i != ends.client && i != ends.server) continue;
+    const std::size_t side = i == ends.client ? 0 : 1;
+    report << (cores[side] > 1
+                   ? format_cpu_line(name, first_core[side], counters[name]["cpu"], cores[side])
+                   : format_cpu_line(name, counters[name]["cpu"]));
   }
   PerfResult result = std::move(workload.result());
   if (options.breakdown) report << format_breakdown(result.breakdowns);

@@ -68,6 +68,7 @@ enum class Opt {
   kBreakdown,
   kOut,
   kSet,
+  kThreads,
 };
 
 struct OptionSpec {
@@ -78,7 +79,7 @@ struct OptionSpec {
 };
 
 // perftest's spellings (its getopt_long table), then rnicsim's own options.
-constexpr std::array<OptionSpec, 19> kOptions{{
+constexpr std::array<OptionSpec, 20> kOptions{{
     {'s', "size", true, Opt::kSize},
     {'a', "all", false, Opt::kAll},
     {'n', "iters", true, Opt::kIters},
@@ -98,6 +99,7 @@ constexpr std::array<OptionSpec, 19> kOptions{{
     {0, "breakdown", false, Opt::kBreakdown},
     {0, "out", true, Opt::kOut},
     {0, "set", true, Opt::kSet},
+    {0, "threads", true, Opt::kThreads},
 }};
 
 // perftest options this front end does not model: named as such rather than
@@ -404,6 +406,7 @@ PerfOptions parse_perf_options(const std::vector<std::string>& args) {
   std::optional<std::uint32_t> rx_depth;
   std::optional<std::uint32_t> inline_size;
   std::optional<std::uint32_t> cq_moderation;
+  const Given* threads_option = nullptr;
   for (const Given& option : given) {
     switch (option.spec->id) {
       case Opt::kSize:
@@ -489,9 +492,24 @@ PerfOptions parse_perf_options(const std::vector<std::string>& args) {
       case Opt::kSet:
         options.sets.push_back(option.value);
         break;
+      case Opt::kThreads:
+        if (options.is_latency() || options.is_tcp()) {
+          throw ConfigError(option.source, "",
+                            "application threads run only in the RDMA bandwidth tests (write_bw, "
+                            "read_bw, send_bw, atomic_bw)");
+        }
+        options.threads = static_cast<std::uint32_t>(integer_in(option, 1, kMaxThreads));
+        threads_option = &option;
+        break;
       case Opt::kHelp:
         break;
     }
+  }
+  // Each thread drives QPs of its own.
+  if (threads_option != nullptr && options.threads > options.qps) {
+    throw ConfigError(threads_option->source, "",
+                      "more threads than QPs (" + std::to_string(options.qps) +
+                          "): each thread drives QPs of its own; raise -q");
   }
 
   // Message sizes. Atomics move 8 bytes: perftest refuses any other -s, and
@@ -614,6 +632,9 @@ std::string perf_usage() {
          "  --breakdown             show where each message's time goes\n"
          "  --out DIR               write the run's result files into DIR\n"
          "  --set key.path=value    override one configuration key (repeatable)\n"
+         "  --threads=N             application threads on the client, each on its own core\n"
+         "                          with its own CQ, QP q on thread q % N; 1 to 64, at most\n"
+         "                          -q, BW tests only (default 1; perftest has no such option)\n"
          "\n"
          "Latency: write and send report one way (RTT/2), read and atomic the round trip;\n"
          "the two largest samples are dropped, as perftest does. Progress (iterations\n"

@@ -3,7 +3,7 @@
 //   rnicsim perf TEST [CONFIG] [-s SIZE | -a] [-n ITERS] [-q QPS] [-t TX_DEPTH]
 //                [-r RX_DEPTH] [-m MTU] [-I INLINE] [-Q CQ_MOD] [-A ATOMIC_TYPE]
 //                [--report_gbits] [--json FILE] [--pcap FILE] [--breakdown]
-//                [--out DIR] [--set key.path=value]...
+//                [--out DIR] [--set key.path=value]... [--threads N]
 // parse_perf_options turns it into a test plan with perftest's defaults and
 // dependencies resolved (linux-rdma/perftest src/perftest_parameters.c:
 // init_perftest_params, parser, force_dependecies, ctx_set_max_inline), so the
@@ -43,6 +43,7 @@ constexpr std::uint64_t kPeakIterationLimit = 20000;       // above it the BW pe
 constexpr std::uint64_t kCqModerationSizeLimit = 8192;     // MSG_SIZE_CQ_MOD_LIMIT
 constexpr std::uint64_t kDynamicPollMinIterations = 3000;  // fewer: fixed CQE poll batch
 constexpr std::uint32_t kCqePollBatch = 16;                // CTX_POLL_BATCH
+constexpr std::uint32_t kMaxThreads = 64;                  // --threads, rnicsim's own
 
 struct PerfOptions {
   PerfTest test = PerfTest::kWriteLat;
@@ -79,6 +80,10 @@ struct PerfOptions {
   std::optional<std::string> out_dir;
   bool breakdown = false;
   std::vector<std::string> sets;  // --set key.path=value, in order, for config loading
+  // --threads (rnicsim's own; BW tests): client application threads, each on
+  // its own core with its own send CQ (and, in send_bw, as many server
+  // threads with their own receive CQs); QP q belongs to thread q % threads.
+  std::uint32_t threads = 1;
 
   bool is_latency() const;
   bool is_bw() const { return !is_latency(); }

@@ -137,7 +137,10 @@ BwRow bw_row(std::uint64_t bytes, const std::vector<std::uint64_t>& posted_ps,
         (options.measures_peak() ? "" : " (or one of each: first post, last completion)"));
   }
   const std::uint64_t first_post = posted_ps.front();
-  const std::uint64_t last_completion = completed_ps.back();
+  // With several threads the last message posted need not complete last.
+  const std::uint64_t last_completion =
+      options.threads > 1 ? *std::max_element(completed_ps.begin(), completed_ps.end())
+                          : completed_ps.back();
   if (last_completion <= first_post) {
     throw std::invalid_argument("bw_row: the last completion is not after the first post");
   }
@@ -280,6 +283,7 @@ nlohmann::json perf_options_json(const PerfOptions& options) {
       {"report_gbits", options.report_gbits},
   };
   if (options.is_atomic()) json["atomic_type"] = atomic_type_name(options.atomic_type);
+  if (options.threads > 1) json["threads"] = options.threads;  // rnicsim's own
   return json;
 }
 

@@ -2,8 +2,12 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <memory>
 #include <ostream>
+#include <set>
 #include <stdexcept>
+#include <string>
+#include <unordered_map>
 
 #include "common/message_breakdown.hpp"
 #include "common/ring_queue.hpp"
@@ -24,11 +28,30 @@ constexpr std::uint32_t kAllAccess = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_
 
 std::uint64_t now_ps() { return to_ps(sim_now()); }
 
-// One side's buffers: what it sends from and what the peer writes into.
+// A QP's buffer: a slice of its side's one MR.
 struct Region {
   std::uint64_t va = 0;
-  std::uint64_t length = 0;
   ibv_mr* mr = nullptr;
+};
+
+// perftest's buffer (linux-rdma/perftest at 00b55b6660d0, src/perftest_resources.c:
+// ctx_init's buff_size, create_mr and create_single_mr; src/perftest_communication.c:
+// set_up_connection's vaddr): one MR per side, not one per QP (that is
+// --mr_per_qp, not modelled), of INC(BUFF_SIZE(size, cycle_buffer), cache line)
+// x 2 x QPs bytes for the largest size. QP i posts from (and reads into) slot
+// i at i x BUFF_SIZE(size, cycle_buffer), and gives its peer slot QPs + i, in
+// the second half, to write, read or receive into. cycle_buffer is the page
+// size (sysconf(_SC_PAGESIZE)): 4 KiB on the hosts perftest runs on. Each
+// message here uses its slot's start; perftest's BW tests step messages of up
+// to 2 KiB through the 4 KiB in cache lines (increase_loc_addr), not modelled.
+constexpr std::uint64_t kCycleBuffer = 4096;
+constexpr std::uint64_t kCacheLine = 64;
+
+struct Buffer {
+  std::uint64_t va = 0;
+  std::uint64_t slot_bytes = 0;  // BUFF_SIZE(size, cycle_buffer)
+  ibv_mr* mr = nullptr;
+  Region slot(std::uint64_t i) const { return {va + i * slot_bytes, mr}; }
 };
 
 }  // namespace
@@ -44,18 +67,38 @@ class PerfWorkload::Threads : public sc_core::sc_module {
         testbed_(testbed),
         node_{ends.client, ends.server},
         cpu_{ends.client_name + ".cpu", ends.server_name + ".cpu"},
-        cores_{CpuCore(ends.client_name + ".app_core"), CpuCore(ends.server_name + ".app_core")},
         options_(options),
         report_(report),
         progress_(progress) {
-    // Each application runs on one core, which the verbs charge.
-    for (std::size_t i = 0; i < 2; ++i) driver(i).use_core(&cores_[i]);
+    // Each application thread runs on its own core, which the verbs charge;
+    // thread 0's is the driver's default. The server runs a thread per
+    // client thread in send_bw, whose receives it reposts; else one.
+    const std::uint32_t threads[2] = {options.threads, options.is_send() ? options.threads : 1};
+    const std::string* names[2] = {&ends.client_name, &ends.server_name};
+    for (std::size_t side = 0; side < 2; ++side) {
+      for (std::uint32_t t = 0; t < threads[side]; ++t) {
+        cores_[side].push_back(std::make_unique<CpuCore>(
+            *names[side] + ".app_core" + (t == 0 ? std::string() : std::to_string(t))));
+      }
+      driver(side).use_core(cores_[side].front().get());
+    }
     SC_THREAD(client);
     SC_THREAD(server);
+    for (std::uint32_t t = 1; t < threads[0]; ++t) {
+      sc_core::sc_spawn([this, t] { client_worker(t); }, ("client" + std::to_string(t)).c_str());
+    }
+    for (std::uint32_t t = 1; t < threads[1]; ++t) {
+      sc_core::sc_spawn([this, t] { server_worker(t); }, ("server" + std::to_string(t)).c_str());
+    }
   }
 
   PerfResult result;
-  const CpuCore& core(std::size_t side) const { return cores_[side]; }
+  const CpuCore& core(std::size_t side) const { return *cores_[side].front(); }
+  std::vector<const CpuCore*> cores(std::size_t side) const {
+    std::vector<const CpuCore*> all;
+    for (const auto& c : cores_[side]) all.push_back(c.get());
+    return all;
+  }
   // When set-up ended and the first size started: the CPU's figures are over
   // the measured part of the run, as the kernel TCP tests' (which need none).
   const sc_core::sc_time& measured_from() const { return measured_from_; }
@@ -65,16 +108,27 @@ class PerfWorkload::Threads : public sc_core::sc_module {
   VerbsDriver& driver(std::size_t side) { return node_of(side).software().driver; }
   HostSoftware& software(std::size_t side) { return node_of(side).software(); }
 
-  Region region(std::size_t node, std::uint64_t length, RcSide& side) {
-    Region r;
-    r.length = std::max<std::uint64_t>(length, 8);
-    r.va = software(node).process.allocate(r.length);
-    r.mr = driver(node).ibv_reg_mr(side.pd, r.va, r.length, kAllAccess);
-    if (r.mr == nullptr) {
-      fail_run("ibv_reg_mr of " + std::to_string(r.length) + " bytes failed (errno " +
+  Buffer buffer(std::size_t node, std::uint64_t largest, RcSide& side) {
+    Buffer b;
+    b.slot_bytes = std::max(largest, kCycleBuffer);
+    const std::uint64_t line_rounded = (b.slot_bytes + kCacheLine - 1) / kCacheLine * kCacheLine;
+    const std::uint64_t length = line_rounded * 2 * options_.qps;
+    b.va = software(node).process.allocate(length);
+    b.mr = driver(node).ibv_reg_mr(side.pd, b.va, length, kAllAccess);
+    if (b.mr == nullptr) {
+      fail_run("ibv_reg_mr of " + std::to_string(length) + " bytes failed (errno " +
                std::to_string(driver(node).last_error()) + ")");
     }
-    return r;
+    return b;
+  }
+
+  // Slot q is what QP q posts from and reads into, slot QPs + q what the peer
+  // accesses; a read's source is the peer's, its sink the reader's own.
+  Region source(std::size_t node, std::uint32_t q) const {
+    return buffers_[node].slot(options_.is_read() ? options_.qps + q : q);
+  }
+  Region sink(std::size_t node, std::uint32_t q) const {
+    return buffers_[node].slot(options_.is_read() ? q : options_.qps + q);
   }
 
   // The connection's MTU: each end's port reports its own active MTU, and
@@ -100,28 +154,33 @@ class PerfWorkload::Threads : public sc_core::sc_module {
     o.cap.max_send_sge = 1;
     o.cap.max_recv_sge = 1;
     o.cap.max_inline_data = options_.inline_size;
+    // Each thread's CQs take its QPs' completions.
+    const std::uint32_t qps_per_thread = (options_.qps + options_.threads - 1) / options_.threads;
+    o.cq_groups = options_.threads;
     o.cq_entries = static_cast<int>(std::max<std::uint64_t>(
-        1, std::uint64_t{std::max(o.cap.max_send_wr, o.cap.max_recv_wr)} * options_.qps));
+        1, std::uint64_t{std::max(o.cap.max_send_wr, o.cap.max_recv_wr)} * qps_per_thread));
     o.mtu = ibv_mtu_from_bytes(mtu_);
     o.max_rd_atomic = 16;
     o.timeout = options_.qp_timeout;
     a_ = create_rc_side(testbed_, node_[0], o);
     b_ = create_rc_side(testbed_, node_[1], o);
     connect_rc(testbed_, a_, b_, o);
-    const std::uint64_t largest = options_.sizes.back();
     for (std::uint32_t q = 0; q < options_.qps; ++q) {
-      client_source_.push_back(region(0, largest, a_));
-      client_sink_.push_back(region(0, largest, a_));
-      server_source_.push_back(region(1, largest, b_));
-      server_sink_.push_back(region(1, largest, b_));
-      fill(0, client_source_.back(), 0x11 + q);
-      fill(1, server_source_.back(), 0x77 + q);
+      qp_index_[0][a_.qps[q]->qp_num] = q;
+      qp_index_[1][b_.qps[q]->qp_num] = q;
+    }
+    const std::uint64_t largest = options_.sizes.back();
+    buffers_[0] = buffer(0, largest, a_);
+    buffers_[1] = buffer(1, largest, b_);
+    for (std::uint32_t q = 0; q < options_.qps; ++q) {
+      fill(0, source(0, q), std::max<std::uint64_t>(largest, 8), 0x11 + q);
+      fill(1, source(1, q), std::max<std::uint64_t>(largest, 8), 0x77 + q);
     }
     print_banner(o);
   }
 
-  void fill(std::size_t node, const Region& r, std::uint32_t salt) {
-    std::vector<std::uint8_t> bytes(r.length);
+  void fill(std::size_t node, const Region& r, std::uint64_t length, std::uint32_t salt) {
+    std::vector<std::uint8_t> bytes(length);
     for (std::size_t i = 0; i < bytes.size(); ++i)
       bytes[i] = static_cast<std::uint8_t>(i * 13 + salt);
     software(node).process.write(node_of(node).host.memory, r.va, bytes.data(),
@@ -162,9 +221,8 @@ class PerfWorkload::Threads : public sc_core::sc_module {
 
   // The buffer of `node` that the other node's requests on QP `q` access:
   // READs read its source, the other verbs write its sink.
-  const Region& remote_target(std::size_t node, std::uint32_t q) const {
-    if (options_.is_read()) return node == 0 ? client_source_[q] : server_source_[q];
-    return node == 0 ? client_sink_[q] : server_sink_[q];
+  Region remote_target(std::size_t node, std::uint32_t q) const {
+    return options_.is_read() ? source(node, q) : sink(node, q);
   }
 
   // A work request of `node`'s on QP `q`, to the peer's buffer.
@@ -177,7 +235,7 @@ class PerfWorkload::Threads : public sc_core::sc_module {
     wr.send_flags = signaled ? std::uint32_t{IBV_SEND_SIGNALED} : 0u;
     if (options_.sends_inline(bytes) && !options_.is_read() && !options_.is_atomic())
       wr.send_flags |= IBV_SEND_INLINE;
-    const Region& target = remote_target(1 - node, q);
+    const Region target = remote_target(1 - node, q);
     if (options_.is_write()) {
       wr.opcode = IBV_WR_RDMA_WRITE;
     } else if (options_.is_read()) {
@@ -235,8 +293,8 @@ class PerfWorkload::Threads : public sc_core::sc_module {
   // spins on the last byte of its own until the peer's write lands.
   void write_lat_side(std::size_t node, std::uint64_t bytes, std::vector<std::uint64_t>* posts) {
     RcSide& side = node == 0 ? a_ : b_;
-    const Region& source = node == 0 ? client_source_[0] : server_source_[0];
-    const Region& sink = node == 0 ? client_sink_[0] : server_sink_[0];
+    const Region source = this->source(node, 0);
+    const Region sink = this->sink(node, 0);
     const std::uint64_t last = std::max<std::uint64_t>(bytes, 1) - 1;
     for (std::uint64_t i = 0; i < options_.iterations; ++i) {
       const auto marker = static_cast<std::uint8_t>(i % 255 + 1);
@@ -267,8 +325,8 @@ class PerfWorkload::Threads : public sc_core::sc_module {
 
   void send_lat_side(std::size_t node, std::uint64_t bytes, std::vector<std::uint64_t>* posts) {
     RcSide& side = node == 0 ? a_ : b_;
-    const Region& source = node == 0 ? client_source_[0] : server_source_[0];
-    const Region& sink = node == 0 ? client_sink_[0] : server_sink_[0];
+    const Region source = this->source(node, 0);
+    const Region sink = this->sink(node, 0);
     for (std::uint64_t i = 0; i < options_.iterations; ++i) {
       // A receive is reposted for each one used while iterations remain for it.
       const bool repost = i + options_.rx_depth < options_.iterations;
@@ -295,8 +353,8 @@ class PerfWorkload::Threads : public sc_core::sc_module {
     for (std::uint64_t i = 0; i < options_.iterations; ++i) {
       posts.push_back(now_ps());
       breakdown().begin(cpu_[0]);
-      const ibv_sge sge{client_sink_[0].va, static_cast<std::uint32_t>(bytes),
-                        client_sink_[0].mr->lkey};
+      const Region into = sink(0, 0);
+      const ibv_sge sge{into.va, static_cast<std::uint32_t>(bytes), into.mr->lkey};
       post(0, a_.qps[0], request(0, 0, bytes, sge, true, i));
       completion(0, a_.send_cq);
       breakdown().end(cpu_[0], "completion polled", driver(0).last_landed(), "CQE in memory");
@@ -304,87 +362,97 @@ class PerfWorkload::Threads : public sc_core::sc_module {
     }
   }
 
-  // The BW tests' client: keeps tx_depth messages outstanding per QP, signals
-  // every cq_moderation-th, and records when each message was posted and
-  // when the completion covering it was polled. Without a peak it keeps only
-  // the first post and the last completion, as perftest does (its time arrays
-  // then have one entry), so a long run's memory stays flat.
-  void bw_client(std::uint64_t bytes, std::vector<std::uint64_t>& posted,
-                 std::vector<std::uint64_t>& completed) {
+  // The BW tests' client thread `thread`: on its QPs (q % threads ==
+  // thread), keeps tx_depth messages outstanding per QP, signals every
+  // cq_moderation-th, and polls its own send CQ. It records when each message
+  // was posted and when the completion covering it was polled, numbering
+  // messages across threads in the order they are posted. Without a peak it
+  // keeps only the first post and the last completion, as perftest does (its
+  // time arrays then have one entry), so a long run's memory stays flat.
+  void bw_client(std::uint32_t thread, std::uint64_t bytes) {
     const std::uint64_t iters = options_.iterations;
-    const std::uint32_t qps = options_.qps;
-    const std::uint64_t total = iters * qps;
+    const std::uint32_t threads = options_.threads;
     const bool every_message = options_.measures_peak();
-    posted.assign(every_message ? total : 1, 0);
-    completed.assign(every_message ? total : 1, 0);
-    std::vector<std::uint64_t> sent(qps, 0), done(qps, 0);
+    std::vector<std::uint32_t> mine;  // its QPs; QP mine[j] is q = thread + j x threads
+    for (std::uint32_t q = thread; q < options_.qps; q += threads) mine.push_back(q);
+    const std::uint64_t total = iters * mine.size();
+    std::vector<std::uint64_t> sent(mine.size(), 0), done(mine.size(), 0);
     // Posted, not completed; a ring, as a deque would allocate every few messages.
-    std::vector<RingQueue<std::uint64_t>> open(qps);
-    std::uint64_t next = 0, finished = 0;
+    std::vector<RingQueue<std::uint64_t>> open(mine.size());
+    // The QPs with room to post, in ascending order: a round posts to them as
+    // a scan of every QP would, without visiting the full ones.
+    std::set<std::uint32_t> ready;
+    for (std::uint32_t j = 0; j < mine.size(); ++j) ready.insert(ready.end(), j);
+    ibv_cq* const cq = a_.send_cqs[thread];
+    std::uint64_t finished = 0;
     std::vector<ibv_wc> wcs(std::max<std::uint32_t>(16, options_.cqe_poll_batch()));
     while (finished < total) {
       bool posted_any = false;
-      for (std::uint32_t q = 0; q < qps; ++q) {
-        while (sent[q] < iters && sent[q] - done[q] < options_.tx_depth) {
-          const bool signaled = (sent[q] + 1) % options_.cq_moderation == 0 || sent[q] + 1 == iters;
-          const Region& source = options_.is_read() ? client_sink_[q] : client_source_[q];
-          const ibv_sge sge{source.va, static_cast<std::uint32_t>(bytes), source.mr->lkey};
-          if (every_message || next == 0) posted[every_message ? next : 0] = now_ps();
-          post(0, a_.qps[q], request(0, q, bytes, sge, signaled, next));
-          open[q].push_back(next);
-          ++next;
-          ++sent[q];
+      for (auto it = ready.begin(); it != ready.end(); it = ready.erase(it)) {
+        const std::uint32_t j = *it;
+        const std::uint32_t q = mine[j];
+        while (sent[j] < iters && sent[j] - done[j] < options_.tx_depth) {
+          const bool signaled = (sent[j] + 1) % options_.cq_moderation == 0 || sent[j] + 1 == iters;
+          const Region from = options_.is_read() ? sink(0, q) : source(0, q);
+          const ibv_sge sge{from.va, static_cast<std::uint32_t>(bytes), from.mr->lkey};
+          const std::uint64_t id = next_message_++;
+          if (every_message || id == 0) posted_[every_message ? id : 0] = now_ps();
+          post(0, a_.qps[q], request(0, q, bytes, sge, signaled, id));
+          open[j].push_back(id);
+          ++sent[j];
           posted_any = true;
         }
       }
-      const int n = driver(0).ibv_poll_cq(a_.send_cq, static_cast<int>(wcs.size()), wcs.data());
+      const int n = driver(0).ibv_poll_cq(cq, static_cast<int>(wcs.size()), wcs.data());
       for (int k = 0; k < n; ++k) {
         check(wcs[static_cast<std::size_t>(k)]);
         const std::uint64_t id = wcs[static_cast<std::size_t>(k)].wr_id;
-        const std::uint32_t q = qp_index(wcs[static_cast<std::size_t>(k)].qp_num);
-        while (!open[q].empty() && open[q].front() <= id) {
+        const std::uint32_t j = qp_index(0, wcs[static_cast<std::size_t>(k)].qp_num) / threads;
+        while (!open[j].empty() && open[j].front() <= id) {
           // Simulated time never goes back: the latest write is the last completion.
-          completed[every_message ? open[q].front() : 0] = now_ps();
-          open[q].pop_front();
-          ++done[q];
+          completed_[every_message ? open[j].front() : 0] = now_ps();
+          open[j].pop_front();
+          ++done[j];
           ++finished;
           progress_.advance();
         }
+        if (sent[j] < iters && sent[j] - done[j] < options_.tx_depth) ready.insert(j);
       }
-      if (n == 0 && !posted_any) driver(0).wait_cq(a_.send_cq);
+      if (n == 0 && !posted_any) driver(0).wait_cq(cq);
     }
   }
 
-  // send_bw's server: keeps rx_depth receives posted per QP.
-  void bw_server(std::uint64_t bytes) {
-    const std::uint64_t total = options_.iterations * options_.qps;
+  // send_bw's server thread `thread`: keeps rx_depth receives posted per QP
+  // of its own (q % threads == thread), polling its own receive CQ.
+  void bw_server(std::uint32_t thread, std::uint64_t bytes) {
+    std::uint64_t own_qps = 0;
+    for (std::uint32_t q = thread; q < options_.qps; q += options_.threads) ++own_qps;
+    const std::uint64_t total = options_.iterations * own_qps;
+    ibv_cq* const cq = b_.recv_cqs[thread];
     std::vector<ibv_wc> wcs(16);
     for (std::uint64_t got = 0; got < total;) {
-      const int n = driver(1).ibv_poll_cq(b_.recv_cq, 16, wcs.data());
+      const int n = driver(1).ibv_poll_cq(cq, 16, wcs.data());
       if (n == 0) {
-        driver(1).wait_cq(b_.recv_cq);
+        driver(1).wait_cq(cq);
         continue;
       }
       for (int k = 0; k < n; ++k) {
         check(wcs[static_cast<std::size_t>(k)]);
-        const std::uint32_t q = qp_index_b(wcs[static_cast<std::size_t>(k)].qp_num);
+        const std::uint32_t q = qp_index(1, wcs[static_cast<std::size_t>(k)].qp_num);
         ++got;
         const std::uint64_t left_to_post = total - got;
-        if (left_to_post >= options_.rx_depth * std::uint64_t{options_.qps})
-          post_recv(1, b_.qps[q], server_sink_[q], bytes);
+        if (left_to_post >= options_.rx_depth * own_qps) post_recv(1, b_.qps[q], sink(1, q), bytes);
       }
     }
   }
 
-  std::uint32_t qp_index(std::uint32_t qpn) const {
-    for (std::uint32_t q = 0; q < a_.qps.size(); ++q)
-      if (a_.qps[q]->qp_num == qpn) return q;
-    throw std::logic_error("a completion for a QP the client does not have");
-  }
-  std::uint32_t qp_index_b(std::uint32_t qpn) const {
-    for (std::uint32_t q = 0; q < b_.qps.size(); ++q)
-      if (b_.qps[q]->qp_num == qpn) return q;
-    throw std::logic_error("a completion for a QP the server does not have");
+  // The index of side `node`'s QP numbered `qpn`.
+  std::uint32_t qp_index(std::size_t node, std::uint32_t qpn) const {
+    const auto found = qp_index_[node].find(qpn);
+    if (found == qp_index_[node].end())
+      throw std::logic_error(std::string("a completion for a QP the ") +
+                             (node == 0 ? "client" : "server") + " does not have");
+    return found->second;
   }
 
   // Write and read move the whole buffer: the target must hold the source's bytes.
@@ -392,8 +460,8 @@ class PerfWorkload::Threads : public sc_core::sc_module {
     if (bytes == 0 || !(options_.is_write() || options_.is_read() || options_.is_send())) return;
     for (std::uint32_t q = 0; q < options_.qps; ++q) {
       const bool read = options_.is_read();
-      const Region& from = read ? server_source_[q] : client_source_[q];
-      const Region& to = read ? client_sink_[q] : server_sink_[q];
+      const Region from = source(read ? 1 : 0, q);
+      const Region to = sink(read ? 0 : 1, q);
       const std::uint64_t n = options_.is_latency() && !read ? bytes - 1 : bytes;
       if (contents(read ? 1 : 0, from.va, n) != contents(read ? 0 : 1, to.va, n))
         fail_run("after " + std::to_string(bytes) + " B messages QP " + std::to_string(q) +
@@ -416,8 +484,8 @@ class PerfWorkload::Threads : public sc_core::sc_module {
         // Receives are posted before the size starts, as perftest's server does.
         for (std::uint32_t q = 0; q < options_.qps; ++q) {
           for (std::uint32_t k = 0; k < options_.rx_depth; ++k) {
-            post_recv(1, b_.qps[q], server_sink_[q], bytes);
-            if (options_.is_latency()) post_recv(0, a_.qps[q], client_sink_[q], bytes);
+            post_recv(1, b_.qps[q], sink(1, q), bytes);
+            if (options_.is_latency()) post_recv(0, a_.qps[q], sink(0, q), bytes);
           }
         }
       }
@@ -434,11 +502,20 @@ class PerfWorkload::Threads : public sc_core::sc_module {
           request_lat(bytes, posts);
         }
       } else {
-        bw_client(bytes, posts, completed);
+        const std::uint64_t kept = options_.measures_peak() ? options_.total_messages() : 1;
+        posted_.assign(kept, 0);
+        completed_.assign(kept, 0);
+        next_message_ = 0;
+        bw_client(0, bytes);
+        // The other threads finish their QPs' messages too.
+        while (clients_done_ + 1 < options_.threads) sc_core::wait(client_finished_);
+        clients_done_ = 0;
+        posts = std::move(posted_);
+        completed = std::move(completed_);
       }
       // The server finishes its part of the size before the next one.
-      while (!server_done_) sc_core::wait(server_finished_);
-      server_done_ = false;
+      while (servers_done_ < cores_[1].size()) sc_core::wait(server_finished_);
+      servers_done_ = 0;
       progress_.finish();  // the row goes where the progress line was
       if (options_.is_latency()) {
         result.latency.push_back(perf::latency_row(bytes, posts, options_.test));
@@ -465,9 +542,31 @@ class PerfWorkload::Threads : public sc_core::sc_module {
         if (options_.is_write()) write_lat_side(1, bytes, nullptr);
         if (options_.is_send()) send_lat_side(1, bytes, nullptr);
       } else if (options_.is_send()) {
-        bw_server(bytes);
+        bw_server(0, bytes);
       }
-      server_done_ = true;
+      ++servers_done_;
+      server_finished_.notify(sc_core::SC_ZERO_TIME);
+    }
+  }
+
+  // Client thread `thread` (1 and up): its share of each size's messages.
+  void client_worker(std::uint32_t thread) {
+    driver(0).use_core_for_this_thread(cores_[0][thread].get());
+    for (std::uint64_t sizes_run = 0;; ++sizes_run) {
+      while (sizes_started_ == sizes_run) sc_core::wait(size_start_);
+      bw_client(thread, size_);
+      ++clients_done_;
+      client_finished_.notify(sc_core::SC_ZERO_TIME);
+    }
+  }
+
+  // send_bw's server thread `thread` (1 and up).
+  void server_worker(std::uint32_t thread) {
+    driver(1).use_core_for_this_thread(cores_[1][thread].get());
+    for (std::uint64_t sizes_served = 0;; ++sizes_served) {
+      while (sizes_started_ == sizes_served) sc_core::wait(size_start_);
+      bw_server(thread, size_);
+      ++servers_done_;
       server_finished_.notify(sc_core::SC_ZERO_TIME);
     }
   }
@@ -475,7 +574,7 @@ class PerfWorkload::Threads : public sc_core::sc_module {
   Testbed& testbed_;
   const std::size_t node_[2];   // each side's testbed node
   const std::string cpu_[2];    // each side's CPU, as --breakdown names it
-  CpuCore cores_[2];
+  std::vector<std::unique_ptr<CpuCore>> cores_[2];  // each side's, per thread
   const PerfOptions& options_;
   std::uint32_t mtu_ = 0;         // the connection's path MTU
   std::uint32_t active_mtu_ = 0;  // the smaller of the two ports' active MTUs
@@ -483,11 +582,16 @@ class PerfWorkload::Threads : public sc_core::sc_module {
   RunProgress& progress_;
   RcSide a_, b_;
   sc_core::sc_time measured_from_;
-  std::vector<Region> client_source_, client_sink_, server_source_, server_sink_;
-  sc_core::sc_event size_start_, server_finished_;
+  Buffer buffers_[2];
+  std::unordered_map<std::uint32_t, std::uint32_t> qp_index_[2];  // QP number -> index
+  sc_core::sc_event size_start_, server_finished_, client_finished_;
   std::uint64_t size_ = 0;
   std::uint64_t sizes_started_ = 0;
-  bool server_done_ = false;
+  std::size_t servers_done_ = 0;    // server threads done with the size
+  std::uint32_t clients_done_ = 0;  // client threads other than 0 done with it
+  // A BW size's post and completion times (bw_client), shared by the threads.
+  std::vector<std::uint64_t> posted_, completed_;
+  std::uint64_t next_message_ = 0;
 };
 
 
@@ -500,6 +604,9 @@ PerfWorkload::~PerfWorkload() = default;
 
 PerfResult& PerfWorkload::result() { return threads_->result; }
 const CpuCore& PerfWorkload::core(std::size_t side) const { return threads_->core(side); }
+std::vector<const CpuCore*> PerfWorkload::cores(std::size_t side) const {
+  return threads_->cores(side);
+}
 const sc_core::sc_time& PerfWorkload::measured_from() const { return threads_->measured_from(); }
 
 }  // namespace rnicsim

@@ -12,6 +12,7 @@
 #include <cstddef>
 #include <iosfwd>
 #include <memory>
+#include <vector>
 
 #include "common/run_progress.hpp"
 #include "program/experiments/perf/perf_experiment.hpp"
@@ -33,6 +34,9 @@ class PerfWorkload {
   PerfResult& result();
   // Side 0's (the client's) or side 1's (the server's) application core.
   const CpuCore& core(std::size_t side) const;
+  // Each of a side's application threads' cores, thread 0's first (one per
+  // --threads on the client, and on the server in send_bw; else one).
+  std::vector<const CpuCore*> cores(std::size_t side) const;
   // When set-up ended and the first size started: the CPU's figures are over
   // the measured part of the run.
   const sc_core::sc_time& measured_from() const;
