@@ -77,6 +77,12 @@ class StatisticsTable {
 //   | `doorbells` | doorbells | ... |
 std::string statistics_markdown(const std::vector<Statistic>& statistics);
 
+// Statistics documents (Testbed::statistics) combined leaf by leaf: `a` plus
+// `sign` x `b` for every count and time, so a run's statistics less a
+// warm-up's are those of its measured part; a peak (a statistic with "peak"
+// in its name) is not additive and keeps `a`'s value.
+nlohmann::json statistics_combined(const nlohmann::json& a, const nlohmann::json& b, int sign);
+
 struct StageStats;
 // A pipeline stage's counters as a wire reports them: frames, bits, busy time.
 const StatisticsTable<StageStats>& wire_stage_statistics();

@@ -312,6 +312,21 @@ TEST(PerfOptions, ThreadsRunTheBandwidthTestsOnUpToOneThreadPerQp) {
   EXPECT_EQ(error_of({"tcp_bw", "--threads", "2"}), "--threads 2" + latency);
 }
 
+// --warmup is rnicsim's own: messages per QP before each size, not measured,
+// in the RDMA BW tests; 0 (none) by default.
+TEST(PerfOptions, WarmupRunsInTheBandwidthTestsOnly) {
+  EXPECT_EQ(parse({"write_bw"}).warmup, 0u);
+  EXPECT_EQ(parse({"write_bw", "--warmup", "16"}).warmup, 16u);
+  EXPECT_EQ(parse({"--warmup=600", "send_bw", "-q", "4"}).warmup, 600u);
+  EXPECT_EQ(parse({"read_bw", "--warmup", "0"}).warmup, 0u);
+  EXPECT_EQ(
+      error_of({"write_bw", "--warmup", "-1"}).rfind("--warmup -1: must be a whole number", 0), 0u);
+  const std::string latency =
+      ": a warm-up runs only in the RDMA bandwidth tests (write_bw, read_bw, send_bw, atomic_bw)";
+  EXPECT_EQ(error_of({"write_lat", "--warmup", "2"}), "--warmup 2" + latency);
+  EXPECT_EQ(error_of({"tcp_bw", "--warmup=2"}), "--warmup=2" + latency);
+}
+
 }  // namespace
 }  // namespace rnicsim::perf
 

@@ -1,6 +1,8 @@
 // The statistics interface (common/statistics.hpp): a table reads its
 // block's counters by name, and every block README holds its tables exactly
 // as `rnicsim statistics` prints them.
+#include "common/statistics.hpp"
+
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -48,6 +50,27 @@ TEST(Statistics, ATimeIsGivenInNanoseconds) {
 TEST(Statistics, MarkdownHasOneRowPerStatistic) {
   EXPECT_EQ(statistics_markdown({{"lost", "frames", "lost on the cable"}}),
             "| statistic | unit | meaning |\n|---|---|---|\n| `lost` | frames | lost on the cable |\n");
+}
+
+// A run's statistics less its warm-up's: counts and times leaf by leaf,
+// peaks kept, a count never below zero, names only one side has kept as is.
+TEST(Statistics, CombinedLeafByLeafKeepingPeaks) {
+  const nlohmann::json run = {
+      {"nodes",
+       {{"a",
+         {{"frames", 10u}, {"busy_ns", 7.5}, {"queue_peak_bytes", 900u}, {"only_here", 3u}}}}}};
+  const nlohmann::json warmup = {
+      {"nodes", {{"a", {{"frames", 4u}, {"busy_ns", 2.5}, {"queue_peak_bytes", 1200u}}}}}};
+  const nlohmann::json measured = statistics_combined(run, warmup, -1);
+  const nlohmann::json& a = measured["nodes"]["a"];
+  EXPECT_EQ(a["frames"].get<std::uint64_t>(), 6u);
+  EXPECT_DOUBLE_EQ(a["busy_ns"].get<double>(), 5.0);
+  EXPECT_EQ(a["queue_peak_bytes"].get<std::uint64_t>(), 900u);
+  EXPECT_EQ(a["only_here"].get<std::uint64_t>(), 3u);
+  EXPECT_EQ(statistics_combined(warmup, run, -1)["nodes"]["a"]["frames"].get<std::uint64_t>(), 0u);
+  const nlohmann::json both = statistics_combined(run, warmup, +1);
+  EXPECT_EQ(both["nodes"]["a"]["frames"].get<std::uint64_t>(), 14u);
+  EXPECT_DOUBLE_EQ(both["nodes"]["a"]["busy_ns"].get<double>(), 10.0);
 }
 
 // Every statistic has a unit and a meaning, and its name is unique in its block.

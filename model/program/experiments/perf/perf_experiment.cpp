@@ -12,6 +12,7 @@
 #include "common/ring_queue.hpp"
 #include "common/run_progress.hpp"
 #include "common/simulation.hpp"
+#include "common/statistics.hpp"
 #include "common/time_units.hpp"
 #include "program/experiments/output_files.hpp"
 #include "program/experiments/perf/cpu_report.hpp"
@@ -136,7 +137,11 @@ PerfResult run_perf(config::RunConfig& run, const PerfOptions& options,
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   // perf.json's counters: each NIC's transport statistics and each wire's,
   // from the testbed's statistics (statistics.json has every block's).
-  const nlohmann::json statistics = testbed.statistics();
+  // With --warmup, the counts and times of the measured passes only.
+  const nlohmann::json statistics =
+      workload.warmup_statistics().is_null()
+          ? testbed.statistics()
+          : statistics_combined(testbed.statistics(), workload.warmup_statistics(), -1);
   nlohmann::json counters = nlohmann::json::object();
   for (std::size_t i = 0; i < testbed.node_count(); ++i) {
     Nic& nic = testbed.node(i).nic;
@@ -146,8 +151,9 @@ PerfResult run_perf(config::RunConfig& run, const PerfOptions& options,
     node["requester_engines_busy_ns"] = engines_busy_json(nic);
   }
   // Messages as the kernel TCP tests count them: the client's, per QP.
-  const std::uint64_t messages = options.iterations * (options.is_latency() ? 1 : options.qps) *
-                                 options.sizes.size();
+  // The CPU's figures are over the whole run, --warmup's messages included.
+  const std::uint64_t messages = (options.iterations + options.warmup) *
+                                 (options.is_latency() ? 1 : options.qps) * options.sizes.size();
   const double measured_ns = to_ns(sim_now() - workload.measured_from());
   const std::string* side_names[2] = {&ends.client_name, &ends.server_name};
   // With --threads, each thread's core ("app_core" for thread 0, then
@@ -167,8 +173,9 @@ PerfResult run_perf(config::RunConfig& run, const PerfOptions& options,
     if (all.size() > 1) {
       // Thread 0 drives QPs 0, N, 2N...: its share of the messages.
       const std::uint64_t own_qps = (options.qps + all.size() - 1) / all.size();
-      first_core[side] = cpu_json({{"app_core", all.front()}}, measured_ns,
-                                  options.iterations * own_qps * options.sizes.size());
+      first_core[side] =
+          cpu_json({{"app_core", all.front()}}, measured_ns,
+                   (options.iterations + options.warmup) * own_qps * options.sizes.size());
     }
   }
   // The CPU per message, below the table as in the kernel TCP tests, in

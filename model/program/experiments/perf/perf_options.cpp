@@ -69,6 +69,7 @@ enum class Opt {
   kOut,
   kSet,
   kThreads,
+  kWarmup,
 };
 
 struct OptionSpec {
@@ -79,7 +80,7 @@ struct OptionSpec {
 };
 
 // perftest's spellings (its getopt_long table), then rnicsim's own options.
-constexpr std::array<OptionSpec, 20> kOptions{{
+constexpr std::array<OptionSpec, 21> kOptions{{
     {'s', "size", true, Opt::kSize},
     {'a', "all", false, Opt::kAll},
     {'n', "iters", true, Opt::kIters},
@@ -100,6 +101,7 @@ constexpr std::array<OptionSpec, 20> kOptions{{
     {0, "out", true, Opt::kOut},
     {0, "set", true, Opt::kSet},
     {0, "threads", true, Opt::kThreads},
+    {0, "warmup", true, Opt::kWarmup},
 }};
 
 // perftest options this front end does not model: named as such rather than
@@ -501,6 +503,14 @@ PerfOptions parse_perf_options(const std::vector<std::string>& args) {
         options.threads = static_cast<std::uint32_t>(integer_in(option, 1, kMaxThreads));
         threads_option = &option;
         break;
+      case Opt::kWarmup:
+        if (options.is_latency() || options.is_tcp()) {
+          throw ConfigError(option.source, "",
+                            "a warm-up runs only in the RDMA bandwidth tests (write_bw, "
+                            "read_bw, send_bw, atomic_bw)");
+        }
+        options.warmup = integer_in(option, 0, kMaxIterations);
+        break;
       case Opt::kHelp:
         break;
     }
@@ -635,6 +645,9 @@ std::string perf_usage() {
          "  --threads=N             application threads on the client, each on its own core\n"
          "                          with its own CQ, QP q on thread q % N; 1 to 64, at most\n"
          "                          -q, BW tests only (default 1; perftest has no such option)\n"
+         "  --warmup=N              N messages per QP, completed and not measured, before\n"
+         "                          each size, BW tests only (default 0; perftest warms up\n"
+         "                          only by time, with -D and --margin)\n"
          "\n"
          "Latency: write and send report one way (RTT/2), read and atomic the round trip;\n"
          "the two largest samples are dropped, as perftest does. Progress (iterations\n"

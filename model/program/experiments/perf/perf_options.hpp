@@ -3,7 +3,7 @@
 //   rnicsim perf TEST [CONFIG] [-s SIZE | -a] [-n ITERS] [-q QPS] [-t TX_DEPTH]
 //                [-r RX_DEPTH] [-m MTU] [-I INLINE] [-Q CQ_MOD] [-A ATOMIC_TYPE]
 //                [--report_gbits] [--json FILE] [--pcap FILE] [--breakdown]
-//                [--out DIR] [--set key.path=value]... [--threads N]
+//                [--out DIR] [--set key.path=value]... [--threads N] [--warmup N]
 // parse_perf_options turns it into a test plan with perftest's defaults and
 // dependencies resolved (linux-rdma/perftest src/perftest_parameters.c:
 // init_perftest_params, parser, force_dependecies, ctx_set_max_inline), so the
@@ -84,6 +84,10 @@ struct PerfOptions {
   // its own core with its own send CQ (and, in send_bw, as many server
   // threads with their own receive CQs); QP q belongs to thread q % threads.
   std::uint32_t threads = 1;
+  // --warmup (rnicsim's own; BW tests): messages per QP run, completed and
+  // discarded before each size's measured iterations, so the NIC's context
+  // and translation caches start warm (perftest's -D margin does this by time).
+  std::uint64_t warmup = 0;
 
   bool is_latency() const;
   bool is_bw() const { return !is_latency(); }

@@ -13,6 +13,7 @@
 #include "common/ring_queue.hpp"
 #include "common/run_progress.hpp"
 #include "common/simulation.hpp"
+#include "common/statistics.hpp"
 #include "common/time_units.hpp"
 #include "system/rc_connection.hpp"
 
@@ -370,9 +371,9 @@ class PerfWorkload::Threads : public sc_core::sc_module {
   // keeps only the first post and the last completion, as perftest does (its
   // time arrays then have one entry), so a long run's memory stays flat.
   void bw_client(std::uint32_t thread, std::uint64_t bytes) {
-    const std::uint64_t iters = options_.iterations;
+    const std::uint64_t iters = pass_iterations_;
     const std::uint32_t threads = options_.threads;
-    const bool every_message = options_.measures_peak();
+    const bool every_message = measuring_ && options_.measures_peak();
     std::vector<std::uint32_t> mine;  // its QPs; QP mine[j] is q = thread + j x threads
     for (std::uint32_t q = thread; q < options_.qps; q += threads) mine.push_back(q);
     const std::uint64_t total = iters * mine.size();
@@ -414,7 +415,7 @@ class PerfWorkload::Threads : public sc_core::sc_module {
           open[j].pop_front();
           ++done[j];
           ++finished;
-          progress_.advance();
+          if (measuring_) progress_.advance();
         }
         if (sent[j] < iters && sent[j] - done[j] < options_.tx_depth) ready.insert(j);
       }
@@ -427,7 +428,11 @@ class PerfWorkload::Threads : public sc_core::sc_module {
   void bw_server(std::uint32_t thread, std::uint64_t bytes) {
     std::uint64_t own_qps = 0;
     for (std::uint32_t q = thread; q < options_.qps; q += options_.threads) ++own_qps;
-    const std::uint64_t total = options_.iterations * own_qps;
+    const std::uint64_t total = pass_iterations_ * own_qps;
+    // A QP's receive is reposted while its messages still to arrive exceed
+    // the receives it has posted: per QP, as perftest's server counts them,
+    // so a QP whose messages come first cannot take another QP's receives.
+    std::vector<std::uint64_t> received(options_.qps, 0);
     ibv_cq* const cq = b_.recv_cqs[thread];
     std::vector<ibv_wc> wcs(16);
     for (std::uint64_t got = 0; got < total;) {
@@ -440,8 +445,9 @@ class PerfWorkload::Threads : public sc_core::sc_module {
         check(wcs[static_cast<std::size_t>(k)]);
         const std::uint32_t q = qp_index(1, wcs[static_cast<std::size_t>(k)].qp_num);
         ++got;
-        const std::uint64_t left_to_post = total - got;
-        if (left_to_post >= options_.rx_depth * own_qps) post_recv(1, b_.qps[q], sink(1, q), bytes);
+        if (++received[q] + first_receives() <= pass_iterations_) {
+          post_recv(1, b_.qps[q], sink(1, q), bytes);
+        }
       }
     }
   }
@@ -480,17 +486,10 @@ class PerfWorkload::Threads : public sc_core::sc_module {
                            std::to_string(options_.sizes.size()) + ": " + std::to_string(bytes) +
                            " B");
       }
-      if (options_.is_send()) {
-        // Receives are posted before the size starts, as perftest's server does.
-        for (std::uint32_t q = 0; q < options_.qps; ++q) {
-          for (std::uint32_t k = 0; k < options_.rx_depth; ++k) {
-            post_recv(1, b_.qps[q], sink(1, q), bytes);
-            if (options_.is_latency()) post_recv(0, a_.qps[q], sink(0, q), bytes);
-          }
-        }
-      }
-      ++sizes_started_;
-      size_start_.notify(sc_core::SC_ZERO_TIME);
+      if (options_.is_bw() && options_.warmup > 0) warm_up(bytes);
+      pass_iterations_ = options_.iterations;
+      measuring_ = true;
+      start_pass(bytes);
       std::vector<std::uint64_t> posts, completed;
       if (options_.is_latency()) {
         posts.reserve(options_.iterations);  // one post time per iteration
@@ -507,15 +506,11 @@ class PerfWorkload::Threads : public sc_core::sc_module {
         completed_.assign(kept, 0);
         next_message_ = 0;
         bw_client(0, bytes);
-        // The other threads finish their QPs' messages too.
-        while (clients_done_ + 1 < options_.threads) sc_core::wait(client_finished_);
-        clients_done_ = 0;
+        await_client_threads();  // they write posted_ and completed_ until done
         posts = std::move(posted_);
         completed = std::move(completed_);
       }
-      // The server finishes its part of the size before the next one.
-      while (servers_done_ < cores_[1].size()) sc_core::wait(server_finished_);
-      servers_done_ = 0;
+      await_server_threads();
       progress_.finish();  // the row goes where the progress line was
       if (options_.is_latency()) {
         result.latency.push_back(perf::latency_row(bytes, posts, options_.test));
@@ -530,6 +525,56 @@ class PerfWorkload::Threads : public sc_core::sc_module {
     }
     report_ << perf::format_table_footer();
     finish_workload();
+  }
+
+  // The receives posted per QP before a pass of send tests.
+  std::uint64_t first_receives() const {
+    return measuring_ ? options_.rx_depth
+                      : std::min<std::uint64_t>(options_.rx_depth, pass_iterations_);
+  }
+
+  // Starts a pass of size `bytes` (its receives posted first, as perftest's
+  // server posts them before a size) on every thread.
+  void start_pass(std::uint64_t bytes) {
+    if (options_.is_send()) {
+      for (std::uint32_t q = 0; q < options_.qps; ++q) {
+        for (std::uint64_t k = 0; k < first_receives(); ++k) {
+          post_recv(1, b_.qps[q], sink(1, q), bytes);
+          if (options_.is_latency()) post_recv(0, a_.qps[q], sink(0, q), bytes);
+        }
+      }
+    }
+    ++sizes_started_;
+    size_start_.notify(sc_core::SC_ZERO_TIME);
+  }
+
+  // Waits for the client threads other than 0 to finish a BW pass.
+  void await_client_threads() {
+    while (clients_done_ + 1 < options_.threads) sc_core::wait(client_finished_);
+    clients_done_ = 0;
+  }
+
+  // Waits for the server threads to finish the pass.
+  void await_server_threads() {
+    while (servers_done_ < cores_[1].size()) sc_core::wait(server_finished_);
+    servers_done_ = 0;
+  }
+
+  // --warmup: a BW pass of `warmup` messages per QP, completed and not measured.
+  void warm_up(std::uint64_t bytes) {
+    const nlohmann::json before = testbed_.statistics();
+    pass_iterations_ = options_.warmup;
+    measuring_ = false;
+    start_pass(bytes);
+    posted_.assign(1, 0);
+    completed_.assign(1, 0);
+    next_message_ = 0;
+    bw_client(0, bytes);
+    await_client_threads();
+    await_server_threads();
+    const nlohmann::json added = statistics_combined(testbed_.statistics(), before, -1);
+    warmup_statistics =
+        warmup_statistics.is_null() ? added : statistics_combined(warmup_statistics, added, +1);
   }
 
   static MessageBreakdown& breakdown() { return MessageBreakdown::instance(); }
@@ -592,6 +637,11 @@ class PerfWorkload::Threads : public sc_core::sc_module {
   // A BW size's post and completion times (bw_client), shared by the threads.
   std::vector<std::uint64_t> posted_, completed_;
   std::uint64_t next_message_ = 0;
+  std::uint64_t pass_iterations_ = 0;  // messages per QP in this pass
+  bool measuring_ = true;              // false in the --warmup pass
+
+ public:
+  nlohmann::json warmup_statistics;  // what the warm-up passes added (PerfWorkload)
 };
 
 
@@ -608,5 +658,8 @@ std::vector<const CpuCore*> PerfWorkload::cores(std::size_t side) const {
   return threads_->cores(side);
 }
 const sc_core::sc_time& PerfWorkload::measured_from() const { return threads_->measured_from(); }
+const nlohmann::json& PerfWorkload::warmup_statistics() const {
+  return threads_->warmup_statistics;
+}
 
 }  // namespace rnicsim

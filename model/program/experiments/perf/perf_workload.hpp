@@ -12,6 +12,7 @@
 #include <cstddef>
 #include <iosfwd>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <vector>
 
 #include "common/run_progress.hpp"
@@ -40,6 +41,9 @@ class PerfWorkload {
   // When set-up ended and the first size started: the CPU's figures are over
   // the measured part of the run.
   const sc_core::sc_time& measured_from() const;
+  // With --warmup: the statistics (Testbed::statistics's counts and times)
+  // the warm-up passes added, to leave out of the run's; else null.
+  const nlohmann::json& warmup_statistics() const;
 
  private:
   class Threads;  // the SystemC module (perf_workload.cpp)
