@@ -11,9 +11,12 @@
 // the transport timer's expiry each go back to the first unanswered PSN, using
 // one of retry_cnt retries; progress resets them. Duplicate responses (the
 // retry's overlap) are ignored.
+#include "nic/transport/completer.hpp"
+
+#include <algorithm>
+
 #include "common/message_breakdown.hpp"
 #include "common/time_units.hpp"
-#include "nic/transport/completer.hpp"
 
 namespace rnicsim {
 namespace {
@@ -282,23 +285,30 @@ void Completer::expire_ack_timers() {
   AckTimer& timer = shared_.ack_timer();
   timer.fired();
   const sc_core::sc_time now = sim_now();
-  for (const auto& [qpn, context] : shared_.contexts().qps()) {
-    QpContext& qp = *context;
-    if (qp.ack_deadline == sc_core::SC_ZERO_TIME) continue;
-    if (qp.state != IBV_QPS_RTS || !qp.awaiting_response()) {
-      AckTimer::stop(qp);
+  expired_.clear();
+  while (QpContext* qp = timer.next_due(now, shared_.contexts())) {
+    if (qp->ack_deadline == sc_core::SC_ZERO_TIME) continue;
+    if (qp->state != IBV_QPS_RTS || !qp->awaiting_response()) {
+      AckTimer::stop(*qp);
       continue;
     }
-    if (qp.ack_deadline > now) {
-      timer.schedule(qp.ack_deadline);
+    if (qp->ack_deadline > now) {
+      timer.requeue(*qp);
       continue;
     }
-    // Expired: no response made progress for a whole period. Counted as
-    // mlx5 counts local_ack_timeout_err: the expiries that retry.
-    if (qp.retries_left > 0) ++shared_.stats().local_ack_timeout_err;
-    ++qp.timeouts_in_row;
-    retry(qp, qp.acked_psn);
+    expired_.push_back(qp);
   }
+  // Expired: no response made progress for a whole period. Served in QP
+  // number order, as one pass over the QPs would.
+  std::sort(expired_.begin(), expired_.end(),
+            [](const QpContext* x, const QpContext* y) { return x->qpn < y->qpn; });
+  for (QpContext* qp : expired_) {
+    // Counted as mlx5 counts local_ack_timeout_err: the expiries that retry.
+    if (qp->retries_left > 0) ++shared_.stats().local_ack_timeout_err;
+    ++qp->timeouts_in_row;
+    retry(*qp, qp->acked_psn);
+  }
+  timer.schedule_next();
 }
 
 }  // namespace rnicsim

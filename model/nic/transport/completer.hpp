@@ -46,6 +46,7 @@ class Completer : public sc_core::sc_module {
   DmaClient dma_;
   PacketInbox inbox_;
   std::vector<DmaRequest> writes_;  // a response's data into the local buffer
+  std::vector<QpContext*> expired_;  // the QPs a timer expiry retries
   BytePool atomic_results_;
 };
 

@@ -149,6 +149,7 @@ struct QpContext {
   // timeout, so one loss starts one retry.
   std::uint32_t sent_psn_end = 0;   // one past the last PSN any packet sent asks a response for
   sc_core::sc_time ack_deadline;
+  sc_core::sc_time ack_queued_at;  // AckTimer's queue entry for this QP (zero: none)
   std::uint32_t retries_left = 0;
   std::uint32_t timeouts_in_row = 0;  // for exponential backoff (transport.ack_timeout_backoff)
   bool retry_started = false;
