@@ -223,7 +223,10 @@ TEST(PerfOptions, BadValuesNameTheOptionAndTheReason) {
   EXPECT_EQ(error_of({"write_bw", "-t", "0"}), "-t 0: must be a whole number from 1 to 15000");
   EXPECT_EQ(error_of({"write_bw", "-Q", "2000"}), "-Q 2000: must be a whole number from 1 to 1024");
   EXPECT_EQ(error_of({"write_bw", "-I", "2000"}), "-I 2000: must be a whole number from 0 to 1024");
-  EXPECT_EQ(error_of({"write_bw", "-q", "-1"}), "-q -1: must be a whole number from 1 to 16384");
+  EXPECT_EQ(error_of({"write_bw", "-q", "-1"}), "-q -1: must be a whole number from 1 to 131072");
+  EXPECT_EQ(error_of({"write_bw", "-q", "131073"}),
+            "-q 131073: must be a whole number from 1 to 131072");
+  EXPECT_EQ(parse({"write_bw", "-q", "100000"}).qps, 100000u);
   const std::string size_reason =
       ": must be a message size from 1 to 2147483647 bytes (K and M suffixes allowed)";
   EXPECT_EQ(error_of({"write_bw", "-s", "abc"}), "-s abc" + size_reason);

@@ -422,7 +422,7 @@ PerfOptions parse_perf_options(const std::vector<std::string>& args) {
         iterations = integer_in(option, kMinIterations, kMaxIterations);
         break;
       case Opt::kQps:
-        options.qps = static_cast<std::uint32_t>(integer_in(option, 1, 16384));
+        options.qps = static_cast<std::uint32_t>(integer_in(option, 1, kMaxQpsPerTest));
         if (options.qps > 1 && options.is_latency()) {
           throw ConfigError(option.source, "", "more than one QP runs only in the bandwidth tests");
         }
@@ -618,7 +618,7 @@ std::string perf_usage() {
          "                          atomic tests: 8 only)\n"
          "  -a, --all               every size from 2 to 8388608 bytes (not atomic tests)\n"
          "  -n, --iters=N           exchanges, at least 5 (default 5000 for write_bw, else 1000)\n"
-         "  -q, --qp=N              QPs, BW tests only (default 1)\n"
+         "  -q, --qp=N              QPs, 1 to 131072, BW tests only (default 1)\n"
          "  -t, --tx-depth=N        send queue depth (default 128 in BW, 1 in latency tests)\n"
          "  -r, --rx-depth=N        receive queue depth of the send tests (default 512)\n"
          "  -m, --mtu=MTU           256, 512, 1024, 2048 or 4096 (default: the port's\n"

@@ -44,6 +44,9 @@ constexpr std::uint64_t kCqModerationSizeLimit = 8192;     // MSG_SIZE_CQ_MOD_LI
 constexpr std::uint64_t kDynamicPollMinIterations = 3000;  // fewer: fixed CQE poll batch
 constexpr std::uint32_t kCqePollBatch = 16;                // CTX_POLL_BATCH
 constexpr std::uint32_t kMaxThreads = 64;                  // --threads, rnicsim's own
+// -q's bound: a NIC's QP numbers run below 2^18 (interface/queue_formats.hpp),
+// so 131072 QPs per side leave room for the set-up's own; perftest has none.
+constexpr std::uint32_t kMaxQpsPerTest = 131072;
 
 struct PerfOptions {
   PerfTest test = PerfTest::kWriteLat;

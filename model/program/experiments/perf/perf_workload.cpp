@@ -1,6 +1,7 @@
 #include "program/experiments/perf/perf_workload.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <memory>
 #include <ostream>
@@ -103,6 +104,8 @@ class PerfWorkload::Threads : public sc_core::sc_module {
   // When set-up ended and the first size started: the CPU's figures are over
   // the measured part of the run, as the kernel TCP tests' (which need none).
   const sc_core::sc_time& measured_from() const { return measured_from_; }
+  // The wall-clock moment set-up ended (speed.json's set-up time).
+  std::chrono::steady_clock::time_point set_up_done_wall() const { return set_up_done_wall_; }
 
  private:
   Node& node_of(std::size_t side) { return testbed_.node(node_[side]); }
@@ -478,6 +481,7 @@ class PerfWorkload::Threads : public sc_core::sc_module {
   void client() {
     set_up();
     measured_from_ = sim_now();
+    set_up_done_wall_ = std::chrono::steady_clock::now();
     for (std::size_t s = 0; s < options_.sizes.size(); ++s) {
       const std::uint64_t bytes = options_.sizes[s];
       size_ = bytes;
@@ -627,6 +631,7 @@ class PerfWorkload::Threads : public sc_core::sc_module {
   RunProgress& progress_;
   RcSide a_, b_;
   sc_core::sc_time measured_from_;
+  std::chrono::steady_clock::time_point set_up_done_wall_{};
   Buffer buffers_[2];
   std::unordered_map<std::uint32_t, std::uint32_t> qp_index_[2];  // QP number -> index
   sc_core::sc_event size_start_, server_finished_, client_finished_;
@@ -660,6 +665,9 @@ std::vector<const CpuCore*> PerfWorkload::cores(std::size_t side) const {
 const sc_core::sc_time& PerfWorkload::measured_from() const { return threads_->measured_from(); }
 const nlohmann::json& PerfWorkload::warmup_statistics() const {
   return threads_->warmup_statistics;
+}
+std::chrono::steady_clock::time_point PerfWorkload::set_up_done_wall() const {
+  return threads_->set_up_done_wall();
 }
 
 }  // namespace rnicsim

@@ -9,6 +9,7 @@
 // each size of a write, read or send test the target buffers are compared
 // with the sources; a difference fails the run (fail_run). The rows and the
 // banner go to `report` as perftest prints them (perf_report.hpp).
+#include <chrono>
 #include <cstddef>
 #include <iosfwd>
 #include <memory>
@@ -44,6 +45,8 @@ class PerfWorkload {
   // With --warmup: the statistics (Testbed::statistics's counts and times)
   // the warm-up passes added, to leave out of the run's; else null.
   const nlohmann::json& warmup_statistics() const;
+  // The wall-clock moment set-up (QPs, CQs, MRs, connections) ended.
+  std::chrono::steady_clock::time_point set_up_done_wall() const;
 
  private:
   class Threads;  // the SystemC module (perf_workload.cpp)
