@@ -340,12 +340,20 @@ class RcContexts {
   // QP that has no work and waits for nothing but such an event, so a NIC
   // with 100,000 QPs does not scan them all per packet.
   void wake_sender(QpContext& qp) {
-    send_candidates_.insert(qp.qpn);
+    send_candidates_[lane_of(qp.qpn)].insert(qp.qpn);
     send_work.notify(sc_core::SC_ZERO_TIME);
   }
   // Every QP may have work (a PFC pause released): all become candidates.
   void wake_all_senders();
-  QpSet& send_candidates() { return send_candidates_; }
+  // The candidates in `lanes` sets, QP q in set q % lanes: with QPs assigned
+  // to engines statically each engine looks at its own set, so an idle
+  // engine does not walk 100,000 QPs of the others'. Set before any wake.
+  void set_send_lanes(std::uint32_t lanes) { send_candidates_.assign(lanes, QpSet()); }
+  QpSet& send_candidates(std::uint32_t lane) { return send_candidates_[lane]; }
+  // The candidate after `qpn` in QP number order over every lane, wrapping
+  // to the first (kNone when there is none): the QP the scheduler serves
+  // after this one, whose context it may read ahead.
+  std::uint32_t next_send_candidate(std::uint32_t qpn) const;
   // QPs an RNR NAK holds (resume_at set): the requester's wake-up looks at these.
   QpSet& rnr_held() { return rnr_held_; }
 
@@ -359,7 +367,10 @@ class RcContexts {
 
  private:
   std::map<std::uint32_t, std::unique_ptr<QpContext>> qps_;
-  QpSet send_candidates_;
+  std::uint32_t lane_of(std::uint32_t qpn) const {
+    return static_cast<std::uint32_t>(qpn % send_candidates_.size());
+  }
+  std::vector<QpSet> send_candidates_ = std::vector<QpSet>(1);
   QpSet rnr_held_;
   std::vector<QpContext*> by_qpn_;  // qps_ by QP number, for a lookup per packet
   std::map<std::uint32_t, QpContext*> error_qps_;

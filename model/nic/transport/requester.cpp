@@ -50,6 +50,9 @@ Requester::Requester(const sc_core::sc_module_name& name, TransportShared& share
       dma_(port),
       translation_(translation),
       engines_(shared.config().requester_engines) {
+  if (shared_.config().engine_assignment == EngineAssignment::kStatic) {
+    shared_.contexts().set_send_lanes(static_cast<std::uint32_t>(engines_.size()));
+  }
   work_wake_ |= shared_.contexts().send_work;
   work_wake_ |= hold_over_;
   work_or_fetch_wake_ |= shared_.contexts().send_work;
@@ -148,7 +151,9 @@ bool Requester::idle(const QpContext& qp) const {
 
 QpContext* Requester::pick(Engine& engine) {
   RcContexts& contexts = shared_.contexts();
-  QpSet& candidates = contexts.send_candidates();
+  // The engine's own candidates (QPs assigned statically), or everyone's.
+  const bool own_lane = shared_.config().engine_assignment == EngineAssignment::kStatic;
+  QpSet& candidates = contexts.send_candidates(own_lane ? engine.index : 0);
   engine.fetch_in_flight = false;
   // Round robin looks from the QP after the last one picked; strict
   // priority from the lowest QP number every time. QPs that are not
@@ -170,7 +175,10 @@ QpContext* Requester::pick(Engine& engine) {
         engine.last_qpn = qpn;
         // The scheduler reads the context of the QP after this one ahead,
         // so a miss on it overlaps this turn (transport.context_prefetches).
-        if (shared_.config().context_prefetches > 0 && next != qpn) shared_.prefetch_qp(next);
+        if (shared_.config().context_prefetches > 0) {
+          const std::uint32_t ahead = contexts.next_send_candidate(qpn);
+          if (ahead != qpn && ahead != QpSet::kNone) shared_.prefetch_qp(ahead);
+        }
         return qp;
       }
       engine.fetch_in_flight = engine.fetch_in_flight || qp->fetch_pending;

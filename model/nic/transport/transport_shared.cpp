@@ -30,8 +30,17 @@ QpContext& RcContexts::add_qp(std::uint32_t qpn) {
 }
 
 void RcContexts::wake_all_senders() {
-  for (const auto& [qpn, qp] : qps_) send_candidates_.insert(qpn);
+  for (const auto& [qpn, qp] : qps_) send_candidates_[lane_of(qpn)].insert(qpn);
   send_work.notify(sc_core::SC_ZERO_TIME);
+}
+
+std::uint32_t RcContexts::next_send_candidate(std::uint32_t qpn) const {
+  std::uint32_t after = QpSet::kNone, first = QpSet::kNone;
+  for (const QpSet& lane : send_candidates_) {
+    after = std::min(after, lane.next_from(std::uint64_t{qpn} + 1));
+    first = std::min(first, lane.first());
+  }
+  return after != QpSet::kNone ? after : first;
 }
 
 CqContext& RcContexts::add_cq(std::uint32_t cqn) {
