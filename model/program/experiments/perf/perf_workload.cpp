@@ -479,7 +479,16 @@ class PerfWorkload::Threads : public sc_core::sc_module {
   }
 
   void client() {
-    set_up();
+    try {
+      set_up();
+    } catch (const std::runtime_error& e) {
+      // The simulated host's physical memory ran out for the queues, CQs and
+      // buffers set-up allocates (a real ibv_create_qp or ibv_reg_mr fails
+      // with ENOMEM): the run fails, naming the keys that size it.
+      fail_run(std::string("set-up failed: ") + e.what() +
+               " (the host's physical memory: host.memory_bytes, in pages of host.page_bytes)");
+      return;
+    }
     measured_from_ = sim_now();
     set_up_done_wall_ = std::chrono::steady_clock::now();
     for (std::size_t s = 0; s < options_.sizes.size(); ++s) {
