@@ -35,12 +35,14 @@ void RcContexts::wake_all_senders() {
 }
 
 std::uint32_t RcContexts::next_send_candidate(std::uint32_t qpn) const {
-  std::uint32_t after = QpSet::kNone, first = QpSet::kNone;
+  std::uint32_t after = QpSet::kNone;
   for (const QpSet& lane : send_candidates_) {
     after = std::min(after, lane.next_from(std::uint64_t{qpn} + 1));
-    first = std::min(first, lane.first());
   }
-  return after != QpSet::kNone ? after : first;
+  if (after != QpSet::kNone) return after;
+  std::uint32_t first = QpSet::kNone;  // wrapping: only past the highest candidate
+  for (const QpSet& lane : send_candidates_) first = std::min(first, lane.first());
+  return first;
 }
 
 CqContext& RcContexts::add_cq(std::uint32_t cqn) {
