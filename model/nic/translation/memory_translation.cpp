@@ -145,7 +145,7 @@ void MemoryTranslation::lookup(Pending& p) {
 
 void MemoryTranslation::got_mpt(Pending& p, const MptEntry& mpt, std::uint64_t generation) {
   const TranslationRequest& r = p.request;
-  const TranslationStatus status = check(r.key, mpt, r.va, r.length, r.access, r.pd);
+  const TranslationStatus status = check_region_access(r.key, mpt, r.va, r.length, r.access, r.pd);
   if (status != TranslationStatus::kOk) return finish(p, status);
   p.mpt = mpt;
   p.mpt_generation = generation;
@@ -317,19 +317,6 @@ void MemoryTranslation::complete(Walk& walk, const std::uint8_t* data) {
   }
 }
 
-TranslationStatus MemoryTranslation::check(std::uint32_t key, const MptEntry& mpt,
-                                           std::uint64_t va, std::uint64_t length,
-                                           std::uint32_t access, std::uint32_t pd) const {
-  if (!mpt.valid) return TranslationStatus::kInvalidKey;
-  if (mpt.key_variant != key_variant(key)) return TranslationStatus::kStaleKey;
-  if (mpt.pd != pd) return TranslationStatus::kPdMismatch;
-  if ((access & ~static_cast<std::uint32_t>(mpt.access)) != 0) return TranslationStatus::kAccessDenied;
-  if (va < mpt.base_va || length > mpt.length || va - mpt.base_va > mpt.length - length) {
-    return TranslationStatus::kOutOfBounds;
-  }
-  return TranslationStatus::kOk;
-}
-
 TranslationResult MemoryTranslation::translate(std::uint32_t key, std::uint64_t va,
                                                std::uint64_t length, std::uint32_t access,
                                                std::uint32_t pd) {
@@ -373,7 +360,8 @@ bool MemoryTranslation::cached(const TranslationRequest& r) const {
   if (index >= config_.icm.mpt_entries) return true;  // an invalid key needs no entry
   const auto mpt = mpt_cache_->peek(index);
   if (!mpt) return false;
-  if (check(r.key, *mpt, r.va, r.length, r.access, r.pd) != TranslationStatus::kOk) return true;
+  if (check_region_access(r.key, *mpt, r.va, r.length, r.access, r.pd) != TranslationStatus::kOk)
+    return true;
   const std::uint64_t last = mtt_index(*mpt, r.va + r.length - 1);
   for (std::uint64_t i = mtt_index(*mpt, r.va); i <= last; ++i) {
     if (!mtt_cache_->peek(i)) return false;

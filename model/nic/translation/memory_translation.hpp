@@ -49,12 +49,12 @@
 #include "common/ring_queue.hpp"
 #include "common/statistics.hpp"
 #include "interface/mpt_format.hpp"
+#include "nic/protection/access_check.hpp"
 #include "nic/translation/entry_cache.hpp"
 #include "nic/translation/translation_cache.hpp"
 
 namespace rnicsim {
 
-enum class TranslationStatus { kOk, kInvalidKey, kStaleKey, kPdMismatch, kAccessDenied, kOutOfBounds };
 std::string to_string(TranslationStatus status);
 
 struct PhysicalSegment {
@@ -273,8 +273,6 @@ class MemoryTranslation : public sc_core::sc_module, public TranslationRequestIf
   void dispatch(Walk& walk);
   void walker(std::size_t slot);  // one thread per walk slot
   void complete(Walk& walk, const std::uint8_t* data);
-  TranslationStatus check(std::uint32_t key, const MptEntry& mpt, std::uint64_t va,
-                          std::uint64_t length, std::uint32_t access, std::uint32_t pd) const;
   // The MTT entry that maps `va` in the MR that `mpt` describes.
   static std::uint64_t mtt_index(const MptEntry& mpt, std::uint64_t va);
 

@@ -20,21 +20,14 @@
 #include "common/ring_queue.hpp"
 #include "common/slot_ring.hpp"
 #include "common/transfer.hpp"
-#include "nic/translation/memory_translation.hpp"
 #include "formats/frame.hpp"
-#include "nic/transport/dma_client.hpp"
 #include "interface/queue_formats.hpp"
 #include "interface/ring_layout.hpp"
+#include "nic/protection/psn.hpp"
+#include "nic/translation/memory_translation.hpp"
+#include "nic/transport/dma_client.hpp"
 
 namespace rnicsim {
-
-// PSNs are 24-bit and wrap: a comes before b when b - a, mod 2^24, is in (0, 2^23).
-constexpr std::uint32_t kPsnMask = 0xFFFFFF;
-inline std::uint32_t psn_add(std::uint32_t psn, std::uint32_t n) { return (psn + n) & kPsnMask; }
-inline std::int32_t psn_diff(std::uint32_t a, std::uint32_t b) {  // a - b, in (-2^23, 2^23]
-  std::int32_t d = static_cast<std::int32_t>((a - b) & kPsnMask);
-  return d >= (1 << 23) ? d - (1 << 24) : d;
-}
 
 // A send WQE the requester has started: its PSNs, and what is left to send
 // and to complete.

@@ -11,6 +11,7 @@
 #include "common/message_breakdown.hpp"
 #include "common/time_units.hpp"
 #include "nic/packet/segmentation.hpp"
+#include "nic/protection/request_checks.hpp"
 
 namespace rnicsim {
 namespace {
@@ -22,8 +23,7 @@ constexpr std::uint8_t kReadResponseFirst = 0x0D, kReadResponseMiddle = 0x0E,
 // AETH syndromes (REFERENCE section 5).
 constexpr std::uint8_t kAckUnlimitedCredits = 0x1F;
 constexpr std::uint8_t kRnrNak = 0x20;
-constexpr std::uint8_t kNakSequence = 0x60, kNakInvalidRequest = 0x61,
-                       kNakRemoteAccess = 0x62, kNakRemoteOperational = 0x63;
+constexpr std::uint8_t kNakSequence = 0x60, kNakRemoteAccess = 0x62, kNakRemoteOperational = 0x63;
 
 struct RequestKind {
   bool send = false;
@@ -91,14 +91,29 @@ void Responder::run() {
 void Responder::handle(const packet::ReceivedPacket& packet, const sc_core::sc_time& popped_at) {
   const packet::Bth& bth = packet.packet.bth;
   QpContext* qp = shared_.contexts().qp(bth.dest_qp);
-  if (qp == nullptr || qp->destroyed || !qp->responder_ready()) {
-    ++shared_.stats().dropped_no_qp;  // a QP in RESET, INIT or ERR drops requests silently
-    return;
+  ResponderQpView view;
+  if (qp != nullptr && !qp->destroyed && qp->responder_ready()) {
+    view.ready = true;
+    view.expected_psn = qp->expected_psn;
+    view.pmtu = qp->pmtu;
+    view.in_message = qp->inbound.active;
+    view.message_is_send = qp->inbound.is_send;
+  }
+  const RequestCheck verdict = check_request_header(view, packet.packet);
+  count(verdict);
+  switch (verdict) {
+    case RequestCheck::kNoQp:  // a QP in RESET, INIT or ERR drops requests silently
+      ++shared_.stats().dropped_no_qp;
+      return;
+    case RequestCheck::kWrongTransport:
+      ++shared_.stats().dropped_wrong_transport;
+      return;
+    default:
+      break;
   }
   MessageBreakdown::instance().mark(*this, "receive pipeline", popped_at);
   shared_.touch_qp(*qp, dma_);
-  const std::int32_t ahead = psn_diff(bth.psn, qp->expected_psn);
-  if (ahead < 0) {
+  if (verdict == RequestCheck::kDuplicate) {
     // A duplicate (the requester went back after a loss, or the wire
     // duplicated it), IBTA 9.7.5.1: a SEND or WRITE is acknowledged again and
     // not executed again; a READ is read again from memory; an atomic is
@@ -113,7 +128,7 @@ void Responder::handle(const packet::ReceivedPacket& packet, const sc_core::sc_t
     }
     return;
   }
-  if (ahead > 0) {
+  if (verdict == RequestCheck::kOutOfSequence) {
     ++shared_.stats().out_of_sequence;
     if (!qp->nak_outstanding) {
       qp->nak_outstanding = true;
@@ -122,16 +137,31 @@ void Responder::handle(const packet::ReceivedPacket& packet, const sc_core::sc_t
     return;
   }
   qp->nak_outstanding = false;
+  if (verdict != RequestCheck::kAccepted) {
+    fail_message(*qp, nak_syndrome(verdict), IBV_WC_SUCCESS, bth.psn);
+    return;
+  }
   const std::uint8_t opcode = bth.opcode;
   if (opcode <= 0x0B) {
     handle_write_or_send(*qp, packet);
   } else if (opcode == kReadRequest) {
     handle_read(*qp, packet, /*duplicate=*/false);
-  } else if (opcode == kCompareSwap || opcode == kFetchAdd) {
-    handle_atomic(*qp, packet);
   } else {
-    fail_message(*qp, kNakInvalidRequest, IBV_WC_SUCCESS, bth.psn);
+    handle_atomic(*qp, packet);
   }
+}
+
+void Responder::count(RequestCheck verdict) {
+  ++shared_.stats().request_checks[static_cast<std::size_t>(verdict)];
+}
+
+bool Responder::reject(QpContext& qp, RequestCheck verdict, std::uint32_t psn,
+                       ibv_wc_status recv_status) {
+  if (verdict == RequestCheck::kAccepted) return false;
+  count(verdict);
+  if (verdict == RequestCheck::kNoRemoteRight) ++shared_.stats().resp_remote_access_errors;
+  fail_message(qp, nak_syndrome(verdict), recv_status, psn);
+  return true;
 }
 
 bool Responder::fetch_recv(QpContext& qp) {
@@ -214,10 +244,6 @@ void Responder::handle_write_or_send(QpContext& qp, const packet::ReceivedPacket
   const packet::RocePacket& p = packet.packet;
   const RequestKind kind = request_kind(p.bth.opcode);
   InboundMessage& message = qp.inbound;
-  if (kind.first == message.active) {  // FIRST/ONLY inside a message, or MIDDLE/LAST outside one
-    fail_message(qp, kNakInvalidRequest, IBV_WC_SUCCESS, p.bth.psn);
-    return;
-  }
   const bool needs_recv = kind.send || kind.with_imm;
   if (kind.first) {
     message.reset();
@@ -248,16 +274,13 @@ void Responder::handle_write_or_send(QpContext& qp, const packet::ReceivedPacket
     } else {
       const packet::Reth& reth = *p.reth;
       message.target_length = reth.dma_length;
-      if (!(qp.access & IBV_ACCESS_REMOTE_WRITE)) {
-        fail_message(qp, kNakRemoteAccess, IBV_WC_SUCCESS, p.bth.psn);
-        return;
-      }
+      if (reject(qp, check_remote_right(qp.access, p.bth.opcode), p.bth.psn)) return;
       if (reth.dma_length > 0) {
         message.target.status =
             translation_.translate(reth.rkey, reth.virtual_address, reth.dma_length,
                                    IBV_ACCESS_REMOTE_WRITE, qp.pd, message.target.segments);
         if (message.target.status != TranslationStatus::kOk) {
-          fail_message(qp, kNakRemoteAccess, IBV_WC_SUCCESS, p.bth.psn);
+          key_rejected(qp, p.bth.psn);
           return;
         }
       }
@@ -269,12 +292,12 @@ void Responder::handle_write_or_send(QpContext& qp, const packet::ReceivedPacket
     message.imm = p.imm_dt->value;
   }
   const std::uint64_t length = p.payload_length;
-  if (message.offset + length > message.target_length) {
-    // SEND longer than the receive buffer, or WRITE beyond its RETH length.
-    fail_message(qp, kNakInvalidRequest, kind.send ? IBV_WC_LOC_LEN_ERR : IBV_WC_SUCCESS,
-                 p.bth.psn);
-    return;
-  }
+  // A SEND longer than its receive buffer (a local length error in its
+  // receive CQE), a WRITE beyond or short of its RETH's length.
+  const RequestCheck fits =
+      check_message_length(kind.send, kind.last, message.offset, length, message.target_length);
+  if (fits == RequestCheck::kMessageTooLong && kind.send) ++shared_.stats().resp_local_length_error;
+  if (reject(qp, fits, p.bth.psn, kind.send ? IBV_WC_LOC_LEN_ERR : IBV_WC_SUCCESS)) return;
   if (length > 0) {
     std::uint8_t* bytes = const_cast<std::uint8_t*>(packet.frame->data() + p.payload_offset);
     requests_for(writes_, DmaOp::kWrite, message.target.segments, message.offset, length, bytes,
@@ -305,15 +328,12 @@ void Responder::handle_read(QpContext& qp, const packet::ReceivedPacket& packet,
   TranslationResult& source = read_source_;
   source.status = TranslationStatus::kOk;
   source.segments.clear();
-  if (!(qp.access & IBV_ACCESS_REMOTE_READ)) {
-    fail_message(qp, kNakRemoteAccess, IBV_WC_SUCCESS, p.bth.psn);
-    return;
-  }
+  if (reject(qp, check_remote_right(qp.access, p.bth.opcode), p.bth.psn)) return;
   if (reth.dma_length > 0) {
     source.status = translation_.translate(reth.rkey, reth.virtual_address, reth.dma_length,
                                            IBV_ACCESS_REMOTE_READ, qp.pd, source.segments);
     if (source.status != TranslationStatus::kOk) {
-      fail_message(qp, kNakRemoteAccess, IBV_WC_SUCCESS, p.bth.psn);
+      key_rejected(qp, p.bth.psn);
       return;
     }
   }
@@ -400,18 +420,12 @@ void Responder::send_atomic_ack(QpContext& qp, std::uint32_t psn, std::uint64_t 
 void Responder::handle_atomic(QpContext& qp, const packet::ReceivedPacket& packet) {
   const packet::RocePacket& p = packet.packet;
   const packet::AtomicEth& a = *p.atomic_eth;
-  if (!(qp.access & IBV_ACCESS_REMOTE_ATOMIC)) {
-    fail_message(qp, kNakRemoteAccess, IBV_WC_SUCCESS, p.bth.psn);
-    return;
-  }
-  if (a.virtual_address % 8 != 0) {  // atomics need natural alignment (IBTA 9.4.5)
-    fail_message(qp, kNakInvalidRequest, IBV_WC_SUCCESS, p.bth.psn);
-    return;
-  }
+  if (reject(qp, check_remote_right(qp.access, p.bth.opcode), p.bth.psn)) return;
+  if (reject(qp, check_atomic_alignment(a.virtual_address), p.bth.psn)) return;
   atomic_target_.clear();
   if (translation_.translate(a.rkey, a.virtual_address, 8, IBV_ACCESS_REMOTE_ATOMIC, qp.pd,
                              atomic_target_) != TranslationStatus::kOk) {
-    fail_message(qp, kNakRemoteAccess, IBV_WC_SUCCESS, p.bth.psn);
+    key_rejected(qp, p.bth.psn);
     return;
   }
   // Read, modify, write: the responder handles one request at a time, so no
@@ -482,6 +496,14 @@ void Responder::send_ack(QpContext& qp, std::uint8_t syndrome, std::uint32_t psn
   // An ACK or NAK leaves once the payload it covers is in host memory.
   sender.send(std::move(r), nullptr, 0, 0, qp.unacked_writes);
   qp.unacked_writes.clear();  // keeps its capacity for the next ACK's
+}
+
+void Responder::key_rejected(QpContext& qp, std::uint32_t psn) {
+  // The key, its PD, its rights or the bounds (check_region_access, made by
+  // the translation): a remote access error.
+  ++shared_.stats().key_rejections;
+  ++shared_.stats().resp_remote_access_errors;
+  fail_message(qp, kNakRemoteAccess, IBV_WC_SUCCESS, psn);
 }
 
 void Responder::fail_message(QpContext& qp, std::uint8_t nak, ibv_wc_status recv_status,

@@ -10,6 +10,7 @@
 #include "common/module_macros.hpp"
 #include "nic/dma/dma_engine.hpp"
 #include "nic/packet/packet_blocks.hpp"
+#include "nic/protection/request_checks.hpp"
 #include "nic/translation/memory_translation.hpp"
 #include "nic/transport/ordered_sender.hpp"
 #include "nic/transport/packet_inbox.hpp"
@@ -33,6 +34,15 @@ class Responder : public sc_core::sc_module {
   void run_recv_flush();
   // Acts on a packet popped at `popped_at`, once the responder's cycles passed.
   void handle(const packet::ReceivedPacket& packet, const sc_core::sc_time& popped_at);
+  // Counts a check's verdict (TransportStats::request_checks).
+  void count(RequestCheck verdict);
+  // A verdict of check 3 or 5 (request_checks.hpp): false when accepted;
+  // otherwise counts it, NAKs the request and moves the QP to ERR (a
+  // receive WQE the failed SEND took completes with `recv_status`).
+  bool reject(QpContext& qp, RequestCheck verdict, std::uint32_t psn,
+              ibv_wc_status recv_status = IBV_WC_SUCCESS);
+  // The translation refused the RETH's or AtomicETH's key or bounds.
+  void key_rejected(QpContext& qp, std::uint32_t psn);
   void handle_write_or_send(QpContext& qp, const packet::ReceivedPacket& packet);
   void handle_read(QpContext& qp, const packet::ReceivedPacket& packet, bool duplicate);
   void handle_atomic(QpContext& qp, const packet::ReceivedPacket& packet);

@@ -16,6 +16,7 @@
 // A lost or corrupted packet is recovered by the requester: the transport
 // timer (AckTimer), NAK sequence errors and implied NAKs go back to the first
 // unacknowledged PSN (go-back-N), retry_cnt times.
+#include <array>
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -31,6 +32,7 @@
 #include "interface/nic_address.hpp"
 #include "nic/congestion/rate_limiters.hpp"
 #include "nic/packet/packet_blocks.hpp"
+#include "nic/protection/request_checks.hpp"
 #include "nic/translation/translation_cache.hpp"
 #include "nic/transport/ack_timer.hpp"
 #include "nic/transport/dma_client.hpp"
@@ -61,6 +63,13 @@ struct TransportStats {
   std::uint64_t cq_cache_misses = 0;
   std::uint64_t context_prefetches = 0;  // QP context reads issued ahead of their unit
   std::uint64_t dropped_no_qp = 0;  // packets for a QP that does not exist or is not ready
+  std::uint64_t dropped_wrong_transport = 0;    // UC or UD requests to an RC QP
+  std::uint64_t resp_remote_access_errors = 0;  // remote access NAKs the responder sent
+  std::uint64_t resp_local_length_error = 0;    // SENDs longer than their receive buffer
+  std::uint64_t key_rejections = 0;             // requests whose key, PD, rights or bounds failed
+  // Request packets per verdict of the responder's checks (request_checks.hpp):
+  // kAccepted counts those that passed the header check.
+  std::array<std::uint64_t, kRequestCheckCount> request_checks{};
   // Retransmission, at the requester.
   std::uint64_t packet_seq_err = 0;         // NAK sequence errors received
   std::uint64_t local_ack_timeout_err = 0;  // transport timer expiries
