@@ -157,6 +157,11 @@ class VerbsDriver {
   // With a platform, call it from an SC_THREAD (it waits for the NIC).
   int ibv_dereg_mr(ibv_mr* mr);
 
+  // The command mailbox's physical bytes (none before the first command):
+  // memory the driver and the NIC share, as the rings are.
+  std::uint64_t mailbox_address() const { return mailbox_; }
+  std::uint64_t mailbox_bytes() const { return mailbox_bytes_; }
+
   int last_error() const { return last_error_; }
   std::string last_error_reason() const { return last_reason_; }
 
