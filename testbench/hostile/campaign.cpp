@@ -36,7 +36,9 @@ constexpr std::uint32_t kBystanderReceives = 64;
 constexpr std::uint32_t kAttackedReceives = 4;
 constexpr std::uint32_t kAttackedWriteBytes = 512;  // b's own WRITEs on an attacked QP
 constexpr std::size_t kReported = 8;                // messages kept per list
-constexpr std::uint64_t kContextSlotBytes = 512;    // a QP's or CQ's context in host memory
+constexpr std::uint64_t kContextSlotBytes = 512;
+constexpr std::uint32_t kReadOnlyPairs = 2;  // attacked pairs whose QPs grant remote reads alone //
+                                             // a QP's or CQ's context in host memory
 
 std::vector<std::uint8_t> pattern(std::size_t n, std::uint64_t salt) {
   std::vector<std::uint8_t> out(n);
@@ -169,7 +171,7 @@ class Campaign {
     sends_.assign(options_.bystander_pairs, 0);
     a_attacked_ = create_rc_side(testbed_, 0, attacked_options_);
     b_attacked_ = create_rc_side(testbed_, 1, attacked_options_);
-    connect_rc(testbed_, a_attacked_, b_attacked_, attacked_options_);
+    for (std::size_t i = 0; i < options_.attacked_pairs; ++i) connect_pair(i, 0);
     a_bystander_ = create_rc_side(testbed_, 0, bystander_options_);
     b_bystander_ = create_rc_side(testbed_, 1, bystander_options_);
     connect_rc(testbed_, a_bystander_, b_bystander_, bystander_options_);
@@ -195,7 +197,7 @@ class Campaign {
       attacked_receive_.push_back(buffer(1, pd, 1024, 1024, IBV_ACCESS_LOCAL_WRITE, 30 + i));
       oracle_.registered(attacked_receive_.back().va, 1024, kAttackedPd, IBV_ACCESS_LOCAL_WRITE);
       oracle_.receive_buffer(attacked_receive_.back().va, 1024);
-      oracle_.attacked_qp(kAttackedPd, attacked_options_.access);
+      oracle_.attacked_qp(kAttackedPd, attacked_access(i));
       a_attacked_target_.push_back(buffer(0, a_attacked_.pd, 1024, 1024, kAll, 40 + i));
       attacked_.push_back(AttackedPair{i, {}, {}, false});
     }
@@ -572,7 +574,9 @@ class Campaign {
       reconnect(pair);
       return;
     }
-    if (pair.sends.empty() && injecting_) {
+    // (The read-only pairs' far ends would refuse a WRITE.)
+    if (pair.sends.empty() && injecting_ &&
+        (attacked_access(pair.index) & IBV_ACCESS_REMOTE_WRITE) != 0) {
       const std::uint64_t wr_id = next_wr_id_++;
       post_send(1, qp, IBV_WR_RDMA_WRITE, attacked_source_, kAttackedWriteBytes, 0,
                 &a_attacked_target_[pair.index], 0, wr_id);
@@ -588,13 +592,9 @@ class Campaign {
       if (driver(node).ibv_modify_qp(qp, reset, IBV_QP_STATE) != 0)
         throw std::runtime_error("ibv_modify_qp(RESET): " + driver(node).last_error_reason());
     }
-    RcSide a = a_attacked_, b = b_attacked_;
-    a.qps = {a_attacked_.qps[pair.index]};
-    b.qps = {b_attacked_.qps[pair.index]};
-    RcOptions options = attacked_options_;
-    options.first_psn = static_cast<std::uint32_t>(0x1000 * (result_.attacked_reconnects + 1));
     try {
-      connect_rc(testbed_, a, b, options);
+      connect_pair(pair.index,
+                   static_cast<std::uint32_t>(0x1000 * (result_.attacked_reconnects + 1)));
     } catch (const std::runtime_error&) {
       // A hostile frame sent the QP to ERR between RTR and RTS, so the NIC
       // refused RTS: as an application would, try again from RESET.
@@ -604,6 +604,26 @@ class Campaign {
     pair.failed = false;
     ++result_.attacked_reconnects;
     post_attacked_receives(pair);
+    keep_attacked(pair);  // its own WRITE at once, before the next frame finds the QP
+  }
+
+  // The last kReadOnlyPairs attacked pairs grant remote reads alone: frames
+  // at them meet the QP's own rights (and the oracle allows them nothing).
+  std::uint32_t attacked_access(std::size_t index) const {
+    return index + kReadOnlyPairs >= options_.attacked_pairs
+               ? IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ
+               : attacked_options_.access;
+  }
+
+  // Attacked pair `index`, both ends in RESET, to RTS (throws as connect_rc).
+  void connect_pair(std::size_t index, std::uint32_t first_psn) {
+    RcSide a = a_attacked_, b = b_attacked_;
+    a.qps = {a_attacked_.qps[index]};
+    b.qps = {b_attacked_.qps[index]};
+    RcOptions options = attacked_options_;
+    options.first_psn = first_psn;
+    options.access = attacked_access(index);
+    connect_rc(testbed_, a, b, options);
   }
 
   void finish_attacked() {
