@@ -695,6 +695,11 @@ class Campaign {
     for (std::size_t i = 0; i < kRequestCheckCount; ++i)
       checks[to_string(static_cast<RequestCheck>(i))] = stats.request_checks[i];
     out["request_checks"] = checks;
+    nlohmann::json rejected = nlohmann::json::object();
+    const auto& by_error = testbed_.node(1).nic.parser.rejected();
+    for (std::size_t i = 0; i < packet::kParseErrorCount; ++i)
+      rejected[packet::to_string(static_cast<packet::ParseError>(i))] = by_error[i];
+    out["parser_rejected"] = rejected;
     // Node a's QPs send only the bystanders' requests (its attacked QPs
     // never post): what b's checks saw beyond those came from the hostile peer.
     const TransportStats& a = testbed_.node(0).nic.transport.stats();
