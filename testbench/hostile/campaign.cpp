@@ -368,12 +368,21 @@ class Campaign {
   // reconnected it, and the campaign wants frames to reach the later checks.
   // While none is in RTS the injector waits for one (up to 50 us, then
   // aims at all): a frame at a QP between RTR and RTS would only make its
-  // application start over.
+  // application start over. With one in RTS, one frame in eight may name the
+  // next attacked QP too (qpn_other_attacked needs another QP to name).
   void aim_at_live_qps(const HostileTarget& all, HostileTarget& live) {
     for (int waited = 0; waited <= 50; ++waited) {
       live.attacked_qpns.clear();
       for (const ibv_qp* qp : b_attacked_.qps)
         if (nic_state(qp) == IBV_QPS_RTS) live.attacked_qpns.push_back(qp->qp_num);
+      if (live.attacked_qpns.size() == 1 && result_.frames_sent % 8 == 0) {
+        // qpn_other_attacked needs a second QP to name: the next one, live or
+        // not, for one frame in eight (the rest aim at live QPs only).
+        const auto at = std::find(all.attacked_qpns.begin(), all.attacked_qpns.end(),
+                                  live.attacked_qpns.front());
+        live.attacked_qpns.push_back(
+            std::next(at) == all.attacked_qpns.end() ? all.attacked_qpns.front() : *std::next(at));
+      }
       if (!live.attacked_qpns.empty()) return;
       sc_core::wait(sc_core::sc_time(1, sc_core::SC_US));
     }
