@@ -37,7 +37,7 @@ void expect_passed(const CampaignResult& r) {
 TEST(HostileCampaign, ShortMutationCampaign) {
   ASSERT_FALSE(bounds_check_is_broken_for_test());
   CampaignOptions o;
-  o.frames = 20000;
+  o.frames = 10000;
   o.seed = 7;
   o.captures = every_capture();
   const CampaignResult r = run_campaign(o);
