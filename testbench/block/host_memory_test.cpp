@@ -1,5 +1,7 @@
 // HostMemory as a TLM-2.0 target: byte-exact storage across its 4 KiB chunks,
 // annotated latency, several initiators on one socket, and error responses.
+#include "host/memory/host_memory.hpp"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -8,9 +10,10 @@
 #include <tlm>
 #include <vector>
 
-#include "common/time_units.hpp"
-#include "host/memory/host_memory.hpp"
 #include "common/memory_initiator.hpp"
+#include "common/time_units.hpp"
+#include "host/driver/address_space.hpp"
+#include "host/memory/page_allocator.hpp"
 
 namespace rnicsim {
 namespace {
@@ -61,6 +64,50 @@ TEST(HostMemory, BytesWrittenAcrossAChunkBoundaryReadBackExactly) {
   EXPECT_EQ(bench.memory.stats().writes, 1u);
   EXPECT_EQ(bench.memory.stats().reads, 1u);
   EXPECT_EQ(bench.memory.stats().bytes_written, 12u);
+}
+
+TEST(HostMemory, AChunkBackedByOutsideStorageIsThatStorageBothWays) {
+  MemoryBench bench;
+  // What an application attached by rnicsim exec shares: its own page.
+  std::vector<std::uint8_t> page(HostMemory::kChunkBytes, 0x11);
+  const std::vector<std::uint8_t> old{9, 9};
+  bench.memory.write_bytes(2 * HostMemory::kChunkBytes, old.data(), old.size());
+  bench.memory.back_with(2 * HostMemory::kChunkBytes, page.data());
+  // The NIC's write lands in the page; what was in the chunk before is gone.
+  const std::vector<std::uint8_t> data{1, 2, 3};
+  bench.initiators.nic.write(2 * HostMemory::kChunkBytes + 10, data.data(), data.size());
+  EXPECT_EQ(page[9], 0x11);
+  EXPECT_EQ(page[10], 1);
+  EXPECT_EQ(page[12], 3);
+  std::vector<std::uint8_t> back(2);
+  bench.memory.read_bytes(2 * HostMemory::kChunkBytes, back.data(), back.size());
+  EXPECT_EQ(back, (std::vector<std::uint8_t>{0x11, 0x11}));
+  // The owner's stores are what the NIC reads next.
+  page[100] = 0xEE;
+  std::vector<std::uint8_t> one(1);
+  bench.initiators.nic.read(2 * HostMemory::kChunkBytes + 100, one.data(), 1);
+  EXPECT_EQ(one[0], 0xEE);
+  EXPECT_THROW(bench.memory.back_with(2 * HostMemory::kChunkBytes + 1, page.data()),
+               std::out_of_range);
+  EXPECT_THROW(bench.memory.back_with(1ULL << 20, page.data()), std::out_of_range);
+}
+
+TEST(AddressSpace, MapRangeMapsAnotherProcesssAddressesOnceEachPage) {
+  PageAllocator allocator(1ULL << 20, 1ULL << 20, 4096, 0.0, 1);
+  AddressSpace space(allocator, 1ULL << 40);
+  // A heap buffer of an application outside the simulation: 3 pages touched.
+  const std::uint64_t va = 0x55d0'0000'1ff0;
+  space.map_range(va, 2 * 4096);
+  const std::vector<std::uint64_t> frames = space.frames(va, 2 * 4096);
+  ASSERT_EQ(frames.size(), 3u);
+  EXPECT_NE(frames[0], frames[1]);
+  EXPECT_NE(frames[1], frames[2]);
+  EXPECT_EQ(space.physical(va), frames[0] + 0xff0);
+  // A second buffer sharing a page keeps that page's frame, adds its own.
+  space.map_range(va + 2 * 4096, 4096);
+  EXPECT_EQ(space.frames(va, 2 * 4096), frames);
+  EXPECT_EQ(space.frames(va + 3 * 4096, 1).size(), 1u);
+  EXPECT_THROW(space.physical(va - 4096), std::out_of_range);
 }
 
 TEST(HostMemory, NeverWrittenBytesReadAsZero) {

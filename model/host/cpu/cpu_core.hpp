@@ -72,6 +72,13 @@ class CpuCore {
     spinning_ += sim_now() - from;
     if (free_at_ < sim_now()) free_at_ = sim_now();
   }
+  // The same, giving up after `at_most`.
+  void spin_until(const sc_core::sc_event& event, const sc_core::sc_time& at_most) {
+    const sc_core::sc_time from = sim_now();
+    sc_core::wait(at_most, event);
+    spinning_ += sim_now() - from;
+    if (free_at_ < sim_now()) free_at_ = sim_now();
+  }
   // Spins for `time` (a spinning CPU noticing the line it polls changed).
   void spin_for(const sc_core::sc_time& time) {
     sc_core::wait(time);

@@ -18,6 +18,14 @@ std::uint64_t AddressSpace::allocate(std::uint64_t length) {
   return va;
 }
 
+void AddressSpace::map_range(std::uint64_t va, std::uint64_t length) {
+  if (length == 0) return;
+  const std::uint64_t page = page_bytes();
+  for (std::uint64_t vpn = va / page; vpn <= (va + length - 1) / page; ++vpn) {
+    if (page_table_.count(vpn) == 0) page_table_[vpn] = allocator_.allocate(1).front();
+  }
+}
+
 std::uint64_t AddressSpace::physical(std::uint64_t va) const {
   const auto found = page_table_.find(va / page_bytes());
   if (found == page_table_.end()) throw std::out_of_range("unmapped virtual address");

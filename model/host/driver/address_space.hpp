@@ -18,6 +18,11 @@ class AddressSpace {
 
   // Maps a new buffer of `length` bytes; returns its page-aligned VA.
   std::uint64_t allocate(std::uint64_t length);
+  // Maps every page of [va, va + length) not mapped yet, with fresh frames:
+  // a buffer whose addresses another process chose (an application attached
+  // by rnicsim exec registers its own heap). Throws std::bad_alloc as
+  // allocate does when the pool runs out.
+  void map_range(std::uint64_t va, std::uint64_t length);
   // Throws std::out_of_range for an unmapped address.
   std::uint64_t physical(std::uint64_t va) const;
   // Frames of the pages [va, va + length) touches, in VA order.

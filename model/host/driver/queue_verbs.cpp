@@ -78,6 +78,14 @@ void VerbsDriver::spin_until(const sc_core::sc_event& event) {
   }
 }
 
+void VerbsDriver::spin_until(const sc_core::sc_event& event, const sc_core::sc_time& at_most) {
+  if (CpuCore* c = core()) {
+    c->spin_until(event, at_most);
+  } else {
+    sc_core::wait(at_most, event);
+  }
+}
+
 void VerbsDriver::spin_for(const sc_core::sc_time& time) {
   if (CpuCore* c = core()) {
     c->spin_for(time);
@@ -433,6 +441,29 @@ void VerbsDriver::wait_cq(ibv_cq* cq) {
     landed_ = sim_now();
     spin_for(platform().verbs.notice);
   }
+}
+
+bool VerbsDriver::cq_has_completion(const ibv_cq* cq) const {
+  std::uint8_t bytes[kCqeBytes];
+  memory_.read_bytes(cq->ring.address(cq->consumer), bytes, kCqeBytes);
+  return decode_cqe(bytes).owner == cqe_owner_for(cq->consumer, cq->ring.entries);
+}
+
+const sc_core::sc_event& VerbsDriver::cq_written(const ibv_cq* cq) {
+  const std::uint64_t page = cq->ring.page_bytes;
+  return memory_.watch(cq->ring.address(cq->consumer) / page * page, page);
+}
+
+bool VerbsDriver::wait_cq_for(ibv_cq* cq, const sc_core::sc_time& at_most) {
+  const sc_core::sc_time deadline = sim_now() + at_most;
+  while (!cq_has_completion(cq)) {
+    if (sim_now() >= deadline) return false;
+    spin_until(cq_written(cq), deadline - sim_now());
+    if (sim_now() >= deadline && !cq_has_completion(cq)) return false;
+    landed_ = sim_now();
+    spin_for(platform().verbs.notice);
+  }
+  return true;
 }
 
 void VerbsDriver::wait_write(std::uint64_t va, std::uint64_t length) {

@@ -142,6 +142,14 @@ class VerbsDriver {
   // the time the CPU takes to notice it included. (Not a verb: perftest
   // spins on ibv_poll_cq; this spares the simulation the spinning.)
   void wait_cq(ibv_cq* cq);
+  // wait_cq for at most `at_most` of spinning: true once the CQ holds a new
+  // completion (noticed as wait_cq does), false when the time ran out first.
+  // An application outside the simulation polls this way (host/app_bridge).
+  bool wait_cq_for(ibv_cq* cq, const sc_core::sc_time& at_most);
+  // Whether the CQ holds a completion ibv_poll_cq has not taken. Untimed.
+  bool cq_has_completion(const ibv_cq* cq) const;
+  // Notified when the NIC writes the page of the CQ's next entry.
+  const sc_core::sc_event& cq_written(const ibv_cq* cq);
   // The same for memory a process spins on (perftest's write_lat polls the
   // last byte of its buffer): returns when the NIC next writes [va, va+length).
   void wait_write(std::uint64_t va, std::uint64_t length);
@@ -189,6 +197,7 @@ class VerbsDriver {
   void work(const sc_core::sc_time& time);
   // It spins until `event`, or for `time`.
   void spin_until(const sc_core::sc_event& event);
+  void spin_until(const sc_core::sc_event& event, const sc_core::sc_time& at_most);
   void spin_for(const sc_core::sc_time& time);
   // The calling thread's core: its own, else use_core's (nullptr: none).
   CpuCore* core() const;

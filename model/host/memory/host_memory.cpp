@@ -24,9 +24,12 @@ void HostMemory::write_bytes(std::uint64_t address, const std::uint8_t* data,
   while (length > 0) {
     const std::uint64_t offset = address % kChunkBytes;
     const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(length, kChunkBytes - offset));
-    std::unique_ptr<Chunk>& chunk = chunks_[address / kChunkBytes];
-    if (!chunk) chunk = std::make_unique<Chunk>(Chunk{});
-    std::memcpy(chunk->data() + offset, data, n);
+    std::uint8_t*& chunk = chunks_[address / kChunkBytes];
+    if (chunk == nullptr) {
+      owned_.push_back(std::make_unique<Chunk>(Chunk{}));
+      chunk = owned_.back()->data();
+    }
+    std::memcpy(chunk + offset, data, n);
     address += n;
     data += n;
     length -= n;
@@ -42,7 +45,7 @@ void HostMemory::zero_bytes(std::uint64_t address, std::size_t length) {
     const std::size_t n =
         static_cast<std::size_t>(std::min<std::uint64_t>(length, kChunkBytes - offset));
     const auto found = chunks_.find(address / kChunkBytes);
-    if (found != chunks_.end()) std::memset(found->second->data() + offset, 0, n);
+    if (found != chunks_.end()) std::memset(found->second + offset, 0, n);
     address += n;
     length -= n;
   }
@@ -59,7 +62,7 @@ void HostMemory::read_bytes(std::uint64_t address, std::uint8_t* data, std::size
     if (found == chunks_.end()) {
       std::memset(data, 0, n);
     } else {
-      std::memcpy(data, found->second->data() + offset, n);
+      std::memcpy(data, found->second + offset, n);
     }
     address += n;
     data += n;
@@ -69,7 +72,14 @@ void HostMemory::read_bytes(std::uint64_t address, std::uint8_t* data, std::size
 
 void HostMemory::for_each_chunk(
     const std::function<void(std::uint64_t address, const std::uint8_t* bytes)>& visit) const {
-  for (const auto& [index, chunk] : chunks_) visit(index * kChunkBytes, chunk->data());
+  for (const auto& [index, chunk] : chunks_) visit(index * kChunkBytes, chunk);
+}
+
+void HostMemory::back_with(std::uint64_t address, std::uint8_t* bytes) {
+  if (address % kChunkBytes != 0 || !in_range(address, kChunkBytes)) {
+    throw std::out_of_range(std::string(name()) + ": back_with needs a whole chunk in memory");
+  }
+  chunks_[address / kChunkBytes] = bytes;
 }
 
 const sc_core::sc_event& HostMemory::watch(std::uint64_t address, std::uint64_t length) {

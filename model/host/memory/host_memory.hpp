@@ -55,6 +55,13 @@ class HostMemory : public sc_core::sc_module {
   // fresh 2 MiB page costs no storage).
   void zero_bytes(std::uint64_t address, std::size_t length);
 
+  // Untimed: the kChunkBytes bytes at `address` (a multiple of kChunkBytes)
+  // are `bytes` from now on, storage the caller keeps alive as long as this
+  // memory: a page an application outside the simulation shares with it
+  // (rnicsim exec, host/app_bridge), so that what the NIC writes there is what
+  // the application reads. What the chunk held before is dropped.
+  void back_with(std::uint64_t address, std::uint8_t* bytes);
+
   // Notified (with the write's own delay) whenever a write through `socket`
   // touches [address, address + length): what a CPU spinning on that memory
   // (a completion queue, the last byte of a buffer) would notice.
@@ -78,7 +85,9 @@ class HostMemory : public sc_core::sc_module {
 
   HostMemoryConfig config_;
   HostMemoryStats stats_;
-  std::unordered_map<std::uint64_t, std::unique_ptr<Chunk>> chunks_;
+  // Chunk index -> its bytes: storage of owned_, or shared by back_with.
+  std::unordered_map<std::uint64_t, std::uint8_t*> chunks_;
+  std::vector<std::unique_ptr<Chunk>> owned_;
   struct Watch {
     std::uint64_t address;
     std::uint64_t length;
