@@ -4,6 +4,11 @@
 // software (the verbs driver, its address space and page allocator, CPU core
 // accounting, the kernel TCP stack), as perftest and iperf use libibverbs and
 // sockets. The nodes and wires themselves are reached through testbed.hpp.
+// An application outside the simulation (rnicsim exec) is served by its
+// node's AppSession, its real sockets followed by SocketStreams.
+#include "host/app_bridge/app_session.hpp"
+#include "host/app_bridge/socket_io.hpp"
+#include "host/app_bridge/socket_streams.hpp"
 #include "host/cpu/cpu_core.hpp"
 #include "host/driver/address_space.hpp"
 #include "host/driver/verbs.hpp"

@@ -20,6 +20,7 @@
 #include "config/config.hpp"
 #include "formats/frame_json.hpp"
 #include "formats/pcap.hpp"
+#include "program/exec/exec_command.hpp"
 #include "program/experiments/collectives/coll_options.hpp"
 #include "program/experiments/experiments.hpp"
 #include "program/experiments/output_files.hpp"
@@ -36,6 +37,7 @@ constexpr const char* kUsage =
     "usage: rnicsim run CONFIG.json [--out DIR] [--set key.path=value]...\n"
     "       rnicsim perf TEST [CONFIG.json] [perftest options] (rnicsim perf --help)\n"
     "       rnicsim coll TEST [CONFIG.json] [OSU options] (rnicsim coll --help)\n"
+    "       rnicsim exec [CONFIG.json] -- SERVER-COMMAND [::: CLIENT-COMMAND] (--help)\n"
     "       rnicsim sweep SWEEP.json --out DIR [-j N | --slurm ... | --collect]\n"
     "       rnicsim decode FILE.pcap\n"
     "       rnicsim keys\n"
@@ -52,6 +54,8 @@ constexpr const char* kUsage =
     "         CONFIG defaults to configs/cx5_100g.json\n"
     "  coll   run an OSU-style collective (allreduce, allgather, reduce_scatter, bcast,\n"
     "         alltoall) or point-to-point test on N nodes over RDMA or kernel TCP\n"
+    "  exec   run unmodified verbs programs (ibv_rc_pingpong...) on two simulated\n"
+    "         nodes: the simulator's libibverbs, simulated time\n"
     "  sweep  run many points of a configuration, here or on a Slurm cluster, into\n"
     "         one table (rnicsim sweep --help)\n"
     "  decode print each frame of a pcap file as one JSON object per line:\n"
@@ -436,6 +440,20 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
       return run_command(run, out, err);
     }
     if (command == "coll") return coll_command(args, out, err);
+    if (command == "exec") {
+      exec::ExecOptions options;
+      try {
+        options = exec::parse_exec_options(std::vector<std::string>(args.begin() + 1, args.end()));
+      } catch (const std::invalid_argument& e) {
+        throw UsageError{e.what()};
+      }
+      if (options.help) {
+        out << exec::exec_usage();
+        return kExitOk;
+      }
+      if (options.config.empty()) options.config = RNICSIM_DEFAULT_PRESET;
+      return exec::exec_command(options, err);
+    }
     if (command == "sweep") {
       const sweep::SweepOptions options =
           sweep::parse_sweep_options(std::vector<std::string>(args.begin() + 1, args.end()));

@@ -1,0 +1,133 @@
+#!/usr/bin/env python3
+"""rnicsim exec with unmodified Debian programs (ibverbs-utils).
+
+usage: check_exec.py CHECK RNICSIM UNSUPPORTED_VERB_PROGRAM
+
+devinfo                 ibv_devinfo lists the simulated device: its name, port 1
+                        PORT_ACTIVE, active MTU 1024 (the preset's 1500-byte Ethernet
+                        MTU), link layer Ethernet, one GID of type RoCE v2.
+pingpong                ibv_rc_pingpong -g 0 -c (its data check) completes its default
+                        exchange (1000 x 4096 B) on both sides, exit 0.
+pingpong_deterministic  the same run twice, the second with both cores busy with
+                        another process: the figures each side prints are identical.
+unsupported_verb        a program calling verbs the library lacks gets one message
+                        naming each, never a crash or a hang, and goes on.
+bad_input               usage errors exit 2 naming what is wrong; a command that does
+                        not exist exits 127 naming it.
+"""
+import os
+import re
+import subprocess
+import sys
+import time
+
+PINGPONG = ["ibv_rc_pingpong", "-g", "0", "-c", "-p", "{port}"]
+
+
+def run_exec(rnicsim, args, timeout=240):
+    env = dict(os.environ, SYSTEMC_DISABLE_COPYRIGHT_MESSAGE="1")
+    return subprocess.run([rnicsim, "exec"] + args, capture_output=True, text=True,
+                          timeout=timeout, env=env)
+
+
+def fail(message, result=None):
+    print("FAIL:", message)
+    if result is not None:
+        print("exit", result.returncode, "\nstdout:\n" + result.stdout + "\nstderr:\n" + result.stderr)
+    sys.exit(1)
+
+
+def check_devinfo(rnicsim, _):
+    r = run_exec(rnicsim, ["--", "ibv_devinfo", "-v"])
+    if r.returncode != 0:
+        fail("ibv_devinfo failed", r)
+    expected = [r"hca_id:\s+rnicsim_b\n",  # roles.server is node b in the preset
+                r"transport:\s+InfiniBand \(0\)",
+                r"phys_port_cnt:\s+1\n",
+                r"state:\s+PORT_ACTIVE \(4\)",
+                r"active_mtu:\s+1024 \(3\)",
+                r"link_layer:\s+Ethernet",
+                r"GID\[\s*0\]:\s+::ffff:192\.168\.0\.2, RoCE v2"]
+    for pattern in expected:
+        if not re.search(pattern, r.stdout):
+            fail("ibv_devinfo's output lacks " + pattern, r)
+    print("ibv_devinfo -v lists rnicsim_b: port active, MTU 1024, Ethernet, a RoCE v2 GID")
+
+
+def figures(stdout):
+    """Each side's figures: the lines after its addresses (bytes, iterations)."""
+    lines = [l for l in stdout.splitlines() if re.match(r"\d+ (bytes|iters) in ", l)]
+    return sorted(lines)
+
+
+def pingpong(rnicsim):
+    server = PINGPONG
+    client = PINGPONG + ["{server}"]
+    return run_exec(rnicsim, ["--"] + server + [":::"] + client)
+
+
+def check_pingpong(rnicsim, _):
+    r = pingpong(rnicsim)
+    if r.returncode != 0:
+        fail("ibv_rc_pingpong failed", r)
+    lines = figures(r.stdout)
+    if len(lines) != 4 or sum("1000 iters in" in l for l in lines) != 2 or \
+            sum(l.startswith("8192000 bytes in") for l in lines) != 2:
+        fail("expected both sides' 8192000 bytes and 1000 iters lines", r)
+    if r.stdout.count("remote address: LID 0x0000") != 2:
+        fail("expected both sides' remote address lines", r)
+    print("ibv_rc_pingpong -g 0 -c:", "; ".join(lines))
+
+
+def check_pingpong_deterministic(rnicsim, _):
+    quiet = pingpong(rnicsim)
+    if quiet.returncode != 0:
+        fail("the first run failed", quiet)
+    # Both cores busy: a program's time must not come from the wall clock.
+    burners = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(2)]
+    try:
+        time.sleep(0.3)
+        loaded = pingpong(rnicsim)
+    finally:
+        for b in burners:
+            b.kill()
+            b.wait()
+    if loaded.returncode != 0:
+        fail("the run on loaded cores failed", loaded)
+    if figures(quiet.stdout) != figures(loaded.stdout) or len(figures(quiet.stdout)) != 4:
+        fail("the figures differ:\n" + "\n".join(figures(quiet.stdout)) + "\nvs\n" +
+             "\n".join(figures(loaded.stdout)))
+    print("identical on idle and loaded cores:", "; ".join(figures(quiet.stdout)))
+
+
+def check_unsupported_verb(rnicsim, program):
+    r = run_exec(rnicsim, ["--", program], timeout=60)
+    if r.returncode != 0:
+        fail("the program did not see every unsupported verb fail cleanly", r)
+    for verb in ["ibv_create_srq", "ibv_alloc_mw", "ibv_create_qp"]:
+        if len(re.findall(r"^rnicsim libibverbs: " + verb + r"\b.*$", r.stderr, re.M)) != 1:
+            fail("expected one message naming " + verb, r)
+    print("three unsupported verbs, each named once on stderr, the program went on")
+
+
+def check_bad_input(rnicsim, _):
+    cases = [(["ibv_devinfo"], 2, "exec needs -- and the server's command"),
+             (["--"], 2, "the server's command is empty"),
+             (["--", "ibv_devinfo", ":::"], 2, "the client's command is empty"),
+             (["--", "a", ":::", "b", ":::", "c"], 2, "more than one :::"),
+             (["--bogus", "--", "ibv_devinfo"], 2, "unknown option --bogus"),
+             (["--", "/nonexistent/program"], 127, "cannot run /nonexistent/program")]
+    for args, code, message in cases:
+        r = run_exec(rnicsim, args, timeout=60)
+        if r.returncode != code or message not in r.stderr:
+            fail("rnicsim exec %s: expected exit %d naming %r" % (args, code, message), r)
+    print("usage errors exit 2 naming the problem; a missing program exits 127")
+
+
+def main():
+    check, rnicsim, program = sys.argv[1:4]
+    globals()["check_" + check](rnicsim, program)
+
+
+if __name__ == "__main__":
+    main()
