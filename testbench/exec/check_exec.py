@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """rnicsim exec with unmodified Debian programs (ibverbs-utils).
 
-usage: check_exec.py CHECK RNICSIM UNSUPPORTED_VERB_PROGRAM
+usage: check_exec.py CHECK RNICSIM UNSUPPORTED_VERB_PROGRAM SPIN_ON_MEMORY_PROGRAM
 
 devinfo                 ibv_devinfo lists the simulated device: its name, port 1
                         PORT_ACTIVE, active MTU 1024 (the preset's 1500-byte Ethernet
@@ -14,6 +14,10 @@ unsupported_verb        a program calling verbs the library lacks gets one messa
                         naming each, never a crash or a hang, and goes on.
 bad_input               usage errors exit 2 naming what is wrong; a command that does
                         not exist exits 127 naming it.
+spin_on_memory          a WRITE ping-pong whose sides wait by spinning on their buffer's
+                        last byte, calling nothing (perftest's write_lat's way): the spin
+                        watch sees them wait, the run ends, and its figures are the same
+                        on idle and on loaded cores.
 """
 import os
 import re
@@ -37,7 +41,7 @@ def fail(message, result=None):
     sys.exit(1)
 
 
-def check_devinfo(rnicsim, _):
+def check_devinfo(rnicsim, *_):
     r = run_exec(rnicsim, ["--", "ibv_devinfo", "-v"])
     if r.returncode != 0:
         fail("ibv_devinfo failed", r)
@@ -66,7 +70,7 @@ def pingpong(rnicsim):
     return run_exec(rnicsim, ["--"] + server + [":::"] + client)
 
 
-def check_pingpong(rnicsim, _):
+def check_pingpong(rnicsim, *_):
     r = pingpong(rnicsim)
     if r.returncode != 0:
         fail("ibv_rc_pingpong failed", r)
@@ -79,7 +83,7 @@ def check_pingpong(rnicsim, _):
     print("ibv_rc_pingpong -g 0 -c:", "; ".join(lines))
 
 
-def check_pingpong_deterministic(rnicsim, _):
+def check_pingpong_deterministic(rnicsim, *_):
     quiet = pingpong(rnicsim)
     if quiet.returncode != 0:
         fail("the first run failed", quiet)
@@ -100,7 +104,29 @@ def check_pingpong_deterministic(rnicsim, _):
     print("identical on idle and loaded cores:", "; ".join(figures(quiet.stdout)))
 
 
-def check_unsupported_verb(rnicsim, program):
+def check_spin_on_memory(rnicsim, _, program):
+    args = ["--", program, "server", "{port}", ":::", program, "client", "{port}", "{server}"]
+    quiet = run_exec(rnicsim, args, timeout=120)
+    if quiet.returncode != 0:
+        fail("the spinning ping-pong failed", quiet)
+    lines = sorted(l for l in quiet.stdout.splitlines() if "round trips" in l)
+    if len(lines) != 2 or not all(" 100 round trips, " in l for l in lines):
+        fail("expected both sides' round-trip lines", quiet)
+    burners = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(2)]
+    try:
+        time.sleep(0.3)
+        loaded = run_exec(rnicsim, args, timeout=240)
+    finally:
+        for b in burners:
+            b.kill()
+            b.wait()
+    again = sorted(l for l in loaded.stdout.splitlines() if "round trips" in l)
+    if loaded.returncode != 0 or again != lines:
+        fail("the run on loaded cores differs:\n" + "\n".join(lines), loaded)
+    print("spinning on memory recognised; identical on idle and loaded cores:", "; ".join(lines))
+
+
+def check_unsupported_verb(rnicsim, program, _=None):
     r = run_exec(rnicsim, ["--", program], timeout=60)
     if r.returncode != 0:
         fail("the program did not see every unsupported verb fail cleanly", r)
@@ -110,7 +136,7 @@ def check_unsupported_verb(rnicsim, program):
     print("three unsupported verbs, each named once on stderr, the program went on")
 
 
-def check_bad_input(rnicsim, _):
+def check_bad_input(rnicsim, *_):
     cases = [(["ibv_devinfo"], 2, "exec needs -- and the server's command"),
              (["--"], 2, "the server's command is empty"),
              (["--", "ibv_devinfo", ":::"], 2, "the client's command is empty"),
@@ -125,8 +151,8 @@ def check_bad_input(rnicsim, _):
 
 
 def main():
-    check, rnicsim, program = sys.argv[1:4]
-    globals()["check_" + check](rnicsim, program)
+    check, rnicsim, unsupported_verb, spin_on_memory = sys.argv[1:5]
+    globals()["check_" + check](rnicsim, unsupported_verb, spin_on_memory)
 
 
 if __name__ == "__main__":

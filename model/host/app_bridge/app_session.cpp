@@ -206,6 +206,11 @@ Reply AppSession::handle(const Pending& request) {
     }
     case Request::kWaitCqs:
       return wait_cqs(request.body);
+    case Request::kWaitWrite: {
+      WaitWrite wait{};
+      if (!body.next(wait)) return failure(EINVAL);
+      return wait_write(wait);
+    }
     case Request::kSleep: {
       Sleep sleep{};
       if (!body.next(sleep)) return failure(EINVAL);
@@ -410,6 +415,18 @@ Reply AppSession::poll_cq(const PollCq& request) {
                           w.qp_num, w.wc_flags, 0});
   }
   return reply;
+}
+
+Reply AppSession::wait_write(const WaitWrite& request) {
+  if (request.length == 0 || request.length > sizeof request.seen) return failure(EINVAL);
+  const AddressSpace& space = host_.software().process;
+  std::uint8_t now[sizeof request.seen];
+  // The program read these bytes at its time; a write may have landed since.
+  for (;;) {
+    space.read(host_.memory, request.address, now, request.length);
+    if (std::memcmp(now, request.seen, request.length) != 0) return Reply{};
+    driver_.wait_write(request.address, request.length);
+  }
 }
 
 Reply AppSession::wait_cqs(const std::vector<std::uint8_t>& body) {

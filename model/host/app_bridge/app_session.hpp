@@ -82,6 +82,7 @@ class AppSession : public sc_core::sc_module {
   Reply post_recv(const std::vector<std::uint8_t>& body);
   Reply poll_cq(const PollCq& request);
   Reply wait_cqs(const std::vector<std::uint8_t>& body);
+  Reply wait_write(const WaitWrite& request);
   Reply qp_reply(const ibv_qp& qp) const;
   Reply failure(int error) const;
 

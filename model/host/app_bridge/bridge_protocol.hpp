@@ -46,6 +46,7 @@ enum class Request : std::uint32_t {
   kClose,       // Stream: before the real close
   kBlockBegin,  // Block: about to block in accept or read
   kBlockEnd,    // BlockEnd: returned from it -> the resume time
+  kWaitWrite,   // WaitWrite: the program spins on memory until the NIC writes it
 };
 
 struct RequestHeader {
@@ -225,6 +226,15 @@ struct WaitCqs {
 
 struct Sleep {
   std::uint64_t duration_ps;
+};
+
+// The bytes a spinning program keeps reading at `address` (registered
+// memory): it waits until they differ.
+struct WaitWrite {
+  std::uint64_t address;
+  std::uint32_t length;  // 1 to 8
+  std::uint32_t reserved;
+  std::uint8_t seen[8];
 };
 
 struct Port {

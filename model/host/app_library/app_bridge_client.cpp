@@ -15,6 +15,9 @@ namespace rnicsim::app {
 namespace {
 
 std::atomic<std::uint64_t> clock_ps{0};
+std::atomic<std::uint64_t> calls{0};
+std::atomic<int> calls_under_way{0};
+std::atomic<int> range_count{0};
 
 struct Connection {
   int fd = -1;
@@ -82,9 +85,35 @@ int call(bridge::Request kind, const void* body, std::size_t bytes,
          std::vector<std::uint8_t>* reply, int fd) {
   Connection* c = connection();
   if (c == nullptr) return ENODEV;
-  std::lock_guard<std::mutex> lock(c->mutex);
-  return exchange(*c, kind, body, bytes, reply, fd);
+  calls_under_way.fetch_add(1);
+  ++calls;
+  // A program that calls is not spinning: its pages go back to normal
+  // before the kernel may read them for it (a write from a shared buffer).
+  stop_spin_watch();
+  int status = 0;
+  {
+    std::lock_guard<std::mutex> lock(c->mutex);
+    status = exchange(*c, kind, body, bytes, reply, fd);
+  }
+  ++calls;
+  calls_under_way.fetch_sub(1);
+  return status;
 }
+
+std::uint64_t calls_made() { return calls.load(); }
+
+bool in_call() { return calls_under_way.load() != 0; }
+
+SharedRange shared_ranges[kMaxSharedRanges];
+
+void note_shared(std::uint64_t first, std::uint64_t length) {
+  const int at = range_count.load();
+  if (at == kMaxSharedRanges) return;  // beyond: not watched, still shared
+  shared_ranges[at] = SharedRange{first, length};
+  range_count.store(at + 1);
+}
+
+int shared_range_count() { return range_count.load(); }
 
 std::uint64_t now_ps() { return clock_ps.load(); }
 

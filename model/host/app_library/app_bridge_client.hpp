@@ -24,6 +24,18 @@ const bridge::HelloReply& device();
 int call(bridge::Request kind, const void* body, std::size_t bytes,
          std::vector<std::uint8_t>* reply = nullptr, int fd = -1);
 
+// Requests sent so far, and whether one is under way (any thread): the
+// spin watch's signs that the program is not spinning.
+std::uint64_t calls_made();
+bool in_call();
+
+// The pages shared with the simulator (registered memory), for the spin
+// watch; [first, first + length) in whole pages.
+void note_shared(std::uint64_t first, std::uint64_t length);
+// Calls `visit` with each shared range. Async-signal-safe.
+template <class Visit>
+void for_each_shared(Visit visit);
+
 // The simulated clock, in picoseconds since the run began.
 std::uint64_t now_ps();
 // Advances it by `ps` (a time call's own cost) and returns the new value.
@@ -34,5 +46,25 @@ std::uint64_t advance_ps(std::uint64_t ps);
 // so that a program spinning on the clock sees it move (README).
 constexpr std::uint64_t kTimeCallPs = 20'000;
 constexpr std::uint64_t kTscReadPs = 10'000;
+
+struct SharedRange {
+  std::uint64_t first;
+  std::uint64_t length;
+};
+constexpr int kMaxSharedRanges = 4096;
+extern SharedRange shared_ranges[kMaxSharedRanges];
+int shared_range_count();
+
+template <class Visit>
+void for_each_shared(Visit visit) {
+  const int count = shared_range_count();
+  for (int i = 0; i < count; ++i) visit(shared_ranges[i]);
+}
+
+// The spin watch (spin_watch.cpp): started with simulated time; a fault on
+// a shared page while it watches is its, and so is the single step after.
+void start_spin_watch();
+bool spin_watch_fault(void* address, void* context);
+void stop_spin_watch();
 
 }  // namespace rnicsim::app

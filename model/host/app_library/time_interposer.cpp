@@ -76,9 +76,10 @@ void on_segv(int signal_number, siginfo_t* info, void* context) {
   if (ip[0] == 0x0F && ip[1] == 0x31) length = 2;
   if (ip[0] == 0x0F && ip[1] == 0x01 && ip[2] == 0xF9) length = 3;
   if (length == 0) {
-    // A real fault: let it kill the process as it would have.
+    // The spin watch's protected pages (spin_watch.cpp), else a real fault:
+    // let it kill the process as it would have.
+    if (rnicsim::app::spin_watch_fault(info->si_addr, context)) return;
     signal(signal_number, SIG_DFL);
-    (void)info;
     return;
   }
   const std::uint64_t tsc = tsc_at(advance_ps(kTscReadPs));
@@ -96,13 +97,15 @@ __attribute__((constructor)) void start_simulated_time() {
   if (!attached()) return;  // not under rnicsim exec: the real clock
   realtime_epoch_ns = rnicsim::app::device().realtime_epoch_ns;
   tsc_mhz = cpuinfo_mhz();
-  // ASan's own SIGSEGV handling and the trap do not mix (README).
-  if (std::getenv("RNICSIM_NO_TSC_TRAP") != nullptr) return;
+  // One SIGSEGV handler answers the TSC trap and the spin watch's pages.
   struct sigaction action {};
   action.sa_sigaction = on_segv;
   action.sa_flags = SA_SIGINFO | SA_NODEFER;
   sigemptyset(&action.sa_mask);
   sigaction(SIGSEGV, &action, nullptr);
+  rnicsim::app::start_spin_watch();
+  // ASan's own SIGSEGV handling and the trap do not mix (README).
+  if (std::getenv("RNICSIM_NO_TSC_TRAP") != nullptr) return;
   trapping = true;
   trap_tsc_in_this_thread();
 }

@@ -110,6 +110,7 @@ int share_pages(std::uint64_t first, std::uint64_t end) {
     const int error = call(bridge::Request::kShareMemory, &share, sizeof share, nullptr, fd);
     if (error != 0) return error;
     for (std::uint64_t p = page; p < run_end; p += kPage) shared_pages.insert(p);
+    rnicsim::app::note_shared(page, length);
     page = run_end;
   }
   return 0;
