@@ -371,6 +371,19 @@ Reply AppSession::post_send(const std::vector<std::uint8_t>& body) {
     w.next = i + 1 < post.count ? &wrs[i + 1] : nullptr;
   }
   if (wrs.empty()) return Reply{};
+  // Inline data is copied from the application's memory now: only from
+  // registered (shared) pages. Checked before any WQE is written.
+  const AddressSpace& space = host_.software().process;
+  for (const ibv_send_wr& w : wrs) {
+    if ((w.send_flags & IBV_SEND_INLINE) == 0) continue;
+    for (std::uint32_t i = 0; i < w.num_sge; ++i) {
+      try {
+        if (w.sg_list[i].length > 0) space.frames(w.sg_list[i].addr, w.sg_list[i].length);
+      } catch (const std::out_of_range&) {
+        return post_reply(EINVAL, &w, wrs);
+      }
+    }
+  }
   const ibv_send_wr* bad = nullptr;
   const int error = driver_.ibv_post_send(qp->second, wrs.data(), &bad);
   return post_reply(error, bad, wrs);

@@ -10,6 +10,7 @@
 // terminal, other addresses) pass straight through.
 #include <arpa/inet.h>
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -93,11 +94,26 @@ F next_symbol(const char* name) {
 void notice(bridge::Request kind, const void* body, std::size_t bytes) { call(kind, body, bytes); }
 
 // Brackets a blocking read of a tracked connection.
+// A read that cannot block (O_NONBLOCK, MSG_DONTWAIT) reads first and tells
+// what it got after: it never waits, so the simulation must not move meanwhile.
 template <class Read>
-ssize_t blocking_read(int fd, Read read) {
+ssize_t blocking_read(int fd, bool nonblocking, Read read) {
+  // The kernel may read a shared page for it: not while the spin watch protects them.
+  rnicsim::app::stop_spin_watch();
   bridge::Stream stream{};
   if (!attached() || !stream_of(fd, &stream)) return read();
   const bridge::Block block{bridge::BlockKind::kRead, stream};
+  if (nonblocking || (fcntl(fd, F_GETFL) & O_NONBLOCK) != 0) {
+    const ssize_t n = read();
+    const int saved = errno;
+    if (n >= 0) {
+      const bridge::BlockEnd end{block, static_cast<std::uint64_t>(n)};
+      notice(bridge::Request::kBlockBegin, &block, sizeof block);
+      notice(bridge::Request::kBlockEnd, &end, sizeof end);
+    }
+    errno = saved;
+    return n;
+  }
   notice(bridge::Request::kBlockBegin, &block, sizeof block);
   const ssize_t n = read();
   const int saved = errno;
@@ -110,6 +126,7 @@ ssize_t blocking_read(int fd, Read read) {
 }
 
 void announce_send(int fd, std::size_t bytes) {
+  rnicsim::app::stop_spin_watch();
   bridge::Stream stream{};
   if (!attached() || !stream_of(fd, &stream) || bytes == 0) return;
   const bridge::StreamBytes sent{stream, bytes};
@@ -194,12 +211,13 @@ int accept4(int fd, sockaddr* address, socklen_t* length, int flags) {
 
 ssize_t read(int fd, void* buffer, size_t bytes) {
   static auto real = next_symbol<ssize_t (*)(int, void*, size_t)>("read");
-  return blocking_read(fd, [&] { return real(fd, buffer, bytes); });
+  return blocking_read(fd, false, [&] { return real(fd, buffer, bytes); });
 }
 
 ssize_t recv(int fd, void* buffer, size_t bytes, int flags) {
   static auto real = next_symbol<ssize_t (*)(int, void*, size_t, int)>("recv");
-  return blocking_read(fd, [&] { return real(fd, buffer, bytes, flags); });
+  return blocking_read(fd, (flags & MSG_DONTWAIT) != 0,
+                       [&] { return real(fd, buffer, bytes, flags); });
 }
 
 ssize_t write(int fd, const void* buffer, size_t bytes) {

@@ -44,6 +44,7 @@ pid_t watched_thread = 0;
 std::uint64_t calls_at_tick = 0;
 // The access being single-stepped, and the last one seen.
 std::uint64_t stepping = 0;
+bool stepping_store = false;
 struct Look {
   std::uint64_t address = 0;
   std::uint32_t length = 0;
@@ -91,6 +92,11 @@ void on_step(int signal_number, siginfo_t*, void* context) {
   const std::uint64_t address = stepping;
   stepping = 0;
   if (!watching) return;
+  if (stepping_store) {
+    // The program writing its buffer is not waiting on it.
+    mprotect(reinterpret_cast<void*>(address / kPage * kPage), kPage, PROT_NONE);
+    return;
+  }
   Look look;
   look.address = address;
   look.length = static_cast<std::uint32_t>(std::min<std::uint64_t>(8, kPage - address % kPage));
@@ -155,7 +161,10 @@ bool spin_watch_fault(void* address, void* context) {
   // Open the page for this one access, and look after it (SIGTRAP).
   mprotect(reinterpret_cast<void*>(at / kPage * kPage), kPage, PROT_READ | PROT_WRITE);
   stepping = at;
-  static_cast<ucontext_t*>(context)->uc_mcontext.gregs[REG_EFL] |= kTrapFlag;
+  // The page fault's error code: bit 1 set for a write.
+  auto* uc = static_cast<ucontext_t*>(context);
+  stepping_store = (uc->uc_mcontext.gregs[REG_ERR] & 2) != 0;
+  uc->uc_mcontext.gregs[REG_EFL] |= kTrapFlag;
   return true;
 }
 

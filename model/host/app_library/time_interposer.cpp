@@ -39,8 +39,13 @@ std::uint64_t realtime_epoch_ns = 0;
 double tsc_mhz = 1000.0;
 bool trapping = false;
 
-// The first "cpu MHz" line of /proc/cpuinfo, as perftest reads it.
+// The launcher's reading of /proc/cpuinfo (one rate for every program),
+// else the first "cpu MHz" line, as perftest reads it.
 double cpuinfo_mhz() {
+  if (const char* given = std::getenv("RNICSIM_TSC_MHZ")) {
+    double mhz = 0;
+    if (std::sscanf(given, "%lf", &mhz) == 1 && mhz > 0) return mhz;
+  }
   FILE* f = std::fopen("/proc/cpuinfo", "r");
   if (f == nullptr) return 1000.0;
   char line[256];
@@ -73,8 +78,10 @@ void on_segv(int signal_number, siginfo_t* info, void* context) {
   greg_t* regs = uc->uc_mcontext.gregs;
   const auto* ip = reinterpret_cast<const unsigned char*>(regs[REG_RIP]);
   int length = 0;
-  if (ip[0] == 0x0F && ip[1] == 0x31) length = 2;
-  if (ip[0] == 0x0F && ip[1] == 0x01 && ip[2] == 0xF9) length = 3;
+  // A fault on fetching the instruction itself is no RDTSC: not read here.
+  const bool fetch_fault = static_cast<const void*>(ip) == info->si_addr;
+  if (!fetch_fault && ip[0] == 0x0F && ip[1] == 0x31) length = 2;
+  if (!fetch_fault && ip[0] == 0x0F && ip[1] == 0x01 && ip[2] == 0xF9) length = 3;
   if (length == 0) {
     // The spin watch's protected pages (spin_watch.cpp), else a real fault:
     // let it kill the process as it would have.

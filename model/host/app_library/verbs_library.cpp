@@ -74,6 +74,7 @@ struct Context {
 struct Qp {
   ibv_qp qp{};
   ibv_qp_cap cap{};
+  bool signal_all = false;  // sq_sig_all: every send completes
 };
 
 std::mutex channels_mutex;
@@ -97,17 +98,25 @@ int share_pages(std::uint64_t first, std::uint64_t end) {
     while (run_end < end && shared_pages.count(run_end) == 0) run_end += kPage;
     const std::uint64_t length = run_end - page;
     const int fd = memfd_create("rnicsim-mr", MFD_CLOEXEC);
-    if (fd < 0 || ftruncate(fd, static_cast<off_t>(length)) != 0) return errno;
+    if (fd < 0) return errno;
+    // The simulator keeps its own copy of the descriptor; this one closes.
+    const auto fail = [fd] {
+      const int error = errno;
+      close(fd);
+      return error;
+    };
+    if (ftruncate(fd, static_cast<off_t>(length)) != 0) return fail();
     void* staging = mmap(nullptr, length, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-    if (staging == MAP_FAILED) return errno;
+    if (staging == MAP_FAILED) return fail();
     std::memcpy(staging, reinterpret_cast<void*>(page), length);
     munmap(staging, length);
     if (mmap(reinterpret_cast<void*>(page), length, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED,
              fd, 0) == MAP_FAILED) {
-      return errno;
+      return fail();
     }
     const bridge::ShareMemory share{page, length};
     const int error = call(bridge::Request::kShareMemory, &share, sizeof share, nullptr, fd);
+    close(fd);
     if (error != 0) return error;
     for (std::uint64_t p = page; p < run_end; p += kPage) shared_pages.insert(p);
     rnicsim::app::note_shared(page, length);
@@ -193,6 +202,7 @@ int post_send(ibv_qp* qp, ibv_send_wr* wr, ibv_send_wr** bad_wr) {
     s.imm_data = ntohl(w->imm_data);
     s.opcode = w->opcode;
     s.send_flags = w->send_flags;
+    if (reinterpret_cast<Qp*>(qp)->signal_all) s.send_flags |= IBV_SEND_SIGNALED;
     s.num_sge = static_cast<std::uint32_t>(std::max(0, w->num_sge));
     append(body, s);
     append_sges(body, w->sg_list, w->num_sge);
@@ -590,6 +600,7 @@ ibv_qp* ibv_create_qp(ibv_pd* pd, ibv_qp_init_attr* init) {
   qp.qp_type = IBV_QPT_RC;
   pthread_mutex_init(&qp.mutex, nullptr);
   pthread_cond_init(&qp.cond, nullptr);
+  q->signal_all = init->sq_sig_all != 0;
   q->cap = ibv_qp_cap{reply.cap.max_send_wr, reply.cap.max_recv_wr, reply.cap.max_send_sge,
                       reply.cap.max_recv_sge, reply.cap.max_inline_data};
   init->cap = q->cap;

@@ -4,6 +4,7 @@
 #include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/personality.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -11,6 +12,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <memory>
 #include <ostream>
 #include <stdexcept>
@@ -90,7 +92,20 @@ struct App {
   int status = 0;
 };
 
-void start(App& app) {
+// The first "cpu MHz" of /proc/cpuinfo, read once for both programs: their
+// TSCs tick at the same rate whatever the host's frequency does meanwhile.
+std::string cpuinfo_mhz() {
+  std::ifstream cpuinfo("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(cpuinfo, line)) {
+    if (line.rfind("cpu MHz", 0) == 0 && line.find(':') != std::string::npos) {
+      return line.substr(line.find(':') + 1);
+    }
+  }
+  return "1000";
+}
+
+void start(App& app, const std::string& tsc_mhz) {
   int pair[2];
   if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) != 0) {
     throw std::runtime_error(std::string("socketpair: ") + std::strerror(errno));
@@ -106,7 +121,12 @@ void start(App& app) {
   if (pid == 0) {
     // The child's end stays open across exec; the simulator's closes.
     fcntl(pair[1], F_SETFD, 0);
+    signal(SIGPIPE, SIG_DFL);  // the launcher's own setting is not the program's
+    // The same addresses every run: an MR then spans the same model pages
+    // (best effort: a container's seccomp may refuse it).
+    personality(ADDR_NO_RANDOMIZE);
     setenv(bridge::kSocketVariable, std::to_string(pair[1]).c_str(), 1);
+    setenv("RNICSIM_TSC_MHZ", tsc_mhz.c_str(), 1);
     setenv("LD_PRELOAD", preload.c_str(), 1);
     setenv("LD_LIBRARY_PATH", path.c_str(), 1);
     execvp(argv[0], argv.data());
@@ -149,7 +169,7 @@ class Launcher {
   // Runs until every program has ended; false when they were stopped
   // because nothing could wake any of them.
   bool run() {
-    start(apps_.front());
+    start(apps_.front(), tsc_mhz_);
     for (;;) {
       if (all_ended()) return true;
       if (!everyone_waits()) {
@@ -230,7 +250,7 @@ class Launcher {
 
   void start_client() {
     for (App& app : apps_) {
-      if (app.state == App::State::kNotStarted) start(app);
+      if (app.state == App::State::kNotStarted) start(app, tsc_mhz_);
     }
   }
 
@@ -342,6 +362,7 @@ class Launcher {
   std::vector<App>& apps_;
   std::ostream& err_;
   bool stopping_ = false;
+  const std::string tsc_mhz_ = cpuinfo_mhz();
   // RNICSIM_EXEC_TRACE set: every request on standard error.
   const bool trace_ = std::getenv("RNICSIM_EXEC_TRACE") != nullptr;
   bridge::SocketStreams streams_;
