@@ -130,10 +130,10 @@ def check_unsupported_verb(rnicsim, program, _=None):
     r = run_exec(rnicsim, ["--", program], timeout=60)
     if r.returncode != 0:
         fail("the program did not see every unsupported verb fail cleanly", r)
-    for verb in ["ibv_create_srq", "ibv_alloc_mw", "ibv_create_qp"]:
+    for verb in ["ibv_create_srq", "ibv_alloc_mw", "ibv_create_qp", "ibv_create_cq_ex"]:
         if len(re.findall(r"^rnicsim libibverbs: " + verb + r"\b.*$", r.stderr, re.M)) != 1:
             fail("expected one message naming " + verb, r)
-    print("three unsupported verbs, each named once on stderr, the program went on")
+    print("four unsupported verbs, each named once on stderr, the program went on")
 
 
 def check_bad_input(rnicsim, *_):

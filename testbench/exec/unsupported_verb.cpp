@@ -1,6 +1,7 @@
 /* A verbs program that calls verbs the simulator's libibverbs does not
  * support: a shared receive queue (an exported verb), a memory window (an
- * inline verb through the context's ops) and a UD queue pair. Each must fail
+ * inline verb through the context's ops), a UD queue pair, and an extended
+ * CQ (an inline verb through the verbs_context's extended ops). Each must fail
  * with a message naming it, and the program goes on (exit 0 when every one
  * failed as it should, 1 otherwise). Built against Debian's libibverbs,
  * run on the simulator's by rnicsim exec. */
@@ -37,7 +38,12 @@ int main() {
   ud.qp_type = IBV_QPT_UD;
   if (ibv_create_qp(pd, &ud) != nullptr || errno != EOPNOTSUPP) ++failures;
 
-  std::printf("unsupported verbs refused: %d of 3 as expected\n", 3 - failures);
+  // An inline extended verb of verbs.h, through the context's extended ops.
+  ibv_cq_init_attr_ex cq_ex{};
+  cq_ex.cqe = 16;
+  if (ibv_create_cq_ex(context, &cq_ex) != nullptr || errno != EOPNOTSUPP) ++failures;
+
+  std::printf("unsupported verbs refused: %d of 4 as expected\n", 4 - failures);
   ibv_free_device_list(list);
   return failures == 0 ? 0 : 1;
 }

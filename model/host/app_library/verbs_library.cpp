@@ -6,10 +6,10 @@
 // are libibverbs.map's. Verbs this file does not define are
 // unsupported_verbs.cpp's: each says so by name and fails.
 //
-// The context is a plain ibv_context (not a verbs_context): the inline verbs
-// of verbs.h that have a legacy path take it (ibv_query_port,
-// ibv_query_device_ex), and the data path (ibv_post_send, ibv_post_recv,
-// ibv_poll_cq, ibv_req_notify_cq) goes through the context's ops.
+// The context is a verbs_context whose extended ops are named stubs, except
+// those verbs.h's inline verbs have a legacy path for (ibv_query_port,
+// ibv_query_device_ex), which they take; the data path (ibv_post_send,
+// ibv_post_recv, ibv_poll_cq, ibv_req_notify_cq) goes through the context's ops.
 #include <arpa/inet.h>
 #include <infiniband/verbs.h>
 #include <sys/mman.h>
@@ -67,8 +67,11 @@ struct Channel {
   std::set<ibv_cq*> armed;  // CQs whose next completion is an event here
 };
 
+// A verbs_context: verbs.h's inline extended verbs find their ops here.
+// Those with a legacy path (query_port, query_device_ex) are left empty and
+// take it; every other one is a stub that names the verb it stands for.
 struct Context {
-  ibv_context context{};
+  verbs_context extended{};
 };
 
 struct Qp {
@@ -246,6 +249,104 @@ int dealloc_mw(ibv_mw*) {
   return EOPNOTSUPP;
 }
 
+// The extended ops, one stub each: ret op_<name>(args) naming `verb`.
+#define RNICSIM_UNSUPPORTED_OP(name, verb, ret, failure, ...)          \
+  ret op_##name(__VA_ARGS__) {                                         \
+    report(verb, "not supported by the simulator's library (README)"); \
+    errno = EOPNOTSUPP;                                                \
+    return failure;                                                    \
+  }
+RNICSIM_UNSUPPORTED_OP(advise_mr, "ibv_advise_mr", int, EOPNOTSUPP, ibv_pd*, ibv_advise_mr_advice,
+                       std::uint32_t, ibv_sge*, std::uint32_t)
+RNICSIM_UNSUPPORTED_OP(alloc_null_mr, "ibv_alloc_null_mr", ibv_mr*, nullptr, ibv_pd*)
+RNICSIM_UNSUPPORTED_OP(read_counters, "ibv_read_counters", int, EOPNOTSUPP, ibv_counters*,
+                       std::uint64_t*, std::uint32_t, std::uint32_t)
+RNICSIM_UNSUPPORTED_OP(attach_counters_point_flow, "ibv_attach_counters_point_flow", int,
+                       EOPNOTSUPP, ibv_counters*, ibv_counter_attach_attr*, ibv_flow*)
+RNICSIM_UNSUPPORTED_OP(create_counters, "ibv_create_counters", ibv_counters*, nullptr, ibv_context*,
+                       ibv_counters_init_attr*)
+RNICSIM_UNSUPPORTED_OP(destroy_counters, "ibv_destroy_counters", int, EOPNOTSUPP, ibv_counters*)
+RNICSIM_UNSUPPORTED_OP(reg_dm_mr, "ibv_reg_dm_mr", ibv_mr*, nullptr, ibv_pd*, ibv_dm*,
+                       std::uint64_t, std::size_t, unsigned int)
+RNICSIM_UNSUPPORTED_OP(alloc_dm, "ibv_alloc_dm", ibv_dm*, nullptr, ibv_context*, ibv_alloc_dm_attr*)
+RNICSIM_UNSUPPORTED_OP(free_dm, "ibv_free_dm", int, EOPNOTSUPP, ibv_dm*)
+RNICSIM_UNSUPPORTED_OP(modify_flow_action_esp, "ibv_modify_flow_action_esp", int, EOPNOTSUPP,
+                       ibv_flow_action*, ibv_flow_action_esp_attr*)
+RNICSIM_UNSUPPORTED_OP(destroy_flow_action, "ibv_destroy_flow_action", int, EOPNOTSUPP,
+                       ibv_flow_action*)
+RNICSIM_UNSUPPORTED_OP(create_flow_action_esp, "ibv_create_flow_action_esp", ibv_flow_action*,
+                       nullptr, ibv_context*, ibv_flow_action_esp_attr*)
+RNICSIM_UNSUPPORTED_OP(modify_qp_rate_limit, "ibv_modify_qp_rate_limit", int, EOPNOTSUPP, ibv_qp*,
+                       ibv_qp_rate_limit_attr*)
+RNICSIM_UNSUPPORTED_OP(alloc_parent_domain, "ibv_alloc_parent_domain", ibv_pd*, nullptr,
+                       ibv_context*, ibv_parent_domain_init_attr*)
+RNICSIM_UNSUPPORTED_OP(dealloc_td, "ibv_dealloc_td", int, EOPNOTSUPP, ibv_td*)
+RNICSIM_UNSUPPORTED_OP(alloc_td, "ibv_alloc_td", ibv_td*, nullptr, ibv_context*, ibv_td_init_attr*)
+RNICSIM_UNSUPPORTED_OP(modify_cq, "ibv_modify_cq", int, EOPNOTSUPP, ibv_cq*, ibv_modify_cq_attr*)
+RNICSIM_UNSUPPORTED_OP(post_srq_ops, "ibv_post_srq_ops", int, EOPNOTSUPP, ibv_srq*, ibv_ops_wr*,
+                       ibv_ops_wr**)
+RNICSIM_UNSUPPORTED_OP(destroy_rwq_ind_table, "ibv_destroy_rwq_ind_table", int, EOPNOTSUPP,
+                       ibv_rwq_ind_table*)
+RNICSIM_UNSUPPORTED_OP(create_rwq_ind_table, "ibv_create_rwq_ind_table", ibv_rwq_ind_table*,
+                       nullptr, ibv_context*, ibv_rwq_ind_table_init_attr*)
+RNICSIM_UNSUPPORTED_OP(destroy_wq, "ibv_destroy_wq", int, EOPNOTSUPP, ibv_wq*)
+RNICSIM_UNSUPPORTED_OP(modify_wq, "ibv_modify_wq", int, EOPNOTSUPP, ibv_wq*, ibv_wq_attr*)
+RNICSIM_UNSUPPORTED_OP(create_wq, "ibv_create_wq", ibv_wq*, nullptr, ibv_context*,
+                       ibv_wq_init_attr*)
+RNICSIM_UNSUPPORTED_OP(query_rt_values, "ibv_query_rt_values_ex", int, EOPNOTSUPP, ibv_context*,
+                       ibv_values_ex*)
+RNICSIM_UNSUPPORTED_OP(create_cq_ex, "ibv_create_cq_ex", ibv_cq_ex*, nullptr, ibv_context*,
+                       ibv_cq_init_attr_ex*)
+RNICSIM_UNSUPPORTED_OP(destroy_flow, "ibv_destroy_flow", int, EOPNOTSUPP, ibv_flow*)
+RNICSIM_UNSUPPORTED_OP(create_flow, "ibv_create_flow", ibv_flow*, nullptr, ibv_qp*, ibv_flow_attr*)
+RNICSIM_UNSUPPORTED_OP(open_qp, "ibv_open_qp", ibv_qp*, nullptr, ibv_context*, ibv_qp_open_attr*)
+RNICSIM_UNSUPPORTED_OP(create_qp_ex, "ibv_create_qp_ex", ibv_qp*, nullptr, ibv_context*,
+                       ibv_qp_init_attr_ex*)
+RNICSIM_UNSUPPORTED_OP(get_srq_num, "ibv_get_srq_num", int, EOPNOTSUPP, ibv_srq*, std::uint32_t*)
+RNICSIM_UNSUPPORTED_OP(create_srq_ex, "ibv_create_srq_ex", ibv_srq*, nullptr, ibv_context*,
+                       ibv_srq_init_attr_ex*)
+RNICSIM_UNSUPPORTED_OP(open_xrcd, "ibv_open_xrcd", ibv_xrcd*, nullptr, ibv_context*,
+                       ibv_xrcd_init_attr*)
+RNICSIM_UNSUPPORTED_OP(close_xrcd, "ibv_close_xrcd", int, EOPNOTSUPP, ibv_xrcd*)
+#undef RNICSIM_UNSUPPORTED_OP
+
+void fill_extended_ops(verbs_context& v) {
+  v.advise_mr = op_advise_mr;
+  v.alloc_null_mr = op_alloc_null_mr;
+  v.read_counters = op_read_counters;
+  v.attach_counters_point_flow = op_attach_counters_point_flow;
+  v.create_counters = op_create_counters;
+  v.destroy_counters = op_destroy_counters;
+  v.reg_dm_mr = op_reg_dm_mr;
+  v.alloc_dm = op_alloc_dm;
+  v.free_dm = op_free_dm;
+  v.modify_flow_action_esp = op_modify_flow_action_esp;
+  v.destroy_flow_action = op_destroy_flow_action;
+  v.create_flow_action_esp = op_create_flow_action_esp;
+  v.modify_qp_rate_limit = op_modify_qp_rate_limit;
+  v.alloc_parent_domain = op_alloc_parent_domain;
+  v.dealloc_td = op_dealloc_td;
+  v.alloc_td = op_alloc_td;
+  v.modify_cq = op_modify_cq;
+  v.post_srq_ops = op_post_srq_ops;
+  v.destroy_rwq_ind_table = op_destroy_rwq_ind_table;
+  v.create_rwq_ind_table = op_create_rwq_ind_table;
+  v.destroy_wq = op_destroy_wq;
+  v.modify_wq = op_modify_wq;
+  v.create_wq = op_create_wq;
+  v.query_rt_values = op_query_rt_values;
+  v.create_cq_ex = op_create_cq_ex;
+  v.ibv_destroy_flow = op_destroy_flow;
+  v.ibv_create_flow = op_create_flow;
+  v.open_qp = op_open_qp;
+  v.create_qp_ex = op_create_qp_ex;
+  v.get_srq_num = op_get_srq_num;
+  v.create_srq_ex = op_create_srq_ex;
+  v.open_xrcd = op_open_xrcd;
+  v.close_xrcd = op_close_xrcd;
+  v.sz = sizeof(verbs_context);
+}
+
 bool require_attached(const char* verb) {
   if (rnicsim::app::attached()) return true;
   report(verb, "no simulator is attached: run the program under `rnicsim exec`");
@@ -296,13 +397,14 @@ enum ibv_fork_status ibv_is_fork_initialized(void) { return IBV_FORK_DISABLED; }
 ibv_context* ibv_open_device(ibv_device* device) {
   if (!require_attached("ibv_open_device")) return nullptr;
   auto* c = new Context;
-  ibv_context& context = c->context;
+  fill_extended_ops(c->extended);
+  ibv_context& context = c->extended.context;
   context.device = device;
   context.cmd_fd = -1;
   context.async_fd = -1;
   context.num_comp_vectors = 1;
   pthread_mutex_init(&context.mutex, nullptr);
-  context.abi_compat = nullptr;  // not a verbs_context: the legacy paths
+  context.abi_compat = __VERBS_ABI_IS_EXTENDED;
   context.ops.poll_cq = poll_cq;
   context.ops.req_notify_cq = req_notify_cq;
   context.ops.post_send = post_send;
@@ -315,7 +417,8 @@ ibv_context* ibv_open_device(ibv_device* device) {
 }
 
 int ibv_close_device(ibv_context* context) {
-  delete reinterpret_cast<Context*>(context);
+  verbs_context* extended = verbs_get_ctx(context);
+  delete reinterpret_cast<Context*>(extended);  // the first (only) member
   return 0;
 }
 
