@@ -39,25 +39,12 @@ std::uint64_t realtime_epoch_ns = 0;
 double tsc_mhz = 1000.0;
 bool trapping = false;
 
-// The launcher's reading of /proc/cpuinfo (one rate for every program),
-// else the first "cpu MHz" line, as perftest reads it.
-double cpuinfo_mhz() {
-  if (const char* given = std::getenv("RNICSIM_TSC_MHZ")) {
-    double mhz = 0;
-    if (std::sscanf(given, "%lf", &mhz) == 1 && mhz > 0) return mhz;
-  }
-  FILE* f = std::fopen("/proc/cpuinfo", "r");
-  if (f == nullptr) return 1000.0;
-  char line[256];
-  double mhz = 1000.0;
-  while (std::fgets(line, sizeof line, f) != nullptr) {
-    if (std::strncmp(line, "cpu MHz", 7) == 0) {
-      const char* colon = std::strchr(line, ':');
-      if (colon != nullptr && std::sscanf(colon + 1, "%lf", &mhz) == 1) break;
-    }
-  }
-  std::fclose(f);
-  return mhz;
+// The rate the launcher read from /proc/cpuinfo ("cpu MHz", as perftest
+// reads it), once for every program it starts.
+double launcher_tsc_mhz() {
+  double mhz = 0;
+  const char* given = std::getenv("RNICSIM_TSC_MHZ");
+  return given != nullptr && std::sscanf(given, "%lf", &mhz) == 1 && mhz > 0 ? mhz : 1000.0;
 }
 
 std::uint64_t tsc_at(std::uint64_t ps) {
@@ -103,7 +90,7 @@ void trap_tsc_in_this_thread() {
 __attribute__((constructor)) void start_simulated_time() {
   if (!attached()) return;  // not under rnicsim exec: the real clock
   realtime_epoch_ns = rnicsim::app::device().realtime_epoch_ns;
-  tsc_mhz = cpuinfo_mhz();
+  tsc_mhz = launcher_tsc_mhz();
   // One SIGSEGV handler answers the TSC trap and the spin watch's pages.
   struct sigaction action {};
   action.sa_sigaction = on_segv;

@@ -12,6 +12,8 @@
 //   - nothing for void functions.
 // Written from the header, the man pages and the real library's symbol table only.
 
+#include "host/app_library/unsupported_verbs.hpp"
+
 #include <errno.h>
 #include <infiniband/verbs.h>
 #include <stdio.h>
@@ -20,7 +22,7 @@
 #include <cstddef>
 #include <cstdint>
 
-namespace {
+namespace rnicsim::app {
 
 // Prints "rnicsim libibverbs: <verb> is not supported ..." as one line to stderr (one write, so
 // lines from several threads do not interleave), then sets errno = EOPNOTSUPP for the caller.
@@ -39,7 +41,9 @@ void report_unsupported(const char* verb) {
   errno = EOPNOTSUPP;
 }
 
-}  // namespace
+}  // namespace rnicsim::app
+
+using rnicsim::app::report_unsupported;
 
 // Exported whatever the build's default visibility; libibverbs.map decides the version.
 #define RNICSIM_EXPORT extern "C" __attribute__((visibility("default")))

@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "host/app_library/app_bridge_client.hpp"
+#include "host/app_library/unsupported_verbs.hpp"
 
 #undef ibv_get_device_list
 #undef ibv_query_port
@@ -250,11 +251,10 @@ int dealloc_mw(ibv_mw*) {
 }
 
 // The extended ops, one stub each: ret op_<name>(args) naming `verb`.
-#define RNICSIM_UNSUPPORTED_OP(name, verb, ret, failure, ...)          \
-  ret op_##name(__VA_ARGS__) {                                         \
-    report(verb, "not supported by the simulator's library (README)"); \
-    errno = EOPNOTSUPP;                                                \
-    return failure;                                                    \
+#define RNICSIM_UNSUPPORTED_OP(name, verb, ret, failure, ...) \
+  ret op_##name(__VA_ARGS__) {                                \
+    rnicsim::app::report_unsupported(verb);                   \
+    return failure;                                           \
   }
 RNICSIM_UNSUPPORTED_OP(advise_mr, "ibv_advise_mr", int, EOPNOTSUPP, ibv_pd*, ibv_advise_mr_advice,
                        std::uint32_t, ibv_sge*, std::uint32_t)
