@@ -5,8 +5,10 @@
 // accounting, the kernel TCP stack), as perftest and iperf use libibverbs and
 // sockets. The nodes and wires themselves are reached through testbed.hpp.
 // An application outside the simulation (rnicsim exec) is served by its
-// node's AppSession, its real sockets followed by SocketStreams.
+// node's AppSession, its real sockets followed by SocketStreams, its
+// rdma_cm connections kept by the ConnectionManager.
 #include "host/app_bridge/app_session.hpp"
+#include "host/app_bridge/connection_manager.hpp"
 #include "host/app_bridge/socket_io.hpp"
 #include "host/app_bridge/socket_streams.hpp"
 #include "host/cpu/cpu_core.hpp"

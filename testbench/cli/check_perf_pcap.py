@@ -2,8 +2,12 @@
 """Runs `rnicsim perf ... --pcap` and checks the capture with tools that are not ours.
 
 usage: check_perf_pcap.py RNICSIM VECTORS_JSON WORK_DIR NAME PERF_ARGS...
+       check_perf_pcap.py RNICSIM VECTORS_JSON WORK_DIR NAME exec EXEC_ARGS...
 
-Runs `RNICSIM perf PERF_ARGS --pcap WORK_DIR/NAME.pcap --out WORK_DIR/NAME`, then:
+Runs `RNICSIM perf PERF_ARGS --pcap WORK_DIR/NAME.pcap --out WORK_DIR/NAME` (or
+`RNICSIM exec --pcap WORK_DIR/NAME.pcap EXEC_ARGS`: unmodified programs on the
+model, whose frames must pass the same checks; exec writes no perf.json, so
+the per-node counts of check 0 are not compared there), then:
 0. The file: a nanosecond pcap of Ethernet frames, whole (captured = original
    length), in time order, nothing left beside it (no NAME.pcap.partial-*);
    node a's frames number its requests and responses as perf.json counts them,
@@ -137,19 +141,30 @@ def check_the_checkers(vectors_json, problems):
     return checked
 
 
-def run_perf(rnicsim, work, name, args, problems):
-    pcap, out = work / f"{name}.pcap", work / name
+def run_capture(command, pcap, work, name, problems):
+    """Runs a command that writes the capture to pcap, none being there before."""
     for old in [pcap, *work.glob(f"{name}.pcap.partial-*")]:
         old.unlink(missing_ok=True)
-    command = [rnicsim, "perf", *args, "--pcap", str(pcap), "--out", str(out)]
     done = subprocess.run(command, capture_output=True, text=True)
     if done.returncode != 0:
-        sys.exit(f"{' '.join(command)}: exit {done.returncode}\n{done.stderr}")
+        sys.exit(f"{' '.join(command)}: exit {done.returncode}\n{done.stdout}\n{done.stderr}")
     left = list(work.glob(f"{name}.pcap.partial-*"))
     if left:
         problems.append(f"staging files left beside the capture: {left}")
+
+
+def run_perf(rnicsim, work, name, args, problems):
+    pcap, out = work / f"{name}.pcap", work / name
+    run_capture([rnicsim, "perf", *args, "--pcap", str(pcap), "--out", str(out)], pcap, work,
+                name, problems)
     counters = json.loads((out / "perf.json").read_text())["counters"]
     return pcap, counters
+
+
+def run_exec(rnicsim, work, name, args, problems):
+    pcap = work / f"{name}.pcap"
+    run_capture([rnicsim, "exec", "--pcap", str(pcap), *args], pcap, work, name, problems)
+    return pcap, None
 
 
 def check_file(records, counters, problems):
@@ -164,6 +179,8 @@ def check_file(records, counters, problems):
         else:
             sent[node] += 1
     for node, count in sent.items():
+        if counters is None:
+            break
         c = counters[node]
         expected = c["request_packets"] + c["response_packets"]
         if count != expected:
@@ -216,7 +233,10 @@ def main(argv):
     work.mkdir(parents=True, exist_ok=True)
     problems = []
     vectors = check_the_checkers(vectors_json, problems)
-    pcap, counters = run_perf(rnicsim, work, name, args, problems)
+    if args[0] == "exec":
+        pcap, counters = run_exec(rnicsim, work, name, args[1:], problems)
+    else:
+        pcap, counters = run_perf(rnicsim, work, name, args, problems)
     records = read_pcap(pcap, problems)
     sent = check_file(records, counters, problems)
     check_tshark(pcap, len(records), problems)
@@ -230,7 +250,7 @@ def main(argv):
         print("\n".join(problems[:200]))
         print(f"{len(problems)} problems")
         sys.exit(1)
-    print(f"perf {' '.join(args)}: {len(records)} frames ({sent['a']} from a, {sent['b']} from "
+    print(f"{'' if args[0] == 'exec' else 'perf '}{' '.join(args)}: {len(records)} frames ({sent['a']} from a, {sent['b']} from "
           f"b): RoCEv2 for tshark, none malformed; every ICRC recomputed by scapy and by the "
           f"masked CRC-32 ({vectors} rxe vectors first); rnicsim decode agrees")
 

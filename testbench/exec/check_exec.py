@@ -2,6 +2,7 @@
 """rnicsim exec with unmodified Debian programs (ibverbs-utils).
 
 usage: check_exec.py CHECK RNICSIM UNSUPPORTED_VERB_PROGRAM SPIN_ON_MEMORY_PROGRAM
+                    RDMA_CM_EXAMPLE_PROGRAM
 
 devinfo                 ibv_devinfo lists the simulated device: its name, port 1
                         PORT_ACTIVE, active MTU 1024 (the preset's 1500-byte Ethernet
@@ -18,6 +19,13 @@ spin_on_memory          a WRITE ping-pong whose sides wait by spinning on their 
                         last byte, calling nothing (perftest's write_lat's way): the spin
                         watch sees them wait, the run ends, and its figures are the same
                         on idle and on loaded cores.
+rdma_cm_example         a connection made with the simulator's librdmacm (the exchange
+                        through the launcher's connection manager): the server gets the
+                        client's SEND and RDMA WRITE, checks and prints them; both see
+                        DISCONNECTED, exit 0.
+write_lat_rdma_cm       Debian's ib_write_lat -R (rdma_cm for its own exchange and the test
+                        QP) completes and prints a result line on both sides; skipped
+                        (exit 77) when perftest is not installed.
 """
 import os
 import re
@@ -26,6 +34,8 @@ import sys
 import time
 
 PINGPONG = ["ibv_rc_pingpong", "-g", "0", "-c", "-p", "{port}"]
+PRESET = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "configs",
+                      "cx5_100g.json")
 
 
 def run_exec(rnicsim, args, timeout=240):
@@ -104,7 +114,7 @@ def check_pingpong_deterministic(rnicsim, *_):
     print("identical on idle and loaded cores:", "; ".join(figures(quiet.stdout)))
 
 
-def check_spin_on_memory(rnicsim, _, program):
+def check_spin_on_memory(rnicsim, _, program, *__):
     args = ["--", program, "server", "{port}", ":::", program, "client", "{port}", "{server}"]
     quiet = run_exec(rnicsim, args, timeout=120)
     if quiet.returncode != 0:
@@ -126,7 +136,7 @@ def check_spin_on_memory(rnicsim, _, program):
     print("spinning on memory recognised; identical on idle and loaded cores:", "; ".join(lines))
 
 
-def check_unsupported_verb(rnicsim, program, _=None):
+def check_unsupported_verb(rnicsim, program, *_):
     r = run_exec(rnicsim, ["--", program], timeout=60)
     if r.returncode != 0:
         fail("the program did not see every unsupported verb fail cleanly", r)
@@ -142,6 +152,9 @@ def check_bad_input(rnicsim, *_):
              (["--", "ibv_devinfo", ":::"], 2, "the client's command is empty"),
              (["--", "a", ":::", "b", ":::", "c"], 2, "more than one :::"),
              (["--bogus", "--", "ibv_devinfo"], 2, "unknown option --bogus"),
+             (["--pcap", "--", "ibv_devinfo"], 2, "--pcap needs the file to write"),
+             (["--pcap", "/nonexistent/x.pcap", "--", "ibv_devinfo"], 2,
+              "--pcap /nonexistent/x.pcap: cannot create a file in /nonexistent"),
              (["--", "/nonexistent/program"], 127, "cannot run /nonexistent/program")]
     for args, code, message in cases:
         r = run_exec(rnicsim, args, timeout=60)
@@ -150,9 +163,38 @@ def check_bad_input(rnicsim, *_):
     print("usage errors exit 2 naming the problem; a missing program exits 127")
 
 
+def check_rdma_cm_example(rnicsim, _, __, program):
+    args = [PRESET, "--", program, "server", "{port}", ":::",
+            program, "client", "{server}", "{port}"]
+    r = run_exec(rnicsim, args, timeout=120)
+    if r.returncode != 0:
+        fail("the rdma_cm example failed", r)
+    expected = ('rdma_cm_example server: received "a SEND over an rdma_cm connection" by SEND '
+                'and "an RDMA WRITE into the server\'s buffer" by RDMA WRITE')
+    if expected not in r.stdout or "rdma_cm_example client: wrote and sent" not in r.stdout:
+        fail("expected the server's line of what it received and the client's", r)
+    print("rdma_cm: connected, a SEND and an RDMA WRITE checked, both disconnected")
+
+
+def check_write_lat_rdma_cm(rnicsim, *_):
+    if not os.path.exists("/usr/bin/ib_write_lat"):
+        print("SKIP: /usr/bin/ib_write_lat is missing (Debian's perftest package)")
+        sys.exit(77)
+    lat = ["ib_write_lat", "-R", "-n", "200", "-p", "{port}"]
+    r = run_exec(rnicsim, [PRESET, "--"] + lat + [":::"] + lat + ["{server}"], timeout=240)
+    if r.returncode != 0:
+        fail("ib_write_lat -R failed", r)
+    rows = [l for l in r.stdout.splitlines() if re.match(r"\s*2\s+200\s+\d", l)]
+    if len(rows) != 2:
+        fail("expected a result line (2 bytes, 200 iterations) from each side", r)
+    if len(re.findall(r"Data ex\. method\s*:\s*rdma_cm", r.stdout)) != 2:
+        fail("expected both sides to say they exchanged their data by rdma_cm", r)
+    print("ib_write_lat -R:", "; ".join(l.strip() for l in rows))
+
+
 def main():
-    check, rnicsim, unsupported_verb, spin_on_memory = sys.argv[1:5]
-    globals()["check_" + check](rnicsim, unsupported_verb, spin_on_memory)
+    check, rnicsim = sys.argv[1:3]
+    globals()["check_" + check](rnicsim, *sys.argv[3:])
 
 
 if __name__ == "__main__":

@@ -10,8 +10,10 @@
 // the time of the last reply, advanced by each time call it made since);
 // every reply carries the time the application resumes at. A verb request
 // is served at the request's time on the node's driver (which charges the
-// CPU model's verbs costs); the notices of real socket activity are
-// answered at once and cost no simulated time (README: simulated time).
+// CPU model's verbs costs); the notices of real socket activity and
+// rdma_cm's exchange are answered at once and cost no simulated time
+// (README: simulated time), an rdma_cm event taking the sender's time plus
+// the CM's delay (connection_manager.hpp).
 #include <cstdint>
 
 namespace rnicsim::bridge {
@@ -47,6 +49,18 @@ enum class Request : std::uint32_t {
   kBlockBegin,  // Block: about to block in accept or read
   kBlockEnd,    // BlockEnd: returned from it -> the resume time
   kWaitWrite,   // WaitWrite: the program spins on memory until the NIC writes it
+  // rdma_cm (connection_manager.hpp): the connection exchange, between the
+  // programs' libraries through the launcher, not on the simulated wire.
+  // Answered at once and untimed, except kCmGetEvent, which waits for one.
+  kCmListen,       // CmListen (EADDRINUSE: the port listens already)
+  kCmUnlisten,     // CmPort: the listening id is gone
+  kCmConnect,      // CmConnect -> CmConnection (the REQ)
+  kCmAccept,       // CmAccept (the REP)
+  kCmReject,       // CmReject (a REJ)
+  kCmEstablished,  // CmConnection (the RTU)
+  kCmDisconnect,   // CmConnection (a DREQ, or the DREP to the peer's)
+  kCmRelease,      // CmConnection: its id is destroyed (the kernel's CM ends it)
+  kCmGetEvent,     // CmChannel -> CmEvent: waits until the channel has one
 };
 
 struct RequestHeader {
@@ -262,6 +276,96 @@ struct Block {
 struct BlockEnd {
   Block block;
   std::uint64_t bytes;  // kRead: bytes read (0: the end of the stream); kAccept: 1
+};
+
+// rdma_cm. Private data travels in fixed arrays, with the limits of the IB
+// CM messages that carry it (rdma_connect(3), rdma_accept(3); the kernel's
+// rdma_cm puts its own 36-byte header in the REQ's 92 bytes). An event's
+// private data is the whole field of its message, zeroed past what the
+// sender gave, as the IB CM delivers it.
+constexpr std::uint32_t kCmRequestPrivateData = 56;
+constexpr std::uint32_t kCmReplyPrivateData = 196;
+constexpr std::uint32_t kCmRejectPrivateData = 148;
+constexpr std::uint32_t kCmMaxPrivateData = 196;
+
+// IB CM reject reasons an event's status carries (IBTA table 112).
+constexpr std::int32_t kCmRejectTimeout = 1;
+constexpr std::int32_t kCmRejectInvalidServiceId = 8;
+constexpr std::int32_t kCmRejectConsumerDefined = 28;
+
+// One side's connection parameters, as a REQ or a REP carries them.
+struct CmParams {
+  std::uint32_t qp_num;  // 0: the id has no QP
+  std::uint32_t psn;     // its starting PSN
+  std::uint8_t gid[16];
+  std::uint32_t port;  // the sender's rdma_cm port
+  std::uint8_t responder_resources;
+  std::uint8_t initiator_depth;
+  std::uint8_t retry_count;
+  std::uint8_t rnr_retry_count;
+  std::uint8_t flow_control;
+  std::uint8_t srq;
+  std::uint8_t reserved[2];
+  std::uint32_t private_data_len;
+  std::uint8_t private_data[kCmMaxPrivateData];
+};
+
+struct CmChannel {
+  std::uint32_t channel;  // the library's number for an event channel
+};
+
+struct CmPort {
+  std::uint32_t port;
+};
+
+struct CmListen {
+  std::uint32_t channel;  // where its connection requests go
+  std::uint32_t port;
+  std::uint32_t backlog;
+};
+
+struct CmConnect {
+  std::uint32_t channel;  // where the connecting id's events go
+  std::uint32_t port;     // the destination: whichever program listens there
+  CmParams params;
+};
+
+// The connection a request is about, numbered by the launcher, and which
+// side of it the requesting id is (a program connected to itself holds both).
+struct CmConnection {
+  std::uint32_t connection;
+  std::uint32_t passive;  // 1: the accepting side's id
+};
+
+struct CmAccept {
+  std::uint32_t connection;
+  std::uint32_t channel;  // where the accepting id's events go
+  CmParams params;
+};
+
+struct CmReject {
+  std::uint32_t connection;
+  std::uint32_t private_data_len;
+  std::uint8_t private_data[kCmRejectPrivateData];
+};
+
+enum class CmEventKind : std::uint32_t {
+  kConnectRequest = 1,  // a REQ, on the listener's channel
+  kReply,               // the REP, on the connecting side's
+  kRejected,            // a REJ (status: its reason), on the connecting or accepting side's
+  kEstablished,         // the RTU, on the accepting side's
+  kDisconnected,        // the peer's DREQ, or the DREP to one's own
+};
+
+struct CmEvent {
+  CmEventKind kind;
+  std::int32_t status;
+  std::uint32_t connection;
+  std::uint32_t passive;      // 1: for the accepting side's id
+  std::uint32_t listen_port;  // kConnectRequest: the port it came to
+  std::uint32_t reserved;
+  std::uint64_t time_ps;  // when it arrived: the sender's time plus the CM's delay
+  CmParams peer;          // kConnectRequest, kReply; kRejected: its private data
 };
 
 }  // namespace rnicsim::bridge

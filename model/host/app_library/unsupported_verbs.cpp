@@ -71,8 +71,6 @@ UNSUPPORTED_VOID(ibv_ack_async_event, (ibv_async_event*))
 
 // Ports: the extended GID queries (errno value; the table query returns a negative errno value,
 // man ibv_query_gid_ex / ibv_query_gid_table) and P_Key lookup (-1 on error).
-UNSUPPORTED(int, _ibv_query_gid_ex, (ibv_context*, uint32_t, uint32_t, ibv_gid_entry*, uint32_t, size_t), EOPNOTSUPP)
-UNSUPPORTED(ssize_t, _ibv_query_gid_table, (ibv_context*, ibv_gid_entry*, size_t, uint32_t, size_t), -EOPNOTSUPP)
 UNSUPPORTED(int, ibv_get_pkey_index, (ibv_context*, uint8_t, __be16), -1)
 
 // Importing objects shared by another process.
@@ -99,7 +97,6 @@ UNSUPPORTED(int, ibv_destroy_srq, (ibv_srq*), EOPNOTSUPP)
 
 // Queue pairs: the extended (ibv_wr_*) posting interface, ECE, multicast; data-in-order answers
 // 0 ("not guaranteed"), its only value other than 1.
-UNSUPPORTED(ibv_qp_ex*, ibv_qp_to_qp_ex, (ibv_qp*), nullptr)
 UNSUPPORTED(int, ibv_query_qp_data_in_order, (ibv_qp*, ibv_wr_opcode, uint32_t), 0)
 UNSUPPORTED(int, ibv_set_ece, (ibv_qp*, ibv_ece*), EOPNOTSUPP)
 UNSUPPORTED(int, ibv_query_ece, (ibv_qp*, ibv_ece*), EOPNOTSUPP)

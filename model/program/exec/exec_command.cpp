@@ -24,6 +24,7 @@
 #include "program/experiments/perf/perf_experiment.hpp"
 #include "system/application_api.hpp"
 #include "system/testbed.hpp"
+#include "system/wire_capture.hpp"
 
 namespace rnicsim::exec {
 namespace {
@@ -82,10 +83,20 @@ struct App {
   bridge::AppSession* session = nullptr;
   pid_t pid = -1;
   int fd = -1;
-  enum class State { kNotStarted, kRunning, kVerb, kBlocked, kEnded } state = State::kNotStarted;
+  // kCmWait: in rdma_get_cm_event on a channel with no event yet.
+  enum class State {
+    kNotStarted,
+    kRunning,
+    kVerb,
+    kBlocked,
+    kCmWait,
+    kEnded
+  } state = State::kNotStarted;
   bridge::Block block{};
   std::uint64_t blocked_at_ps = 0;
-  bool handed = false;  // its verb request is with the session
+  std::uint32_t cm_channel = 0;  // kCmWait: the channel it waits on
+  std::uint64_t clock_ps = 0;    // its latest request's or reply's time
+  bool handed = false;           // its verb request is with the session
   bridge::RequestHeader header{};
   std::vector<std::uint8_t> body;
   int passed_fd = -1;
@@ -147,11 +158,23 @@ void write_all(int fd, const void* data, std::size_t bytes) {
 void reply(App& app, const bridge::Reply& r) {
   write_all(app.fd, &r.header, sizeof r.header);
   if (!r.body.empty()) write_all(app.fd, r.body.data(), r.body.size());
+  app.clock_ps = std::max(app.clock_ps, r.header.time_ps);
 }
 
-void answer_at(App& app, std::uint64_t time_ps) {
+void answer_at(App& app, std::uint64_t time_ps, int status = 0) {
+  bridge::Reply r;
+  r.header.status = status;
+  r.header.time_ps = time_ps;
+  reply(app, r);
+}
+
+template <class T>
+void answer_with(App& app, std::uint64_t time_ps, const T& body) {
   bridge::Reply r;
   r.header.time_ps = time_ps;
+  r.header.body_bytes = sizeof(T);
+  const auto* bytes = reinterpret_cast<const std::uint8_t*>(&body);
+  r.body.assign(bytes, bytes + sizeof(T));
   reply(app, r);
 }
 
@@ -171,12 +194,24 @@ class Launcher {
   bool run() {
     start(apps_.front(), tsc_mhz_);
     for (;;) {
+      answer_cm_waiters();
       if (all_ended()) return true;
       if (!everyone_waits()) {
         receive();
         continue;
       }
       if (!any_verb()) {
+        // Nothing in the simulation can move anyone: what the connection
+        // manager held for a program that might still act is settled now
+        // (a connect nobody listened for is refused, a DREP delivered).
+        if (cm_.holds()) {
+          cm_.resolve_held();
+          continue;
+        }
+        if (!any_blocked()) {
+          stop("every program waits for an rdma_cm event no program can send");
+          return false;
+        }
         // Every program is blocked on a socket no other one has written to:
         // only the world outside can wake them.
         receive();
@@ -201,6 +236,8 @@ class Launcher {
         return true;
       case App::State::kBlocked:
         return !streams_.pending(app.block);
+      case App::State::kCmWait:
+        return !cm_.has_event(cm_endpoint(app, app.cm_channel));
       default:
         return false;  // running, or a client not started (its server runs)
     }
@@ -221,13 +258,49 @@ class Launcher {
     return false;
   }
 
+  bool any_blocked() const {
+    for (const App& app : apps_) {
+      if (app.state == App::State::kBlocked) return true;
+    }
+    return false;
+  }
+
+  std::uint32_t index_of(const App& app) const {
+    return static_cast<std::uint32_t>(&app - apps_.data());
+  }
+
+  bridge::CmEndpoint cm_endpoint(const App& app, std::uint32_t channel) const {
+    return bridge::CmEndpoint{index_of(app), channel};
+  }
+
+  // The next event of the channel, if any, is the program's answer; it
+  // resumes when the event arrived, if that is later than its own time.
+  bool answer_cm_event(App& app, std::uint64_t time_ps) {
+    const std::optional<bridge::CmEvent> event = cm_.take_event(cm_endpoint(app, app.cm_channel));
+    if (!event) return false;
+    answer_with(app, std::max(time_ps, event->time_ps), *event);
+    cm_.advance(index_of(app), app.clock_ps);
+    return true;
+  }
+
+  // Programs waiting in rdma_get_cm_event whose channel has an event now.
+  void answer_cm_waiters() {
+    for (App& app : apps_) {
+      if (app.state == App::State::kCmWait && answer_cm_event(app, app.blocked_at_ps)) {
+        app.state = App::State::kRunning;
+      }
+    }
+  }
+
   // Waits for messages from the programs that run or are blocked, and
   // handles them.
   void receive() {
     std::vector<pollfd> fds;
     std::vector<App*> owners;
     for (App& app : apps_) {
-      if (app.state == App::State::kRunning || app.state == App::State::kBlocked) {
+      // kCmWait: only its end can come; it is seen here.
+      if (app.state == App::State::kRunning || app.state == App::State::kBlocked ||
+          app.state == App::State::kCmWait) {
         fds.push_back(pollfd{app.fd, POLLIN, 0});
         owners.push_back(&app);
       }
@@ -245,6 +318,8 @@ class Launcher {
     waitpid(app.pid, &status, 0);
     app.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
     app.state = App::State::kEnded;
+    // Its kernel's CM ends its connections and listens.
+    cm_.ended(index_of(app), app.clock_ps);
     if (app.role == "server" && !stopping_) start_client();
   }
 
@@ -267,6 +342,8 @@ class Launcher {
       return;
     }
     const std::uint64_t t = app.header.time_ps;
+    app.clock_ps = std::max(app.clock_ps, t);
+    cm_.advance(index_of(app), t);
     if (trace_) {
       err_ << "rnicsim exec: " << app.role << " request " << static_cast<int>(app.header.kind)
            << " at " << t << " ps (simulation at " << sc_core::sc_time_stamp().value() << " ps)\n";
@@ -301,6 +378,17 @@ class Launcher {
         }
         answer_at(app, t);
         return;
+      case Request::kCmListen:
+      case Request::kCmUnlisten:
+      case Request::kCmConnect:
+      case Request::kCmAccept:
+      case Request::kCmReject:
+      case Request::kCmEstablished:
+      case Request::kCmDisconnect:
+      case Request::kCmRelease:
+      case Request::kCmGetEvent:
+        handle_cm(app, t);
+        return;
       case Request::kBlockEnd: {
         bridge::BlockEnd end{};
         std::uint64_t resume = t;
@@ -317,6 +405,75 @@ class Launcher {
         app.passed_fd = passed;
         return;
     }
+  }
+
+  // rdma_cm's requests: the connection manager's, answered at once (no
+  // simulated time), except an rdma_get_cm_event that finds nothing yet.
+  void handle_cm(App& app, std::uint64_t t) {
+    const std::uint32_t self = index_of(app);
+    int status = EINVAL;
+    switch (app.header.kind) {
+      case Request::kCmListen: {
+        bridge::CmListen listen{};
+        if (body_as(app, &listen)) status = cm_.listen(self, listen, t);
+        answer_at(app, t, status);
+        // As a socket's listen: the client may connect now.
+        if (status == 0 && app.role == "server") start_client();
+        return;
+      }
+      case Request::kCmUnlisten: {
+        bridge::CmPort port{};
+        if (body_as(app, &port)) status = cm_.unlisten(self, port.port, t);
+        break;
+      }
+      case Request::kCmConnect: {
+        bridge::CmConnect connect{};
+        bridge::CmConnection made{};
+        if (body_as(app, &connect)) status = cm_.connect(self, connect, t, &made.connection);
+        if (status == 0) {
+          answer_with(app, t, made);
+          return;
+        }
+        break;
+      }
+      case Request::kCmAccept: {
+        bridge::CmAccept accept{};
+        if (body_as(app, &accept)) status = cm_.accept(self, accept, t);
+        break;
+      }
+      case Request::kCmReject: {
+        bridge::CmReject reject{};
+        if (body_as(app, &reject)) status = cm_.reject(self, reject, t);
+        break;
+      }
+      case Request::kCmEstablished:
+      case Request::kCmDisconnect:
+      case Request::kCmRelease: {
+        bridge::CmConnection connection{};
+        if (!body_as(app, &connection)) break;
+        if (app.header.kind == Request::kCmEstablished) {
+          status = cm_.established(self, connection, t);
+        } else if (app.header.kind == Request::kCmDisconnect) {
+          status = cm_.disconnect(self, connection, t);
+        } else {
+          cm_.release(self, connection, t);
+          status = 0;
+        }
+        break;
+      }
+      case Request::kCmGetEvent: {
+        bridge::CmChannel channel{};
+        if (!body_as(app, &channel)) break;
+        app.cm_channel = channel.channel;
+        if (answer_cm_event(app, t)) return;
+        app.state = App::State::kCmWait;
+        app.blocked_at_ps = t;
+        return;
+      }
+      default:
+        break;
+    }
+    answer_at(app, t, status);
   }
 
   // Hands the waiting verbs to their sessions (in the programs' order, so
@@ -344,18 +501,22 @@ class Launcher {
       }
       if (replied) return true;
       if (!sc_core::sc_pending_activity() || sc_core::sc_time_stamp() >= limit) {
-        err_ << "rnicsim exec: every program waits for what the simulation will not bring "
-                "(simulated time "
-             << sc_core::sc_time_stamp().to_seconds() << " s); stopping them\n";
-        stopping_ = true;
-        for (App& app : apps_) {
-          if (app.state != App::State::kEnded && app.pid > 0) kill(app.pid, SIGKILL);
-        }
-        for (App& app : apps_) {
-          if (app.state != App::State::kEnded && app.pid > 0) ended(app);
-        }
+        stop("every program waits for what the simulation will not bring");
         return false;
       }
+    }
+  }
+
+  // Kills the programs: nothing can wake any of them.
+  void stop(const std::string& why) {
+    err_ << "rnicsim exec: " << why << " (simulated time " << sc_core::sc_time_stamp().to_seconds()
+         << " s); stopping them\n";
+    stopping_ = true;
+    for (App& app : apps_) {
+      if (app.state != App::State::kEnded && app.pid > 0) kill(app.pid, SIGKILL);
+    }
+    for (App& app : apps_) {
+      if (app.state != App::State::kEnded && app.pid > 0) ended(app);
     }
   }
 
@@ -366,6 +527,7 @@ class Launcher {
   // RNICSIM_EXEC_TRACE set: every request on standard error.
   const bool trace_ = std::getenv("RNICSIM_EXEC_TRACE") != nullptr;
   bridge::SocketStreams streams_;
+  bridge::ConnectionManager cm_;
 };
 
 std::array<std::uint8_t, 6> mac_bytes(std::size_t node) { return node_address(node).mac; }
@@ -373,11 +535,12 @@ std::array<std::uint8_t, 6> mac_bytes(std::size_t node) { return node_address(no
 }  // namespace
 
 std::string exec_usage() {
-  return "usage: rnicsim exec [CONFIG.json] [--set key=value]... -- SERVER-COMMAND [::: "
-         "CLIENT-COMMAND]\n"
+  return "usage: rnicsim exec [CONFIG.json] [--set key=value]... [--pcap FILE] -- "
+         "SERVER-COMMAND [::: CLIENT-COMMAND]\n"
          "  Runs unmodified verbs programs on the simulated testbed: the server command on\n"
          "  roles.server's node, the client command on roles.client's. In the commands,\n"
-         "  {port} is a free loopback port and {server} the loopback address, e.g.\n"
+         "  {port} is a free loopback port and {server} the loopback address; --pcap\n"
+         "  writes every frame of the wires to FILE as rnicsim perf's does. E.g.\n"
          "    rnicsim exec -- ibv_rc_pingpong -g 0 -p {port} ::: ibv_rc_pingpong -g 0 -p {port} "
          "{server}\n";
 }
@@ -395,6 +558,11 @@ ExecOptions parse_exec_options(const std::vector<std::string>& args) {
     if (arg == "--set") {
       if (i + 1 == args.size()) usage("--set needs key=value");
       options.sets.push_back(args[++i]);
+    } else if (arg == "--pcap") {
+      if (i + 1 == args.size() || args[i + 1].empty() || args[i + 1] == "--") {
+        usage("--pcap needs the file to write");
+      }
+      options.pcap_path = args[++i];
     } else if (!arg.empty() && arg[0] == '-') {
       usage("exec: unknown option " + arg);
     } else if (options.config.empty()) {
@@ -436,6 +604,20 @@ int exec_command(const ExecOptions& options, std::ostream& err) {
   run.require_all_read("perf");
 
   Testbed testbed("testbed", c);
+  // As perf's: every wire (or, switched, every MAC) tapped before the run.
+  std::unique_ptr<WireCapture> capture;
+  if (options.pcap_path) {
+    try {
+      capture = std::make_unique<WireCapture>(*options.pcap_path);
+    } catch (const packet::PcapError& e) {
+      throw config::ConfigError("--pcap " + *options.pcap_path, "", e.reason());
+    }
+    if (testbed.switched()) {
+      for (MacPort* mac : testbed.fabric_macs()) capture->tap(*mac);
+    } else {
+      for (std::size_t i = 0; i < testbed.node_count(); ++i) capture->tap(testbed.wire_to(i));
+    }
+  }
   const bridge::MacOfGid mac_of_gid =
       [&testbed](
           const std::array<std::uint8_t, 16>& gid) -> std::optional<std::array<std::uint8_t, 6>> {
@@ -482,7 +664,15 @@ int exec_command(const ExecOptions& options, std::ostream& err) {
     if (app.status != 0) {
       err << "rnicsim exec: the " << app.role << " (" << app.command.front() << ") exited with "
           << app.status << "\n";
-      return app.status;
+      return app.status;  // the capture of a failed run is not kept
+    }
+  }
+  if (capture) {
+    try {
+      capture->commit();
+    } catch (const packet::PcapError& e) {
+      err << "rnicsim exec: " << e.path() << ": " << e.reason() << "\n";
+      return 1;
     }
   }
   return 0;
