@@ -1,6 +1,7 @@
 #include "switch/buffer_manager.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <stdexcept>
 #include <string>
 
@@ -116,6 +117,11 @@ bool BufferManager::over_xoff(std::uint16_t port, std::uint8_t priority) const {
 bool BufferManager::at_xon(std::uint16_t port, std::uint8_t priority) const {
   const Ingress& in = ingress(port, priority);
   return in.headroom == 0 && in.bytes <= config_.pfc.xon_bytes;
+}
+
+std::uint64_t BufferManager::pfc_level(std::uint16_t port, std::uint8_t priority) const {
+  const Ingress& in = ingress(port, priority);
+  return in.headroom > 0 ? std::numeric_limits<std::uint64_t>::max() : in.bytes;
 }
 
 }  // namespace rnicsim

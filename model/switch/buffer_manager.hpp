@@ -78,6 +78,10 @@ class BufferManager {
   // and whether it has fallen to XON: the switch turns changes into pauses.
   bool over_xoff(std::uint16_t port, std::uint8_t priority) const;
   bool at_xon(std::uint16_t port, std::uint8_t priority) const;
+  // The level the port's PFC unit compares with XOFF and XON: the ingress
+  // bytes, or more than any XOFF while headroom is in use (the pause must
+  // stay), so that level > XOFF is over_xoff and level <= XON is at_xon.
+  std::uint64_t pfc_level(std::uint16_t port, std::uint8_t priority) const;
 
   std::uint64_t shared_pool_bytes() const { return pool_; }
   std::uint64_t queue_bytes(std::uint16_t port, std::uint8_t traffic_class) const {

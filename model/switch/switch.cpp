@@ -214,14 +214,10 @@ bool Switch::Egress::next_frame(std::uint8_t paused, Transfer& frame) {
 
 void Switch::update_pause(std::uint16_t in_port, std::uint8_t priority) {
   if (!config_.buffer.pfc.lossless(priority)) return;
-  // The port remembers what it asked of its peer: it sends only changes.
-  MacPort& mac = ports_[in_port]->mac;
-  const std::uint8_t bit = static_cast<std::uint8_t>(1u << priority);
-  if (buffer_.over_xoff(in_port, priority)) {
-    mac.set_congested(bit, true);
-  } else if (buffer_.at_xon(in_port, priority)) {
-    mac.set_congested(bit, false);
-  }
+  // The port's PFC unit compares the level with XOFF and XON and remembers
+  // what it asked of its peer: it sends only changes.
+  ports_[in_port]->mac.buffer_level(static_cast<std::uint8_t>(1u << priority),
+                                    buffer_.pfc_level(in_port, priority));
 }
 
 std::uint64_t Switch::dropped() const {

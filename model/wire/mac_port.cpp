@@ -11,6 +11,16 @@ namespace rnicsim {
 
 RNICSIM_PROCESS_MODULE(MacPort);
 
+namespace {
+
+std::unique_ptr<PfcUnit> make_pfc_unit(const MacPortConfig& config) {
+  return config.pfc.impl == BlockImpl::kRtl
+             ? make_rtl_pfc_unit(config.pfc, config.gbps, config.address)
+             : make_model_pfc_unit(config.pfc, config.gbps, config.address);
+}
+
+}  // namespace
+
 MacPort::MacPort(const sc_core::sc_module_name& name, const MacPortConfig& config,
                  TransmitQueues& queues, Deliver deliver)
     : sc_core::sc_module(name),
@@ -18,7 +28,7 @@ MacPort::MacPort(const sc_core::sc_module_name& name, const MacPortConfig& confi
       queues_(queues),
       deliver_(std::move(deliver)),
       framing_(WireFraming::Kind::kFrame, roce_v2_write_only_ipv4()),
-      timers_(config.gbps) {
+      pfc_(make_pfc_unit(config)) {
   SC_METHOD(transmit);
   sensitive << transmit_event_;
   dont_initialize();
@@ -47,10 +57,11 @@ void MacPort::wake_transmit() {
   }
 }
 
-std::uint8_t MacPort::paused_now() const {
-  return config_.pfc.enabled
-             ? static_cast<std::uint8_t>(timers_.paused(sim_now()) & config_.pfc.priorities)
-             : 0;
+std::uint8_t MacPort::paused_now() {
+  recheck_before_refresh();
+  pfc_->advance(to_ps(sim_now()));
+  take_pfc_frames();
+  return pfc_->paused();
 }
 
 void MacPort::transmit() {
@@ -78,7 +89,7 @@ void MacPort::start_next(const sc_core::sc_time& now) {
       send(std::move(frame), now);
     } else if (paused != 0) {
       // Frames may wait behind a pause: look again when the first one runs out.
-      transmit_event_.notify(timers_.next_expiry(now) - now);
+      transmit_event_.notify(picoseconds(pfc_->resume_in_ps()));
     }
   }
   choosing_ = false;
@@ -107,7 +118,10 @@ void MacPort::receive() {
     Transfer frame = std::move(arrivals_.front().frame);
     arrivals_.pop_front();
     const Bytes& bytes = *frame.bytes();
-    if (!packet::is_mac_control(bytes.data(), bytes.size())) {
+    recheck_before_refresh();
+    const PfcReceived received = pfc_->receive(bytes.data(), bytes.size(), to_ps(now));
+    take_pfc_frames();
+    if (!received.control) {
       ++stats_.frames_received;
       stats_.bytes_received += frame.size_bytes();
       deliver_(std::move(frame));
@@ -116,19 +130,11 @@ void MacPort::receive() {
     // A MAC consumes its control frames; one with PFC off, another opcode
     // or no lossless priority named changes nothing.
     ++stats_.pause_frames_received;
-    const std::optional<packet::PfcPause> pause = packet::decode_pfc(bytes.data(), bytes.size());
-    if (!pause || !config_.pfc.enabled) continue;
-    packet::PfcPause honoured = *pause;
-    honoured.enabled &= config_.pfc.priorities;
+    if ((received.pauses | received.resumes) == 0) continue;
     for (unsigned p = 0; p < packet::kPfcPriorities; ++p) {
-      if (!((honoured.enabled >> p) & 1u)) continue;
-      if (honoured.quanta[p] == 0) {
-        ++priority_stats_[p].resumes_received;
-      } else {
-        ++priority_stats_[p].pauses_received;
-      }
+      if ((received.pauses >> p) & 1u) ++priority_stats_[p].pauses_received;
+      if ((received.resumes >> p) & 1u) ++priority_stats_[p].resumes_received;
     }
-    timers_.apply(honoured, now);
     wake_transmit();
     if (pause_handler_) report_pauses();
   }
@@ -142,54 +148,57 @@ void MacPort::report_pauses() {
     pause_handler_(paused);
   }
   // Report again when the first pause runs out.
-  if (paused != 0) expiry_event_.notify(timers_.next_expiry(sim_now()) - sim_now());
+  if (paused != 0) expiry_event_.notify(picoseconds(pfc_->resume_in_ps()));
 }
 
-void MacPort::set_congested(std::uint8_t priorities, bool congested) {
-  const std::uint8_t lossless = config_.pfc.enabled ? config_.pfc.priorities : 0;
-  // The lossless priorities among them whose state changes: one frame names them all.
-  const std::uint8_t changing =
-      static_cast<std::uint8_t>((congested ? ~congested_ : congested_) & priorities & lossless);
-  if (changing == 0) return;
-  const bool was_quiet = congested_ == 0;
-  congested_ =
-      static_cast<std::uint8_t>(congested ? congested_ | changing : congested_ & ~changing);
-  queue_pause(changing, congested);
-  if (congested && was_quiet) {
-    refresh_event_.notify(pause_time(config_.pfc.refresh_quanta, config_.gbps));
-  }
+void MacPort::buffer_level(std::uint8_t priorities, std::uint64_t bytes) {
+  recheck_before_refresh();
+  pfc_->buffer_level(priorities, bytes, to_ps(sim_now()));
+  take_pfc_frames();
 }
 
 void MacPort::refresh() {
   ++activity().method_activations;
   if (recheck_) recheck_();
-  if (congested_ == 0) return;
-  queue_pause(congested_, true);
-  refresh_event_.notify(pause_time(config_.pfc.refresh_quanta, config_.gbps));
+  pfc_->advance(to_ps(sim_now()));
+  take_pfc_frames();
 }
 
-void MacPort::queue_pause(std::uint8_t priorities, bool pause) {
-  packet::PfcPause frame;
-  frame.enabled = priorities;
-  for (unsigned p = 0; p < packet::kPfcPriorities; ++p) {
-    if (!((priorities >> p) & 1u)) continue;
-    frame.quanta[p] = pause ? config_.pfc.pause_quanta : 0;
-    if (pause) {
-      ++priority_stats_[p].pauses_sent;
-    } else {
-      ++priority_stats_[p].resumes_sent;
+void MacPort::recheck_before_refresh() {
+  // Whichever call reaches a due refresh first, the owner looks at its
+  // buffer before the refresh goes out, as refresh() does.
+  if (!recheck_ || rechecking_ || refresh_at_ps_ == 0 || refresh_at_ps_ > to_ps(sim_now())) return;
+  rechecking_ = true;
+  recheck_();
+  rechecking_ = false;
+}
+
+void MacPort::take_pfc_frames() {
+  if (pfc_->has_frames()) {
+    for (std::vector<std::uint8_t>& bytes : pfc_->take_frames()) {
+      const std::optional<packet::PfcPause> pause = packet::decode_pfc(bytes.data(), bytes.size());
+      for (unsigned p = 0; p < packet::kPfcPriorities; ++p) {
+        if (!pause || !((pause->enabled >> p) & 1u)) continue;
+        ++(pause->quanta[p] != 0 ? priority_stats_[p].pauses_sent
+                                 : priority_stats_[p].resumes_sent);
+      }
+      ++stats_.pause_frames_sent;
+      const std::uint64_t bits = 8ULL * bytes.size();
+      control_.push_back(
+          Transfer(frames_built_++, bits, sim_now(), std::make_shared<Bytes>(std::move(bytes))));
     }
+    wake_transmit();
   }
-  ++stats_.pause_frames_sent;
-  auto bytes = std::make_shared<Bytes>(packet::encode_pfc(config_.address, frame));
-  const std::uint64_t bits = 8ULL * bytes->size();
-  control_.push_back(Transfer(frames_built_++, bits, sim_now(), std::move(bytes)));
-  wake_transmit();
+  // An earlier refresh, if one is pending, stays; a refresh that finds
+  // nothing due changes nothing.
+  const std::uint64_t refresh = pfc_->refresh_in_ps();
+  refresh_at_ps_ = refresh == 0 ? 0 : to_ps(sim_now()) + refresh;
+  if (refresh != 0) refresh_event_.notify(picoseconds(refresh));
 }
 
 MacPriorityStats MacPort::priority_stats(unsigned priority) const {
   MacPriorityStats s = priority_stats_[priority];
-  s.paused = timers_.paused_time(priority, sim_now());
+  s.paused = picoseconds(pfc_->paused_ps(priority, to_ps(sim_now())));
   return s;
 }
 

@@ -6,8 +6,11 @@
 //
 //   queues --next_frame(paused)--> transmit --cable--> peer.arrive --> deliver
 //   receive: a PFC frame pauses or resumes this port's own transmit
-//   set_congested(priorities): the owner's buffer for them passed XOFF (or
-//                     fell to XON): one pause (or resume) goes out ahead of data
+//   buffer_level(priorities, bytes): the owner's receive buffer for them; past
+//                     XOFF (or back at XON) one pause (or resume) goes out
+//                     ahead of data
+// The PFC arithmetic is the port's PfcUnit (wire/pfc_unit.hpp), the model's or
+// the verilated RTL twin's by pfc.impl.
 //
 // Timing is arithmetic: a frame occupies the cable for its framed bits
 // (FCS, minimum-frame padding, preamble and gap) at the port's rate; its last
@@ -17,6 +20,7 @@
 // never waits for the receiver: what the receiver cannot hold it drops.
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <systemc>
 #include <vector>
 
@@ -25,6 +29,7 @@
 #include "common/transfer.hpp"
 #include "formats/mac_control.hpp"
 #include "wire/pfc.hpp"
+#include "wire/pfc_unit.hpp"
 #include "wire/wire_framing.hpp"
 
 namespace rnicsim {
@@ -82,14 +87,13 @@ class MacPort : public sc_core::sc_module {
   // Frames were queued: the MAC starts one now if it is idle (in the
   // caller's activation), else looks again when the frame on the cable ends.
   void wake_transmit();
-  // The receiving side's buffer for `priorities` (bit p: priority p) is above
-  // XOFF (true) or back at XON (false): one pause or resume naming those
-  // whose state changes goes out next, and the pause is sent again every
-  // refresh while the condition holds. Priorities that are not lossless are
-  // left out.
-  void set_congested(std::uint8_t priorities, bool congested);
+  // The receiving side's buffer holds `bytes` for `priorities` (bit p:
+  // priority p): above XOFF, or back at XON, one pause or resume naming the
+  // lossless ones whose state changes goes out next, and the pause is sent
+  // again every refresh while any stays congested.
+  void buffer_level(std::uint8_t priorities, std::uint64_t bytes);
   // Asked at every refresh, before the pause is sent again: the owner may
-  // re-examine its buffer (set_congested) for a drain it could not see.
+  // re-examine its buffer (buffer_level) for a drain it could not see.
   void set_recheck(std::function<void()> recheck) { recheck_ = std::move(recheck); }
   // Every frame the port sends is shown to each tap (a capture, a meter).
   void add_tap(Tap tap) { taps_.push_back(std::move(tap)); }
@@ -105,7 +109,9 @@ class MacPort : public sc_core::sc_module {
   const MacPortStats& stats() const { return stats_; }
   MacPriorityStats priority_stats(unsigned priority) const;
   // Bit i: priority i may not start a frame now.
-  std::uint8_t paused_now() const;
+  std::uint8_t paused_now();
+  // Which PFC unit the port has: "model" or "rtl".
+  const char* pfc_unit_name() const { return pfc_->name(); }
 
  private:
   struct Arrival {
@@ -119,14 +125,19 @@ class MacPort : public sc_core::sc_module {
   void refresh();
   void report_pauses();
   void send(Transfer&& frame, const sc_core::sc_time& now);
-  void queue_pause(std::uint8_t priorities, bool pause);
+  // Moves the PFC unit's new frames to the control queue, and arms the
+  // refresh for when the unit has one due.
+  void take_pfc_frames();
+  // Before a call into the PFC unit that a refresh is due by: the owner's
+  // recheck first.
+  void recheck_before_refresh();
 
   MacPortConfig config_;
   TransmitQueues& queues_;
   Deliver deliver_;
   MacPort* peer_ = nullptr;
   WireFraming framing_;
-  PauseTimers timers_;
+  std::unique_ptr<PfcUnit> pfc_;
   std::vector<Tap> taps_;
   std::function<void()> recheck_;
   std::function<void(std::uint8_t)> pause_handler_;
@@ -136,7 +147,8 @@ class MacPort : public sc_core::sc_module {
   sc_core::sc_time busy_until_;
   bool choosing_ = false;        // start_next is running: a wake-up from inside it waits a delta
   RingQueue<Transfer> control_;  // pause frames, sent ahead of data
-  std::uint8_t congested_ = 0;   // priorities this port has asked its peer to pause
+  std::uint64_t refresh_at_ps_ = 0;  // when the unit's refresh falls due; 0: none armed
+  bool rechecking_ = false;
   RingQueue<Arrival> arrivals_;  // on the cable toward this port, in order
   std::uint64_t frames_built_ = 0;
   sc_core::sc_event transmit_event_;

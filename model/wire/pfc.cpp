@@ -1,7 +1,5 @@
 #include "wire/pfc.hpp"
 
-#include <algorithm>
-
 #include "common/time_units.hpp"
 
 namespace rnicsim {
@@ -39,6 +37,12 @@ void declare_pfc_keys(config::Schema& schema) {
                                  "resumes in between)")
                  .at_least(1)
                  .at_most(65535));
+  schema.add(config::string_key("pfc.impl", "model",
+                                "implementation of the MACs' PFC unit (pause timers, XOFF/XON, "
+                                "pause frames): model (C++) or rtl (the verilated "
+                                "rtl/pfc_unit; needs a link rate whose 512-bit pause quantum is "
+                                "a whole number of picoseconds)")
+                 .one_of({"model", "rtl"}));
   schema.add_check(
       {"pfc.xoff_bytes", "pfc.xon_bytes"},
       [](const config::Json& doc) -> std::optional<config::Violation> {
@@ -70,45 +74,13 @@ PfcConfig pfc_config(const config::Section& pfc) {
   c.xon_bytes = pfc.integer("xon_bytes");
   c.pause_quanta = static_cast<std::uint16_t>(pfc.integer("pause_quanta"));
   c.refresh_quanta = static_cast<std::uint16_t>(pfc.integer("refresh_quanta"));
+  c.impl = parse_block_impl(pfc.text("impl"));
   return c;
 }
 
 sc_core::sc_time pause_time(std::uint32_t quanta, double gbps) {
   // Serializing quanta x 512 bits: exact to the picosecond as a frame's time is.
   return serialization_time(std::uint64_t{quanta} * packet::kBitTimesPerQuantum, gbps);
-}
-
-void PauseTimers::apply(const packet::PfcPause& pause, const sc_core::sc_time& now) {
-  for (unsigned p = 0; p < packet::kPfcPriorities; ++p) {
-    if (!((pause.enabled >> p) & 1u)) continue;
-    if (until_[p] > now) {
-      closed_[p] += now - since_[p];  // the running pause ends now, replaced
-    } else {
-      closed_[p] += until_[p] - since_[p];
-    }
-    since_[p] = now;
-    until_[p] = now + pause_time(pause.quanta[p], gbps_);
-  }
-}
-
-std::uint8_t PauseTimers::paused(const sc_core::sc_time& now) const {
-  std::uint8_t mask = 0;
-  for (unsigned p = 0; p < packet::kPfcPriorities; ++p) {
-    if (until_[p] > now) mask = static_cast<std::uint8_t>(mask | (1u << p));
-  }
-  return mask;
-}
-
-sc_core::sc_time PauseTimers::next_expiry(const sc_core::sc_time& now) const {
-  sc_core::sc_time next = sc_core::SC_ZERO_TIME;
-  for (const auto& until : until_) {
-    if (until > now && (next == sc_core::SC_ZERO_TIME || until < next)) next = until;
-  }
-  return next;
-}
-
-sc_core::sc_time PauseTimers::paused_time(unsigned p, const sc_core::sc_time& now) const {
-  return closed_[p] + (std::min(until_[p], now) - std::min(since_[p], now));
 }
 
 }  // namespace rnicsim

@@ -91,6 +91,7 @@ struct Scoreboard {
   CosimMode mode = cosim_mode();
   std::size_t compared = 0;
   std::size_t accepted = 0;
+  std::array<std::size_t, 256> accepted_by_opcode{};
   std::array<std::size_t, packet::kParseErrorCount> rejected{};
   std::vector<std::string> mismatches;
 
@@ -103,6 +104,7 @@ struct Scoreboard {
       ++compared;
       if (expected.ok()) {
         ++accepted;
+        ++accepted_by_opcode[expected.packet.bth.opcode];
       } else {
         ++rejected[static_cast<std::size_t>(*expected.error)];
       }
@@ -345,6 +347,12 @@ TYPED_TEST(PacketParserCosim, EveryOpcodeInEveryLayoutAgreesWithTheModel) {
   EXPECT_EQ(board.rejected_for(ParseError::kUnsupportedOpcode), (256u - 38u) * 4u);
   EXPECT_GT(board.rejected_for(ParseError::kPayloadLength), 38u * 4u);
   EXPECT_GT(board.accepted, 38u * 4u * 5u);
+  // Each supported opcode, each a branch of the RTL's opcode table, accepted.
+  for (int opcode = 0; opcode < 256; ++opcode) {
+    if (packet::find_opcode(static_cast<std::uint8_t>(opcode)) == nullptr) continue;
+    EXPECT_GT(board.accepted_by_opcode[static_cast<std::size_t>(opcode)], 0u)
+        << "opcode " << opcode << " never accepted";
+  }
 }
 
 TYPED_TEST(PacketParserCosim, FramesOfOneToSixBeatsBackToBackAgreeWithTheModel) {

@@ -7,7 +7,8 @@
 // Stimulus: every MPS and MRRS from 128 to 4096 bytes; addresses biased
 // towards 4 KiB and size boundaries; lengths from 1 byte to 64 KiB, biased
 // towards multiples of the sizes and their neighbours; TLP budgets from 1 to
-// unlimited.
+// unlimited; and corners by hand, among them an address across 2^63 and the
+// longest length the port takes.
 #include <gtest/gtest.h>
 #include <verilated.h>
 
@@ -155,6 +156,13 @@ struct Scoreboard {
   std::size_t requests = 0;
   std::size_t tlps = 0;
   std::size_t cut_by_budget = 0;  // requests whose TLP budget ended them early
+  // The cases the RTL tells apart: reads (cut at MRRS) and writes (at MPS),
+  // requests ended by their length, and TLPs ended at a size boundary
+  // before reaching the size (an unaligned start).
+  std::size_t reads = 0;
+  std::size_t writes = 0;
+  std::size_t ended_by_length = 0;
+  std::size_t short_of_a_boundary = 0;
   std::vector<std::string> mismatches;
 
   void compare(const std::vector<Request>& requests_in, const Sizes& sizes, const RtlRun& rtl) {
@@ -169,6 +177,14 @@ struct Scoreboard {
       std::uint64_t covered = 0;
       for (const TlpOut& t : want) covered += t.length;
       if (covered < r.length) ++cut_by_budget;
+      if (covered == r.length) ++ended_by_length;
+      ++(r.write ? writes : reads);
+      const std::uint32_t size = r.write ? sizes.mps : sizes.mrrs;
+      for (const TlpOut& t : want) {
+        if (t.length < size && (t.address + t.length) % size == 0 && !t.last) {
+          ++short_of_a_boundary;
+        }
+      }
       tlps += want.size();
       if (mode != CosimMode::kCrossCheck) continue;
       for (const TlpOut& w : want) {
@@ -260,6 +276,10 @@ TEST(RequestSplitterCosim, RandomRequestsUnderRandomStallsAgreeWithTheModel) {
   EXPECT_TRUE(board.mismatches.empty()) << board.report();
   // Requests cut short by their TLP budget occur often, and so do long ones.
   EXPECT_GT(board.cut_by_budget, 1000u);
+  EXPECT_GT(board.ended_by_length, 1000u);
+  EXPECT_GT(board.reads, 1000u);
+  EXPECT_GT(board.writes, 1000u);
+  EXPECT_GT(board.short_of_a_boundary, 1000u);
   EXPECT_GT(board.tlps, 10u * board.requests);
 }
 
@@ -275,6 +295,8 @@ TEST(RequestSplitterCosim, DirectedCornersAgreeWithTheModel) {
       {true, 0x1001, 4096, 2},     // cut by the budget after two
       {false, 0x3FFFFFFFFFFFF000, 4096, 65535},
       {true, 0x7, 1, 1},
+      {true, 0x7FFFFFFFFFFFFF80, 600, 64},  // 128, 256, 216 across 2^63: the top address bit
+      {false, 0x2000, 0xFFFFFFFF, 3},       // the longest length, cut by its budget
   };
   const RtlRun rtl = run_rtl_unless_model_only<Vrequest_splitter>(
       requests, sizes, 1, Stalls{0.5, 0.5}, total_tlps(requests, sizes));

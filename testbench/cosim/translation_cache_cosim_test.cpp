@@ -34,8 +34,8 @@
 #include <memory>
 #include <optional>
 #include <random>
-#include <set>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -123,6 +123,8 @@ struct ModelRun {
   std::size_t refills = 0;    // a fill of a present entry
   std::size_t invalidated_present = 0;
   std::size_t invalidated_absent = 0;
+  // The evictions by the way they happened in: each way must see some.
+  std::vector<std::size_t> evictions_by_way;
 };
 
 // A look at one index between operations, the RTL's probe port: after the
@@ -136,8 +138,12 @@ ModelRun replay(const std::vector<Op>& ops, const CacheGeometry& geometry,
                 const std::vector<Probe>& probes = {}) {
   TranslationCache<std::uint64_t> cache(geometry, 0);
   const std::uint64_t sets = geometry.entries / geometry.ways;
-  std::set<std::uint64_t> resident;  // to see evictions from outside the model
+  // The index each line holds, empty while invalid, mirrored from outside
+  // the model: way w of set s is line s x ways + w, as the model lays them out.
+  std::vector<std::optional<std::uint64_t>> lines(geometry.entries);
+  const auto set_of = [&](std::uint64_t index) { return &lines[(index % sets) * geometry.ways]; };
   ModelRun run;
+  run.evictions_by_way.assign(geometry.ways, 0);
   std::size_t next_probe = 0;
   const auto peek_until = [&](std::size_t taken) {
     for (; next_probe < probes.size() && probes[next_probe].taken_before <= taken; ++next_probe) {
@@ -162,21 +168,28 @@ ModelRun replay(const std::vector<Op>& ops, const CacheGeometry& geometry,
           ++run.refills;
           break;
         }
-        for (auto it = resident.begin(); it != resident.end();) {
-          if (*it % sets == op.index % sets && !cache.peek(*it)) {
-            ++run.evictions;
-            it = resident.erase(it);
-          } else {
-            ++it;
-          }
+        // The way it took: the first invalid one, else the one whose entry
+        // the model pushed out.
+        std::optional<std::uint64_t>* set = set_of(op.index);
+        std::uint32_t way = 0;
+        while (way < geometry.ways && set[way]) ++way;
+        if (way == geometry.ways) {
+          way = 0;
+          while (way < geometry.ways && cache.peek(*set[way])) ++way;
+          if (way == geometry.ways) throw std::logic_error("the replay lost the model's ways");
+          ++run.evictions;
+          ++run.evictions_by_way[way];
         }
-        resident.insert(op.index);
+        set[way] = op.index;
         break;
       }
       case Kind::kInvalidate:
         if (cache.peek(op.index)) {
           ++run.invalidated_present;
-          resident.erase(op.index);
+          std::optional<std::uint64_t>* set = set_of(op.index);
+          for (std::uint32_t w = 0; w < geometry.ways; ++w) {
+            if (set[w] == op.index) set[w].reset();
+          }
         } else {
           ++run.invalidated_absent;
         }
@@ -618,6 +631,14 @@ Verdict judge(const CacheRun& run, const CacheGeometry& geometry) {
   return verdict;
 }
 
+// A full set's victim can be any of its ways, and the run must have evicted
+// from each (the LRU order, not one fixed way, picks it).
+void expect_evictions_in_every_way(const ModelRun& run) {
+  for (std::size_t w = 0; w < run.evictions_by_way.size(); ++w) {
+    EXPECT_GT(run.evictions_by_way[w], 0u) << "no eviction from way " << w;
+  }
+}
+
 // ---------------------------------------------------------------------------
 
 TEST(TranslationCacheCosim, RandomOperationsUnderRandomStallsAgreeWithTheModel) {
@@ -632,6 +653,7 @@ TEST(TranslationCacheCosim, RandomOperationsUnderRandomStallsAgreeWithTheModel) 
   EXPECT_GT(verdict.misses, 2000u);
   if (verdict.model) {
     EXPECT_GT(verdict.model->evictions, 1000u);
+    expect_evictions_in_every_way(*verdict.model);
     EXPECT_GT(verdict.model->refills, 300u);
     EXPECT_GT(verdict.model->invalidated_present, 100u);
     EXPECT_GT(verdict.model->invalidated_absent, 300u);
@@ -652,6 +674,7 @@ TEST(TranslationCacheCosim, DirectMappedAndOneSetCachesAgreeWithTheModel) {
   EXPECT_TRUE(direct_verdict.mismatches.empty()) << direct_verdict.report;
   if (direct_verdict.model) {
     EXPECT_GT(direct_verdict.model->evictions, 300u);
+    expect_evictions_in_every_way(*direct_verdict.model);
   }
 
   const CacheRun one_set =
@@ -660,6 +683,7 @@ TEST(TranslationCacheCosim, DirectMappedAndOneSetCachesAgreeWithTheModel) {
   EXPECT_TRUE(one_set_verdict.mismatches.empty()) << one_set_verdict.report;
   if (one_set_verdict.model) {
     EXPECT_GT(one_set_verdict.model->evictions, 300u);
+    expect_evictions_in_every_way(*one_set_verdict.model);
   }
 }
 
@@ -675,6 +699,7 @@ TEST(TranslationCacheCosim, TheNicsGeometryAgreesWithTheModel) {
   EXPECT_GT(verdict.misses, 3000u);
   if (verdict.model) {
     EXPECT_GT(verdict.model->evictions, 1000u);
+    expect_evictions_in_every_way(*verdict.model);
   }
 }
 

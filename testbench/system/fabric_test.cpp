@@ -133,9 +133,10 @@ TEST(Pfc, TsharkDecodesEveryPauseFrameAsClassBasedFlowControl) {
       ++written;
     });
     sc_core::sc_start(sc_core::SC_ZERO_TIME);
-    port.set_congested(0x08, true);  // a pause, then refreshes every 2000 quanta (10.24 us)
+    port.buffer_level(0x08,
+                      1);  // past XOFF (0): a pause, then refreshes every 2000 quanta (10.24 us)
     sc_core::sc_start(nanoseconds(30000));
-    port.set_congested(0x08, false);  // a resume
+    port.buffer_level(0x08, 0);  // at XON (0): a resume
     sc_core::sc_start(nanoseconds(1000));
   }
   ASSERT_EQ(written, 4u);  // pause at 0, refreshes at 10.24 and 20.48 us, resume at 30 us
@@ -173,7 +174,7 @@ TEST(Pfc, TsharkDecodesEveryPauseFrameAsClassBasedFlowControl) {
 struct FlowsResult {
   std::uint64_t drops = 0;  // switches' and NICs' receive buffers'
   std::uint64_t retransmitted = 0;
-  std::uint64_t pauses = 0;  // PFC frames the switches sent
+  std::uint64_t pauses = 0;        // PFC frames the switches sent
   std::uint64_t cnps_handled = 0;  // DCQCN: CNPs that cut a QP's rate
 };
 

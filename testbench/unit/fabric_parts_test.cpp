@@ -17,6 +17,7 @@
 #include "switch/red_marker.hpp"
 #include "switch/routing.hpp"
 #include "wire/pfc.hpp"
+#include "wire/pfc_unit.hpp"
 
 namespace rnicsim {
 namespace {
@@ -49,24 +50,37 @@ TEST(PfcFrame, HasThe8021QbbLayoutAndDecodesBack) {
   EXPECT_TRUE(packet::is_mac_control(plain_pause.data(), plain_pause.size()));
 }
 
-TEST(PauseTimers, APauseLastsItsQuantaTimes512BitTimesAndAResumeEndsIt) {
-  PauseTimers timers(100);
+TEST(PfcUnit, APauseLastsItsQuantaTimes512BitTimesAndAResumeEndsIt) {
+  PfcConfig config;
+  config.enabled = true;
+  const auto unit = make_model_pfc_unit(config, 100, {2, 0, 0, 0, 0, 9});
   packet::PfcPause pause;
   pause.enabled = 0x08;
   pause.quanta[3] = 1000;  // 512,000 bits at 100 Gbit/s: 5.12 us
-  const sc_core::sc_time t0 = nanoseconds(100);
-  timers.apply(pause, t0);
-  EXPECT_EQ(timers.paused(t0), 0x08);
-  EXPECT_EQ(timers.next_expiry(t0), t0 + nanoseconds(5120));
-  EXPECT_EQ(timers.paused(t0 + nanoseconds(5119.999)), 0x08);
-  EXPECT_EQ(timers.paused(t0 + nanoseconds(5120)), 0);
-  timers.apply(pause, t0 + nanoseconds(6000));
+  const std::vector<std::uint8_t> pause_frame = packet::encode_pfc({2, 0, 0, 0, 0, 1}, pause);
+  const std::uint64_t t0 = 100'000;
+  const PfcReceived received = unit->receive(pause_frame.data(), pause_frame.size(), t0);
+  EXPECT_TRUE(received.control);
+  EXPECT_EQ(received.pauses, 0x08);
+  EXPECT_EQ(unit->paused(), 0x08);
+  EXPECT_EQ(unit->resume_in_ps(), 5'120'000u);
+  unit->advance(t0 + 5'119'999);
+  EXPECT_EQ(unit->paused(), 0x08);
+  unit->advance(t0 + 5'120'000);
+  EXPECT_EQ(unit->paused(), 0);
+  unit->receive(pause_frame.data(), pause_frame.size(), t0 + 6'000'000);
   packet::PfcPause resume;
   resume.enabled = 0x08;
-  timers.apply(resume, t0 + nanoseconds(7000));
-  EXPECT_EQ(timers.paused(t0 + nanoseconds(7000)), 0);
-  EXPECT_EQ(timers.paused_time(3, t0 + nanoseconds(9000)), nanoseconds(5120 + 1000));
+  const std::vector<std::uint8_t> resume_frame = packet::encode_pfc({2, 0, 0, 0, 0, 1}, resume);
+  EXPECT_EQ(unit->receive(resume_frame.data(), resume_frame.size(), t0 + 7'000'000).resumes, 0x08);
+  EXPECT_EQ(unit->paused(), 0);
+  EXPECT_EQ(unit->paused_ps(3, t0 + 9'000'000), 5'120'000u + 1'000'000u);
   EXPECT_EQ(pause_time(65535, 100), picoseconds(335539200));  // 335.5 us
+  EXPECT_EQ(whole_quantum_ps(100), 5120u);
+  EXPECT_EQ(whole_quantum_ps(400), 1280u);
+  EXPECT_FALSE(whole_quantum_ps(3).has_value());
+  // A whole quantum, but 65535 of them round up in the model's pause time.
+  EXPECT_FALSE(whole_quantum_ps(512000.0 / 16777215).has_value());
 }
 
 std::vector<std::uint8_t> roce_frame(std::uint8_t tos) {
@@ -150,6 +164,7 @@ TEST(BufferManager, LosslessIngressTakesHeadroomOnlyPastXoffAndAsksForAPause) {
   std::vector<BufferCharge> held;
   for (int i = 0; i < 3; ++i) held.push_back(buffer.admit(0, 3, 1, 3, 1000).charge);
   EXPECT_TRUE(buffer.over_xoff(0, 3));  // 3000 > 2000
+  EXPECT_EQ(buffer.pfc_level(0, 3), 3000u);
   for (int i = 0; i < 3; ++i) {
     const auto a = buffer.admit(0, 3, 1, 3, 1000);
     ASSERT_EQ(a.drop, DropCause::kNone);
@@ -159,9 +174,12 @@ TEST(BufferManager, LosslessIngressTakesHeadroomOnlyPastXoffAndAsksForAPause) {
   EXPECT_EQ(buffer.admit(0, 3, 1, 3, 1000).drop, DropCause::kHeadroom);
   for (std::size_t i = 1; i < 6; ++i) {
     EXPECT_FALSE(buffer.at_xon(0, 3)) << i;
+    // While headroom is in use the level stays past any XOFF.
+    EXPECT_GT(buffer.pfc_level(0, 3), c.pfc.xoff_bytes) << i;
     buffer.release(held[i]);
   }
   EXPECT_TRUE(buffer.at_xon(0, 3));  // 1000 B left, no headroom
+  EXPECT_EQ(buffer.pfc_level(0, 3), 1000u);
 }
 
 TEST(EgressScheduler, DwrrWeightsOneToThreeShareTheLinkOneToThree) {

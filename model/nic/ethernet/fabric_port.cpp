@@ -129,15 +129,10 @@ void FabricPort::received(Transfer&& frame) {
 }
 
 void FabricPort::check_buffer() {
-  const PfcConfig& pfc = config_.mac.pfc;
-  if (!pfc.enabled) return;
-  // The MAC remembers what it asked of its peer: it sends only changes.
-  const std::uint64_t held = rx.held_bytes();
-  if (held > pfc.xoff_bytes) {
-    mac.set_congested(0xFF, true);
-  } else if (held <= pfc.xon_bytes) {
-    mac.set_congested(0xFF, false);
-  }
+  if (!config_.mac.pfc.enabled) return;
+  // One buffer for every priority. The MAC's PFC unit compares it with XOFF
+  // and XON and remembers what it asked of its peer: it sends only changes.
+  mac.buffer_level(0xFF, rx.held_bytes());
 }
 
 const StatisticsTable<FabricPortStats>& fabric_port_statistics() {
