@@ -1,7 +1,5 @@
 #include "wire/pfc.hpp"
 
-#include "common/time_units.hpp"
-
 namespace rnicsim {
 
 void declare_pfc_keys(config::Schema& schema) {
@@ -76,11 +74,6 @@ PfcConfig pfc_config(const config::Section& pfc) {
   c.refresh_quanta = static_cast<std::uint16_t>(pfc.integer("refresh_quanta"));
   c.impl = parse_block_impl(pfc.text("impl"));
   return c;
-}
-
-sc_core::sc_time pause_time(std::uint32_t quanta, double gbps) {
-  // Serializing quanta x 512 bits: exact to the picosecond as a frame's time is.
-  return serialization_time(std::uint64_t{quanta} * packet::kBitTimesPerQuantum, gbps);
 }
 
 }  // namespace rnicsim

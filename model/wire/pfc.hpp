@@ -9,7 +9,6 @@
 // NIC, nodes.<switch>.pfc for a switch's ports). The arithmetic is the MAC's
 // PFC unit (wire/pfc_unit.hpp).
 #include <cstdint>
-#include <systemc>
 
 #include "config/config.hpp"
 #include "config/run_config.hpp"
@@ -20,8 +19,5 @@ namespace rnicsim {
 
 void declare_pfc_keys(config::Schema& schema);
 PfcConfig pfc_config(const config::Section& pfc);
-
-// The time `quanta` pause quanta last at `gbps`: quanta x 512 bit times.
-sc_core::sc_time pause_time(std::uint32_t quanta, double gbps);
 
 }  // namespace rnicsim

@@ -6,7 +6,6 @@
 
 #include "common/time_units.hpp"
 #include "formats/mac_control.hpp"
-#include "wire/pfc.hpp"
 
 namespace rnicsim {
 
@@ -17,7 +16,7 @@ class ModelPfcUnit final : public PfcUnit {
   ModelPfcUnit(const PfcConfig& config, double gbps, const packet::MacAddress& source)
       : config_(config),
         lossless_(lossless_priorities(config)),
-        refresh_ps_(to_ps(pause_time(config.refresh_quanta, gbps))),
+        refresh_ps_(pause_ps(config.refresh_quanta, gbps)),
         gbps_(gbps),
         source_(source) {}
 
@@ -95,7 +94,7 @@ class ModelPfcUnit final : public PfcUnit {
       // The running pause, if any, ends now and is replaced.
       closed_[p] += std::min(until_[p], now_) - since_[p];
       since_[p] = now_;
-      until_[p] = now_ + to_ps(pause_time(pause.quanta[p], gbps_));
+      until_[p] = now_ + pause_ps(pause.quanta[p], gbps_);
     }
   }
 
@@ -134,6 +133,10 @@ class ModelPfcUnit final : public PfcUnit {
 
 }  // namespace
 
+std::uint64_t pause_ps(std::uint32_t quanta, double gbps) {
+  return to_ps(serialization_time(std::uint64_t{quanta} * packet::kBitTimesPerQuantum, gbps));
+}
+
 std::optional<std::uint64_t> whole_quantum_ps(double gbps) {
   const long double ps = static_cast<long double>(packet::kBitTimesPerQuantum) * 1000.0L / gbps;
   const long double nearest = std::round(ps);
@@ -142,7 +145,7 @@ std::optional<std::uint64_t> whole_quantum_ps(double gbps) {
   // longest: a rate that is not a binary fraction leaves a remainder that
   // 65535 quanta can round up.
   const auto quantum = static_cast<std::uint64_t>(nearest);
-  if (to_ps(pause_time(0xFFFF, gbps)) != 0xFFFF * quantum) return std::nullopt;
+  if (pause_ps(0xFFFF, gbps) != 0xFFFF * quantum) return std::nullopt;
   return quantum;
 }
 

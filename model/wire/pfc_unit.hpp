@@ -90,6 +90,10 @@ inline std::uint8_t lossless_priorities(const PfcConfig& config) {
   return config.enabled ? config.priorities : 0;
 }
 
+// The time `quanta` pause quanta last at `gbps`, in picoseconds: quanta x
+// 512 bit times, exact to the picosecond as a frame's time is.
+std::uint64_t pause_ps(std::uint32_t quanta, double gbps);
+
 // One pause quantum (512 bit times) at `gbps` in picoseconds, when that is a
 // whole number (5120 at 100 Gbit/s); nullopt otherwise.
 std::optional<std::uint64_t> whole_quantum_ps(double gbps);

@@ -563,7 +563,7 @@ TEST(FabricPriorities, APausedPriorityDoesNotHoldAnotherInTheNic) {
       EXPECT_EQ(wc.status, IBV_WC_SUCCESS);
     }
   });
-  const sc_core::sc_time pause_ends = paused_at + pause_time(65535, 100);
+  const sc_core::sc_time pause_ends = paused_at + picoseconds(pause_ps(65535, 100));
   ASSERT_EQ(starts[0].size(), 1024u);
   ASSERT_EQ(starts[3].size(), 1024u);
   for (const auto& t : starts[0]) {

@@ -75,7 +75,7 @@ TEST(PfcUnit, APauseLastsItsQuantaTimes512BitTimesAndAResumeEndsIt) {
   EXPECT_EQ(unit->receive(resume_frame.data(), resume_frame.size(), t0 + 7'000'000).resumes, 0x08);
   EXPECT_EQ(unit->paused(), 0);
   EXPECT_EQ(unit->paused_ps(3, t0 + 9'000'000), 5'120'000u + 1'000'000u);
-  EXPECT_EQ(pause_time(65535, 100), picoseconds(335539200));  // 335.5 us
+  EXPECT_EQ(pause_ps(65535, 100), 335'539'200u);  // 335.5 us
   EXPECT_EQ(whole_quantum_ps(100), 5120u);
   EXPECT_EQ(whole_quantum_ps(400), 1280u);
   EXPECT_FALSE(whole_quantum_ps(3).has_value());
