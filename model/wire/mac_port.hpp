@@ -110,8 +110,6 @@ class MacPort : public sc_core::sc_module {
   MacPriorityStats priority_stats(unsigned priority) const;
   // Bit i: priority i may not start a frame now.
   std::uint8_t paused_now();
-  // Which PFC unit the port has: "model" or "rtl".
-  const char* pfc_unit_name() const { return pfc_->name(); }
 
  private:
   struct Arrival {

@@ -8,11 +8,8 @@
 // PfcConfig is the "pfc" section (a node section: nodes.<name>.pfc for a
 // NIC, nodes.<switch>.pfc for a switch's ports). The arithmetic is the MAC's
 // PFC unit (wire/pfc_unit.hpp).
-#include <cstdint>
-
 #include "config/config.hpp"
 #include "config/run_config.hpp"
-#include "formats/mac_control.hpp"
 #include "wire/pfc_unit.hpp"  // PfcConfig
 
 namespace rnicsim {

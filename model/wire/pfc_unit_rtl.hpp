@@ -3,7 +3,7 @@
 // contract), clocked call by call: a call's first cycle carries the time
 // since the last call (elapsed_ps_i), the rest take no time (a frame's later
 // beats, the cycles a level waits for the unit, the PFC frames it sends).
-// Its cycles are counted, not charged: the MAC's timing stays the model's.
+// Its cycles are not charged: the MAC's timing stays the model's.
 //
 // RtlPfcUnit<Top> serves any verilated parameter set of the block (the
 // co-simulation tests use both widths and the test-only fault);
@@ -122,14 +122,11 @@ class RtlPfcUnit final : public PfcUnit {
     return paused;
   }
 
-  std::uint64_t cycles() const { return cycles_; }
-  Top& top() { return top_; }
-
  private:
   static constexpr std::uint64_t kMaxBytes = (std::uint64_t{1} << 48) - 1;
   static constexpr std::uint64_t kMaxElapsed = (std::uint64_t{1} << 48) - 1;
-  static constexpr int kMaxCycles = 64;
-  static constexpr std::size_t kBytesRead = 64;  // a stuck RTL fails rather than hangs
+  static constexpr int kMaxCycles = 64;  // a stuck RTL fails rather than hangs
+  static constexpr std::size_t kBytesRead = 64;
 
   // The first cycle of a call carries the time since the last call: more
   // than any timer holds is the same as all of it.
@@ -146,7 +143,7 @@ class RtlPfcUnit final : public PfcUnit {
     if (top_.m_tx_valid_o) {
       std::uint8_t beat[kDataBytes];
       const std::size_t lanes = keep_count();
-      get_beat(beat, lanes);
+      rtl_bridge::get_bytes(top_.m_tx_data_o, beat, lanes);
       sending_.insert(sending_.end(), beat, beat + lanes);
       if (top_.m_tx_last_o) frames_.push_back(std::exchange(sending_, {}));
     }
@@ -154,7 +151,6 @@ class RtlPfcUnit final : public PfcUnit {
   void edge() {
     rtl_bridge::rise(top_);
     top_.elapsed_ps_i = 0;  // the call's later cycles take no time
-    ++cycles_;
   }
   // Clocks until no PFC frame is being sent or waits to be: no cycle at all
   // when none does (the common case: a data frame, a level that changes
@@ -176,14 +172,6 @@ class RtlPfcUnit final : public PfcUnit {
     // Up to 64 lanes: Verilator gives the keep port an integer type.
     return (static_cast<std::uint64_t>(top_.m_tx_keep_o) >> lane) & 1u;
   }
-  void get_beat(std::uint8_t* beat, std::size_t lanes) const {
-    if constexpr (kDataBytes <= 8) {
-      const std::uint64_t data = top_.m_tx_data_o;
-      for (std::size_t i = 0; i < lanes; ++i) beat[i] = static_cast<std::uint8_t>(data >> (8 * i));
-    } else {
-      rtl_bridge::get_bytes(top_.m_tx_data_o, beat, lanes);
-    }
-  }
   std::logic_error stuck(const std::string& what) const {
     return std::logic_error("rtl/pfc_unit " + what);
   }
@@ -191,7 +179,6 @@ class RtlPfcUnit final : public PfcUnit {
   mutable Top top_;
   bool whole_frames_;
   std::uint64_t now_ = 0;
-  std::uint64_t cycles_ = 0;
   std::vector<std::uint8_t> sending_;  // the PFC frame leaving, so far
 };
 

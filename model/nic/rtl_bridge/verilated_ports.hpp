@@ -10,14 +10,20 @@
 #include <cstring>
 #include <random>
 
+#include "common/little_endian.hpp"
+
 namespace rnicsim::rtl_bridge {
 
 // Narrow ports: `length` bytes from `bytes` into the low lanes, zeros above.
 template <typename Port>
 void set_bytes(Port& port, const std::uint8_t* bytes, std::size_t length) {
-  std::uint64_t value = 0;
-  for (std::size_t i = 0; i < length; ++i) value |= std::uint64_t{bytes[i]} << (8 * i);
-  port = static_cast<Port>(value);
+  port = static_cast<Port>(load_little_endian(bytes, length));
+}
+
+// Narrow ports: the low `length` bytes, the other way.
+template <typename Port>
+void get_bytes(const Port& port, std::uint8_t* bytes, std::size_t length) {
+  store_little_endian(static_cast<std::uint64_t>(port), bytes, length);
 }
 
 // A wide port's words hold its bytes in memory order on a little-endian
