@@ -25,7 +25,12 @@ rdma_cm_example         a connection made with the simulator's librdmacm (the ex
                         DISCONNECTED, exit 0.
 write_lat_rdma_cm       Debian's ib_write_lat -R (rdma_cm for its own exchange and the test
                         QP) completes and prints a result line on both sides; skipped
-                        (exit 77) when perftest is not installed.
+                        (exit 77) when perftest is not installed. On a machine that does
+                        not trap RDTSC (rnicsim exec says so) both sides must still run
+                        over rdma_cm and end (exit 0, or perftest's failed calibration of
+                        its TSC against the simulated gettimeofday), but their result
+                        lines, timed by get_cycles in wall-clock cycles (inf when that
+                        calibration failed), are not checked: skipped (77) after that.
 """
 import os
 import re
@@ -34,6 +39,10 @@ import sys
 import time
 
 PINGPONG = ["ibv_rc_pingpong", "-g", "0", "-c", "-p", "{port}"]
+# rnicsim exec's warning when the TSC trap does not work here (model/program/exec).
+NO_TSC_TRAP = "does not trap RDTSC"
+# perftest's calibration of its TSC against gettimeofday failing (get_clock.c).
+CALIBRATION_FAILED = "Correlation coefficient r^2"
 PRESET = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "configs",
                       "cx5_100g.json")
 
@@ -182,13 +191,21 @@ def check_write_lat_rdma_cm(rnicsim, *_):
         sys.exit(77)
     lat = ["ib_write_lat", "-R", "-n", "200", "-p", "{port}"]
     r = run_exec(rnicsim, [PRESET, "--"] + lat + [":::"] + lat + ["{server}"], timeout=240)
-    if r.returncode != 0:
+    said = [l for l in r.stderr.splitlines() if NO_TSC_TRAP in l]
+    if len(said) > 1:
+        fail("rnicsim exec said %d times that this machine does not trap RDTSC" % len(said), r)
+    if r.returncode != 0 and not (said and CALIBRATION_FAILED in r.stderr):
         fail("ib_write_lat -R failed", r)
+    if len(re.findall(r"Data ex\. method\s*:\s*rdma_cm", r.stdout)) != 2:
+        fail("expected both sides to say they exchanged their data by rdma_cm", r)
+    if said:
+        print("SKIP: ib_write_lat -R ran over rdma_cm on both sides (exit %d), but this machine "
+              "does not trap RDTSC: perftest's get_cycles reads wall-clock cycles, so its result "
+              "lines are not simulated and are not checked.\n%s" % (r.returncode, said[0]))
+        sys.exit(77)
     rows = [l for l in r.stdout.splitlines() if re.match(r"\s*2\s+200\s+\d", l)]
     if len(rows) != 2:
         fail("expected a result line (2 bytes, 200 iterations) from each side", r)
-    if len(re.findall(r"Data ex\. method\s*:\s*rdma_cm", r.stdout)) != 2:
-        fail("expected both sides to say they exchanged their data by rdma_cm", r)
     print("ib_write_lat -R:", "; ".join(l.strip() for l in rows))
 
 

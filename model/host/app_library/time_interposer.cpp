@@ -10,7 +10,10 @@
 // at the rate /proc/cpuinfo reports, which perftest checks against its own
 // sample of it. Each read costs the reader a little simulated time, so a
 // program that spins on the clock sees it advance without asking the
-// simulator. Sleeping is a wait in simulated time.
+// simulator. Sleeping is a wait in simulated time. Some hosts accept the
+// prctl and never fault (a Firecracker VM on AMD EPYC): RDTSC then reads
+// the host's TSC; rnicsim exec checks the host once and says so
+// (program/exec/exec_command.cpp), and the time calls stay simulated.
 #include <dlfcn.h>
 #include <pthread.h>
 #include <signal.h>

@@ -5,6 +5,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <sys/personality.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -114,6 +115,71 @@ std::string cpuinfo_mhz() {
     }
   }
   return "1000";
+}
+
+// The TSC trap (host/app_library/time_interposer.cpp) on this host: a child
+// sets prctl(PR_SET_TSC, PR_TSC_SIGSEGV), as the library does in each
+// program, and reads the TSC once; its SIGSEGV handler counts the fault and
+// lets the TSC be read again. Some hosts accept the prctl yet never fault
+// (a Firecracker VM on AMD EPYC): the programs' RDTSC then reads the host's.
+volatile sig_atomic_t tsc_faults = 0;
+
+void count_tsc_fault(int) {
+  tsc_faults = tsc_faults + 1;
+  prctl(PR_SET_TSC, PR_TSC_ENABLE, 0, 0, 0);  // the RDTSC runs again, untrapped
+}
+
+// Exits 0 when the RDTSC faulted, 1 when it did not, 2 when the trap could
+// not be set. Only async-signal-safe calls: the launcher may have threads.
+[[noreturn]] void probe_tsc_trap_in_child() {
+  struct sigaction action {};
+  action.sa_handler = count_tsc_fault;
+  sigemptyset(&action.sa_mask);
+  sigset_t segv;
+  sigemptyset(&segv);
+  sigaddset(&segv, SIGSEGV);
+  if (sigaction(SIGSEGV, &action, nullptr) != 0 || sigprocmask(SIG_UNBLOCK, &segv, nullptr) != 0 ||
+      prctl(PR_SET_TSC, PR_TSC_SIGSEGV, 0, 0, 0) != 0) {
+    _exit(2);
+  }
+#if defined(__x86_64__) || defined(__i386__)
+  unsigned low = 0;
+  unsigned high = 0;
+  __asm__ volatile("rdtsc" : "=a"(low), "=d"(high) : : "memory");
+  _exit(tsc_faults > 0 ? 0 : 1);
+#else
+  _exit(2);  // no TSC to trap
+#endif
+}
+
+// Empty when the TSC trap works here, else what is wrong with it.
+std::string tsc_trap_problem() {
+  const pid_t pid = fork();
+  if (pid == 0) probe_tsc_trap_in_child();
+  int status = -1;
+  if (pid > 0) {
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+  }
+  const int code = pid > 0 && WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  if (code == 0) return "";
+  if (code == 1) return "prctl(PR_SET_TSC, PR_TSC_SIGSEGV) succeeds but RDTSC does not fault";
+  if (code == 2) return "prctl(PR_SET_TSC, PR_TSC_SIGSEGV) is refused";
+  return "a probe of prctl(PR_SET_TSC, PR_TSC_SIGSEGV) did not complete";
+}
+
+// Says once, on a host whose TSC the library cannot trap, what the programs'
+// times are then. The run goes on: the time calls stay simulated, and
+// programs that read nothing else (ibv_rc_pingpong, rdma_cm_example) are
+// unaffected. testbench/exec's checkers look for "does not trap RDTSC".
+void warn_if_tsc_untrapped(std::ostream& err) {
+  if (std::getenv("RNICSIM_NO_TSC_TRAP") != nullptr) return;  // asked for (README)
+  const std::string problem = tsc_trap_problem();
+  if (problem.empty()) return;
+  err << "rnicsim exec: this machine does not trap RDTSC: " << problem
+      << ". Programs that read the TSC directly (perftest's get_cycles) see the host's "
+         "wall-clock cycles, so the times they report are not simulated; the C library's "
+         "time calls and sleeps are still simulated.\n";
 }
 
 void start(App& app, const std::string& tsc_mhz) {
@@ -603,6 +669,7 @@ int exec_command(const ExecOptions& options, std::ostream& err) {
   const PerfEnds ends = perf_ends(run, c.topology);
   run.require_all_read("perf");
 
+  warn_if_tsc_untrapped(err);
   Testbed testbed("testbed", c);
   // As perf's: every wire (or, switched, every MAC) tapped before the run.
   std::unique_ptr<WireCapture> capture;
