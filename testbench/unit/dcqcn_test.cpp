@@ -1,32 +1,34 @@
 // DCQCN's reaction point (nic/congestion/dcqcn.hpp, rate_limiters.hpp):
-// hand-worked sequences. The rates below are exact in binary floating point
-// (halvings of 100 Gbit/s), so they are compared exactly.
+// hand-worked sequences. The model is fixed point (whole bit/s, alpha in
+// 2^-20ths, divisions rounding down), so every value is compared exactly.
 #include "nic/congestion/dcqcn.hpp"
 
 #include <gtest/gtest.h>
 
+#include "nic/congestion/rate_limiter.hpp"
 #include "nic/congestion/rate_limiters.hpp"
 
 namespace rnicsim {
 namespace {
 
 constexpr std::uint64_t kUs = 1'000'000;  // ps
-constexpr double kGbps = 1e9;
+constexpr std::uint64_t kGbps = 1'000'000'000;
+constexpr std::uint32_t kOne = kAlphaOne;
 
 DcqcnParameters paper() {
   DcqcnParameters p;
   p.preset = DcqcnPreset::kPaper;
   p.line_rate_bps = 100 * kGbps;
-  p.g = 1.0 / 256;
-  p.initial_alpha = 1;
-  p.decrease_log2 = 1;
+  p.g = kOne / 256;
+  p.initial_alpha = kOne;
+  p.cut_shift = 21;  // alpha / 2
   p.alpha_period_ps = 55 * kUs;
   p.timer_ps = 55 * kUs;
   p.byte_counter_bytes = 10'000'000;
   p.threshold = 5;
-  p.additive_increase_bps = 40e6;
-  p.hyper_increase_bps = 200e6;
-  p.min_rate_bps = 100e6;
+  p.additive_increase_bps = 40'000'000;
+  p.hyper_increase_bps = 200'000'000;
+  p.min_rate_bps = 100'000'000;
   return p;
 }
 
@@ -34,19 +36,18 @@ DcqcnParameters firmware() {
   DcqcnParameters p;
   p.preset = DcqcnPreset::kFirmware;
   p.line_rate_bps = 100 * kGbps;
-  p.g = 5.0 / 1024;
-  p.initial_alpha = 1;  // 1024/1024: cuts below are exact halvings
-  p.alpha_units = 1024;
-  p.decrease_log2 = 11;
-  p.min_decrease_factor = 0.5;
-  p.min_rate_bps = 1e6;
+  p.g = 5 << 10;           // dce_tcp_g 1019: (1024 - 1019) / 1024
+  p.initial_alpha = kOne;  // 1024/1024: cuts below are exact halvings
+  p.cut_shift = 10 + 11;   // rpg_gd 11
+  p.min_decrease_percent = 50;
+  p.min_rate_bps = 1'000'000;
   p.alpha_period_ps = 1 * kUs;
   p.reduce_monitor_ps = 4 * kUs;
   p.timer_ps = 300 * kUs;
   p.byte_counter_bytes = 32767;
   p.threshold = 1;
-  p.additive_increase_bps = 5e6;
-  p.hyper_increase_bps = 50e6;
+  p.additive_increase_bps = 5'000'000;
+  p.hyper_increase_bps = 50'000'000;
   p.clamp_target = false;
   return p;
 }
@@ -61,15 +62,16 @@ TEST(DcqcnPaper, FirstCnpHalvesTheRateAndFiveTimerEventsRecoverIt) {
   EXPECT_TRUE(rp.active());
   EXPECT_EQ(rp.rate_bps(), 50 * kGbps);
   EXPECT_EQ(rp.target_bps(), 100 * kGbps);
-  EXPECT_EQ(rp.alpha(), 1.0);  // (1 - g) x 1 + g
+  EXPECT_EQ(rp.alpha(), kOne);  // (1 - g) x 1 + g
   // Nothing happens until the first timer event, T after the cut.
   rp.advance(t0 + 55 * kUs - 1);
   EXPECT_EQ(rp.rate_bps(), 50 * kGbps);
-  const double expected[] = {75, 87.5, 93.75, 96.875, 98.4375};
+  const std::uint64_t expected[] = {75'000'000'000, 87'500'000'000, 93'750'000'000, 96'875'000'000,
+                                    98'437'500'000};
   for (int k = 1; k <= 5; ++k) {
     rp.advance(t0 + static_cast<std::uint64_t>(k) * 55 * kUs);
     EXPECT_EQ(rp.timer_events(), static_cast<std::uint32_t>(k));
-    EXPECT_EQ(rp.rate_bps(), expected[k - 1] * kGbps) << "timer event " << k;
+    EXPECT_EQ(rp.rate_bps(), expected[k - 1]) << "timer event " << k;
     // The fifth is additive increase: RT + 40 Mbit/s, capped at line rate.
     EXPECT_EQ(rp.target_bps(), 100 * kGbps);
   }
@@ -90,15 +92,16 @@ TEST(DcqcnPaper, AlphaDecaysOncePerAlphaPeriodWithoutCnp) {
   ReactionPoint rp(p);
   rp.cnp(0);
   rp.advance(55 * kUs - 1);
-  EXPECT_EQ(rp.alpha(), 1.0);
+  EXPECT_EQ(rp.alpha(), kOne);
   rp.advance(3 * 55 * kUs);
-  const double decay = 1 - 1.0 / 256;
-  EXPECT_DOUBLE_EQ(rp.alpha(), decay * decay * decay);
-  // A CNP cuts by the decayed alpha, then raises alpha by g.
-  const double alpha = rp.alpha();
+  // (255/256)^3 in 2^-20ths, each step rounded down: 1044480, 1040400,
+  // floor(1040400 x 1044480 / 2^20) = 1036335.
+  EXPECT_EQ(rp.alpha(), 1036335u);
+  // A CNP cuts by the decayed alpha: 50e9 - floor(50e9 x 1036335 / 2^21);
+  // then alpha = floor(1036335 x 255/256) + g.
   rp.cnp(3 * 55 * kUs + 1);
-  EXPECT_DOUBLE_EQ(rp.rate_bps(), 50 * kGbps * (1 - alpha / 2));
-  EXPECT_DOUBLE_EQ(rp.alpha(), decay * alpha + 1.0 / 256);
+  EXPECT_EQ(rp.rate_bps(), 25'291'848'183u);
+  EXPECT_EQ(rp.alpha(), 1036382u);
 }
 
 TEST(DcqcnPaper, ByteCounterAndTimerTogetherReachHyperIncrease) {
@@ -112,13 +115,13 @@ TEST(DcqcnPaper, ByteCounterAndTimerTogetherReachHyperIncrease) {
   rp.sent(1000, 2);  // byte event 1 of F=2: fast recovery
   EXPECT_EQ(rp.rate_bps(), 37.5 * kGbps);
   rp.sent(1000, 3);  // byte event 2: one counter at F, additive
-  EXPECT_EQ(rp.target_bps(), 50 * kGbps + 40e6);
+  EXPECT_EQ(rp.target_bps(), 50 * kGbps + 40'000'000);
   rp.advance(1 + 55 * kUs);   // timer event 1: still additive
   rp.advance(1 + 110 * kUs);  // timer event 2: both at F: hyper, i = 1
   EXPECT_EQ(rp.timer_events(), 2u);
-  EXPECT_EQ(rp.target_bps(), 50 * kGbps + 2 * 40e6 + 200e6);
+  EXPECT_EQ(rp.target_bps(), 50 * kGbps + 2 * 40'000'000 + 200'000'000);
   rp.sent(1000, 1 + 110 * kUs);  // byte event 3, timer 2: i = 1 again
-  EXPECT_EQ(rp.target_bps(), 50 * kGbps + 2 * 40e6 + 2 * 200e6);
+  EXPECT_EQ(rp.target_bps(), 50 * kGbps + 2 * 40'000'000 + 2 * 200'000'000);
 }
 
 TEST(DcqcnPaper, LimiterLetsGoBackAtLineRate) {
@@ -135,7 +138,7 @@ TEST(DcqcnPaper, CutsStopAtTheMinimumRate) {
   const DcqcnParameters p = paper();
   ReactionPoint rp(p);
   for (int i = 0; i < 20; ++i) rp.cnp(static_cast<std::uint64_t>(i));
-  EXPECT_EQ(rp.rate_bps(), 100e6);
+  EXPECT_EQ(rp.rate_bps(), 100'000'000u);
 }
 
 TEST(DcqcnPaper, StateDoesNotDependOnHowOftenItIsLookedAt) {
@@ -162,12 +165,12 @@ TEST(DcqcnFirmware, TwoCnpsWithinOneMonitorPeriodCutOnce) {
 
 TEST(DcqcnFirmware, RpgGdIsTheLog2OfTheDivisorAndMinDecFacBoundsTheCut) {
   DcqcnParameters p = firmware();
-  p.decrease_log2 = 13;  // RC x (1 - 1024 / 8192)
+  p.cut_shift = 10 + 13;  // rpg_gd 13: RC x (1 - 1024 / 8192)
   ReactionPoint rp(p);
   rp.cnp(0);
-  EXPECT_EQ(rp.rate_bps(), 87.5 * kGbps);
+  EXPECT_EQ(rp.rate_bps(), 87'500'000'000u);
   DcqcnParameters q = firmware();
-  q.decrease_log2 = 10;  // (1 - 1024 / 1024): to zero, but rpg_min_dec_fac keeps half
+  q.cut_shift = 10 + 10;  // rpg_gd 10: (1 - 1024 / 1024): to 0, rpg_min_dec_fac keeps half
   ReactionPoint bounded(q);
   bounded.cnp(0);
   EXPECT_EQ(bounded.rate_bps(), 50 * kGbps);
@@ -182,10 +185,10 @@ TEST(DcqcnFirmware, FirstCnpSetsItsRateAndTargetFollowsOnlyWhenClamped) {
   EXPECT_EQ(rp.target_bps(), 10 * kGbps);
   rp.cnp(10 * kUs);  // clamp_tgt_rate off: RT stays
   // Alpha meanwhile: up in the first 1 us period (the CNP's: (1 - g) + g = 1),
-  // down in the nine after it.
-  double alpha = 1;
-  for (int i = 0; i < 9; ++i) alpha *= 1 - 5.0 / 1024;
-  EXPECT_DOUBLE_EQ(rp.rate_bps(), 10 * kGbps * (1 - alpha / 2));
+  // down in the nine after it, each step rounded down: 1003382; the cut is
+  // 10e9 - floor(10e9 x 1003382 / 2^21).
+  EXPECT_EQ(rp.alpha(), 1003382u);
+  EXPECT_EQ(rp.rate_bps(), 5'215'501'786u);
   EXPECT_EQ(rp.target_bps(), 10 * kGbps);
   DcqcnParameters q = firmware();
   q.clamp_target = true;
@@ -205,25 +208,96 @@ TEST(DcqcnFirmware, WithoutClampTheTargetFollowsTheFirstCutAfterAnIncrease) {
   EXPECT_EQ(rp.rate_bps(), 25 * kGbps);
   EXPECT_EQ(rp.target_bps(), 100 * kGbps);
   rp.advance(15 * kUs);  // a timer event: F = 1, additive: RT 100 (capped), RC 62.5
-  EXPECT_EQ(rp.rate_bps(), 62.5 * kGbps);
+  EXPECT_EQ(rp.rate_bps(), 62'500'000'000u);
   rp.cnp(16 * kUs);  // the first cut after an increase: RT = 62.5, RC 31.25
-  EXPECT_EQ(rp.target_bps(), 62.5 * kGbps);
-  EXPECT_EQ(rp.rate_bps(), 31.25 * kGbps);
+  EXPECT_EQ(rp.target_bps(), 62'500'000'000u);
+  EXPECT_EQ(rp.rate_bps(), 31'250'000'000u);
 }
 
 TEST(DcqcnFirmware, AlphaMovesOncePerPeriodUpOnlyIfACnpCame) {
   DcqcnParameters p = firmware();
-  p.initial_alpha = 0.5;
+  p.initial_alpha = kOne / 2;
   p.timer_ps = 1000 * kUs;
   ReactionPoint rp(p);
   rp.cnp(0);  // periods start: the first ends at 1 us with a CNP in it
-  EXPECT_EQ(rp.alpha(), 0.5);
+  EXPECT_EQ(rp.alpha(), kOne / 2);
   rp.advance(1 * kUs);
-  const double g = 5.0 / 1024;
-  EXPECT_DOUBLE_EQ(rp.alpha(), (1 - g) * 0.5 + g);
-  const double up = rp.alpha();
-  rp.advance(3 * kUs);  // two periods without
-  EXPECT_DOUBLE_EQ(rp.alpha(), up * (1 - g) * (1 - g));
+  EXPECT_EQ(rp.alpha(), 526848u);  // 2^19 x 1019/1024 + 5 x 2^10
+  rp.advance(3 * kUs);             // two periods without: floor(x 1019/1024) twice
+  EXPECT_EQ(rp.alpha(), 521715u);
+}
+
+TEST(DcqcnPaper, AlphaAtZeroStopsItsTimerUntilTheNextCnp) {
+  DcqcnParameters p = paper();
+  p.g = kOne;  // alpha = g after a CNP, then (1 - g) alpha = 0 a period later
+  p.timer_ps = 1000 * kUs;
+  ReactionPoint rp(p);
+  rp.cnp(0);
+  EXPECT_EQ(rp.alpha(), kOne);
+  rp.advance(55 * kUs);
+  EXPECT_EQ(rp.alpha(), 0u);
+  // The timer is stopped: a CNP long after is cut by alpha 0 (no cut), sets
+  // alpha to g, and restarts the timer a period from then.
+  rp.cnp(400 * kUs + 3);
+  EXPECT_EQ(rp.alpha(), kOne);
+  rp.advance(455 * kUs + 2);
+  EXPECT_EQ(rp.alpha(), kOne);
+  rp.advance(455 * kUs + 3);
+  EXPECT_EQ(rp.alpha(), 0u);
+}
+
+TEST(DcqcnFirmware, AlphaAtZeroRestartsItsPeriodsAtTheNextCnp) {
+  DcqcnParameters p = firmware();
+  p.g = kOne;  // one period without a CNP takes alpha to 0
+  p.timer_ps = 1000 * kUs;
+  ReactionPoint rp(p);
+  rp.cnp(0);            // periods end at 1, 2, ... us
+  rp.advance(2 * kUs);  // 1 us: up, alpha = g; 2 us: down to 0, the timer stops
+  EXPECT_EQ(rp.alpha(), 0u);
+  rp.cnp(10 * kUs + 500'000);  // periods start again: the next ends at 11.5 us
+  rp.advance(11 * kUs + 499'999);
+  EXPECT_EQ(rp.alpha(), 0u);
+  rp.advance(11 * kUs + 500'000);
+  EXPECT_EQ(rp.alpha(), kOne);  // the period held a CNP: up by g
+}
+
+TEST(DcqcnPaper, TimersWrapWithTheTime) {
+  // Times are modulo 2^64: a cut 10 us before the wrap has its timer event
+  // 45 us after it, as one 2^64 ps earlier would.
+  const DcqcnParameters p = paper();
+  ReactionPoint wrapped(p), plain(p);
+  const std::uint64_t before_wrap = 0 - 10 * kUs;
+  wrapped.cnp(before_wrap);
+  plain.cnp(1000 * kUs);
+  wrapped.advance(45 * kUs - 1);
+  plain.advance(1055 * kUs - 1);
+  EXPECT_EQ(wrapped.timer_events(), 0u);
+  wrapped.advance(45 * kUs);
+  plain.advance(1055 * kUs);
+  EXPECT_EQ(wrapped.timer_events(), 1u);
+  EXPECT_EQ(wrapped.rate_bps(), plain.rate_bps());
+  EXPECT_EQ(wrapped.alpha(), plain.alpha());
+}
+
+TEST(RateLimiter, PacingRoundsUpToTheNextPicosecond) {
+  EXPECT_EQ(pacing_ps(1000, 50 * kGbps), 160'000u);                  // exact
+  EXPECT_EQ(pacing_ps(1000, 75 * kGbps), 106'667u);                  // 106,666.67
+  EXPECT_EQ(pacing_ps(kMaxPacedBytes, 1000), 524'280'000'000'000u);  // 1 kbit/s: 524 s
+}
+
+TEST(RateLimiter, ModelBlockOpensOnlyItsSlots) {
+  const DcqcnParameters p = paper();
+  const auto block = make_model_rate_limiter(p, 2);
+  const RateLimiterState opened = block->open(1, 5 * kUs);
+  EXPECT_FALSE(opened.active);
+  EXPECT_EQ(opened.rate_bps, 100 * kGbps);
+  EXPECT_EQ(opened.alpha, kOne);
+  EXPECT_EQ(opened.next_send_ps, 5 * kUs);
+  EXPECT_THROW(block->open(2, 5 * kUs), std::out_of_range);
+  EXPECT_THROW(block->cnp(0, 5 * kUs), std::logic_error);  // never opened
+  EXPECT_TRUE(block->cnp(1, 6 * kUs).cut);
+  // Limited at 50 Gbit/s: the next packet waits this one's 1000 bytes from now.
+  EXPECT_EQ(block->sent(1, 1000, 7 * kUs).next_send_ps, 7 * kUs + 160'000);
 }
 
 TEST(RateLimiters, PacesALimitedQpAtItsRateAndWakesAtTheEarliest) {

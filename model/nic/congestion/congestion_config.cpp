@@ -1,5 +1,7 @@
 #include "nic/congestion/congestion_config.hpp"
 
+#include <cmath>
+
 namespace rnicsim {
 namespace {
 
@@ -16,13 +18,20 @@ void declare_dcqcn_keys(config::Schema& schema) {
                                 "(ConnectX's parameters: dcqcn.rpg_*, dcqcn.dce_tcp_*, ...); read "
                                 "on switched topologies")
                  .one_of({"off", "paper", "firmware"}));
+  schema.add(config::string_key("dcqcn.impl", "model",
+                                "implementation of the NIC's rate limiters (the reaction point's "
+                                "per-QP state and pacing): model, or rtl (rtl/rate_limiter, "
+                                "verilated; 1024 QPs)")
+                 .one_of({"model", "rtl"}));
   schema.add(integer_key("dcqcn.cnp_dscp", 48, "",
                          "the DSCP of the CNPs the NIC sends (NVIDIA's cnp_dscp default); its "
                          "class by qos.dscp_classes")
                  .at_most(63));
   // The paper's preset.
-  schema.add(number_key("dcqcn.g", 1.0 / 256, "", "paper: alpha's gain g (paper: 1/256)")
-                 .greater_than(0)
+  schema.add(number_key("dcqcn.g", 1.0 / 256, "",
+                        "paper: alpha's gain g (paper: 1/256), to the nearest 2^-20 (alpha's "
+                        "fixed point)")
+                 .at_least(1e-6)
                  .at_most(1));
   schema.add(number_key("dcqcn.alpha_timer_us", 55, "us",
                         "paper: alpha = (1 - g) alpha after this long without a CNP (paper: 55)")
@@ -123,20 +132,27 @@ void declare_dcqcn_keys(config::Schema& schema) {
 
 DcqcnConfig dcqcn_config(const config::Section& dcqcn, double line_rate_gbps) {
   DcqcnConfig c;
-  c.rp.line_rate_bps = line_rate_gbps * 1e9;
+  c.rp.line_rate_bps = static_cast<std::uint64_t>(std::llround(line_rate_gbps * 1e9));
+  c.impl = parse_block_impl(dcqcn.text("impl"));
   const std::string mode = dcqcn.text("mode");
   if (mode == "off") return c;
   const auto us = [&dcqcn](const char* key) {
     return static_cast<std::uint64_t>(dcqcn.number(key) * kPsPerUs + 0.5);
   };
-  const auto mbps = [&dcqcn](const char* key) { return dcqcn.number(key) * 1e6; };
+  // Rates in whole bit/s, fractions of alpha in 2^-20ths (dcqcn.hpp).
+  const auto mbps = [&dcqcn](const char* key) {
+    return static_cast<std::uint64_t>(std::llround(dcqcn.number(key) * 1e6));
+  };
+  const auto in_1024ths = [&dcqcn](const char* key) {
+    return static_cast<std::uint32_t>(dcqcn.integer(key)) << 10;
+  };
   c.cnp_dscp = static_cast<std::uint8_t>(dcqcn.integer("cnp_dscp"));
   DcqcnParameters& p = c.rp;
   if (mode == "paper") {
     p.preset = DcqcnPreset::kPaper;
-    p.g = dcqcn.number("g");
-    p.initial_alpha = 1;
-    p.decrease_log2 = 1;
+    p.g = static_cast<std::uint32_t>(std::llround(dcqcn.number("g") * kAlphaOne));
+    p.initial_alpha = kAlphaOne;
+    p.cut_shift = 21;  // alpha / 2
     p.alpha_period_ps = us("alpha_timer_us");
     p.timer_ps = us("rate_increase_timer_us");
     p.byte_counter_bytes = dcqcn.integer("byte_counter_bytes");
@@ -153,13 +169,13 @@ DcqcnConfig dcqcn_config(const config::Section& dcqcn, double line_rate_gbps) {
   p.threshold = static_cast<std::uint32_t>(dcqcn.integer("rpg_threshold"));
   p.additive_increase_bps = mbps("rpg_ai_rate_mbps");
   p.hyper_increase_bps = mbps("rpg_hai_rate_mbps");
-  p.alpha_units = 1024;
-  p.decrease_log2 = static_cast<std::uint32_t>(dcqcn.integer("rpg_gd"));
-  p.min_decrease_factor = static_cast<double>(dcqcn.integer("rpg_min_dec_fac_percent")) / 100;
+  // alpha / 2^rpg_gd with alpha in 1/1024ths: alpha in 2^-20ths shifted by 10 more.
+  p.cut_shift = 10 + static_cast<std::uint32_t>(dcqcn.integer("rpg_gd"));
+  p.min_decrease_percent = static_cast<std::uint32_t>(dcqcn.integer("rpg_min_dec_fac_percent"));
   p.min_rate_bps = mbps("rpg_min_rate_mbps");
   p.first_cnp_rate_bps = mbps("rate_to_set_on_first_cnp_mbps");
-  p.initial_alpha = static_cast<double>(dcqcn.integer("initial_alpha_value")) / 1024;
-  p.g = static_cast<double>(1024 - dcqcn.integer("dce_tcp_g")) / 1024;
+  p.initial_alpha = in_1024ths("initial_alpha_value");
+  p.g = kAlphaOne - in_1024ths("dce_tcp_g");
   p.alpha_period_ps = us("dce_tcp_rtt_us");
   p.reduce_monitor_ps = us("rate_reduce_monitor_period_us");
   p.clamp_target = dcqcn.boolean("clamp_tgt_rate");

@@ -5,6 +5,7 @@
 // between two NICs marks nothing).
 #include <cstdint>
 
+#include "common/block_impl.hpp"
 #include "config/config.hpp"
 #include "config/run_config.hpp"
 #include "nic/congestion/dcqcn.hpp"
@@ -15,6 +16,7 @@ struct DcqcnConfig {
   DcqcnParameters rp;                 // preset kOff: no notification point, no rate limiters
   std::uint64_t cnp_interval_ps = 0;  // at most one CNP per QP per this
   std::uint8_t cnp_dscp = 0;          // the DSCP of the CNPs the NIC sends
+  BlockImpl impl = BlockImpl::kModel;  // the rate limiters: the model's or rtl/rate_limiter
 };
 
 void declare_dcqcn_keys(config::Schema& schema);

@@ -3,6 +3,10 @@
 // the simulation kernel (times are picoseconds given by the caller), so that
 // unit tests can pin it down by hand-worked sequences.
 //
+// Fixed point, as a NIC's rate limiter computes it (and rtl/rate_limiter,
+// its twin, exactly): rates are whole bit/s, alpha is in 2^-20ths, every
+// division rounds down except the pacing time's, which rounds up.
+//
 // Two presets with their own semantics (nic/congestion/README.md):
 //  - kPaper (Zhu et al., SIGCOMM 2015): every CNP cuts, RT = RC,
 //    RC = RC x (1 - alpha/2), then alpha = (1 - g) alpha + g; alpha decays,
@@ -14,32 +18,38 @@
 //    old rate or rpg_min_rate; the first CNP may set rate_to_set_on_first_cnp
 //    instead; alpha moves once per dce_tcp_rtt period, up by g when a CNP came
 //    in that period and down otherwise.
+// Under both, alpha at 0 stops its timer; the next CNP starts it again, a
+// period from then.
 // Both raise the rate on increase events, from a timer (T) restarted at each
 // cut and a byte counter (B bytes sent since the cut): while both event
 // counts are below F, fast recovery RC = (RT + RC) / 2; once one reaches F,
 // additive increase RT += R_AI first; once both do, hyper increase
 // RT += i x R_HAI (i = min(counts) - F + 1) first. RT is capped at line rate.
 // Once RC is back at line rate the limiter is idle: no pacing, no timers.
+//
+// Times are compared modulo 2^64 (a timer is due once the time has reached
+// it, within 2^63 ps), so that they may wrap as a hardware counter does.
 #include <cstdint>
 
 namespace rnicsim {
 
 enum class DcqcnPreset : std::uint8_t { kOff, kPaper, kFirmware };
 
+// alpha = 1 in alpha's fixed point (2^-20ths).
+inline constexpr std::uint32_t kAlphaOne = std::uint32_t{1} << 20;
+
 struct DcqcnParameters {
   DcqcnPreset preset = DcqcnPreset::kOff;
-  double line_rate_bps = 100e9;
-  // Decrease.
-  double g = 1.0 / 256;        // alpha's gain
-  double initial_alpha = 1.0;  // alpha before the first CNP
-  // A cut is RC x (1 - alpha x alpha_units / 2^decrease_log2): the paper's
-  // alpha / 2 (units 1, log2 1); the firmware keeps alpha in 1/1024ths
-  // (units 1024) and divides by 2^rpg_gd (11: alpha / 2 again).
-  std::uint32_t alpha_units = 1;
-  std::uint32_t decrease_log2 = 1;
-  double min_decrease_factor = 0;  // a cut leaves at least this fraction of RC (firmware)
-  double min_rate_bps = 0;         // a cut never goes below this
-  double first_cnp_rate_bps = 0;   // firmware: the rate the first CNP sets (0: cut as usual)
+  std::uint64_t line_rate_bps = 100'000'000'000;
+  // Decrease. alpha and g in 2^-20ths, at most kAlphaOne.
+  std::uint32_t g = kAlphaOne / 256;        // alpha's gain
+  std::uint32_t initial_alpha = kAlphaOne;  // alpha before the first CNP
+  // A cut takes (RC x alpha) >> cut_shift off RC: the paper's alpha / 2 is
+  // 21; the firmware's alpha / 2^rpg_gd, alpha in 1/1024ths, is 10 + rpg_gd.
+  std::uint32_t cut_shift = 21;
+  std::uint32_t min_decrease_percent = 0;  // a cut leaves at least this share of RC (firmware)
+  std::uint64_t min_rate_bps = 0;          // a cut never goes below this
+  std::uint64_t first_cnp_rate_bps = 0;  // firmware: the rate the first CNP sets (0: cut as usual)
   // Firmware: every cut sets RT = RC (clamp_tgt_rate); without it only the
   // first cut after an increase event does. The paper's always does.
   bool clamp_target = true;
@@ -49,9 +59,17 @@ struct DcqcnParameters {
   std::uint64_t timer_ps = 55'000'000;            // T
   std::uint64_t byte_counter_bytes = 10'000'000;  // B
   std::uint32_t threshold = 5;                    // F
-  double additive_increase_bps = 40e6;            // R_AI
-  double hyper_increase_bps = 200e6;              // R_HAI
+  std::uint64_t additive_increase_bps = 40'000'000;  // R_AI
+  std::uint64_t hyper_increase_bps = 200'000'000;    // R_HAI
 };
+
+// Whether time `at` has come by `now`, modulo 2^64.
+inline bool time_reached(std::uint64_t at, std::uint64_t now) {
+  return static_cast<std::int64_t>(now - at) >= 0;
+}
+
+// The time `wire_bytes` take at `rate_bps`, in picoseconds, rounded up.
+std::uint64_t pacing_ps(std::uint64_t wire_bytes, std::uint64_t rate_bps);
 
 // One QP's rate limiter. Timers are applied lazily: advance(now) runs every
 // timer event due by `now` in order, so the state at a time does not depend
@@ -71,22 +89,22 @@ class ReactionPoint {
 
   // Whether the limiter holds the QP below line rate.
   bool active() const { return active_; }
-  double rate_bps() const { return rate_; }
-  double target_bps() const { return target_; }
-  double alpha() const { return alpha_; }
+  std::uint64_t rate_bps() const { return rate_; }
+  std::uint64_t target_bps() const { return target_; }
+  std::uint32_t alpha() const { return alpha_; }  // 2^-20ths
   std::uint32_t timer_events() const { return timer_events_; }
   std::uint32_t byte_events() const { return byte_events_; }
 
  private:
   void increase(bool from_timer);
   void advance_alpha(std::uint64_t now_ps);
-  double cut(double rate) const;
+  std::uint64_t cut(std::uint64_t rate) const;
 
   const DcqcnParameters& p_;
   bool active_ = false;
-  double rate_;    // RC
-  double target_;  // RT
-  double alpha_;
+  std::uint64_t rate_;    // RC
+  std::uint64_t target_;  // RT
+  std::uint32_t alpha_;
   std::uint32_t timer_events_ = 0;  // since the last cut
   std::uint32_t byte_events_ = 0;
   std::uint64_t bytes_ = 0;          // toward the next byte-counter event
@@ -96,7 +114,7 @@ class ReactionPoint {
   bool increased_since_cut_ = false;  // an increase event since the last cut
   std::uint64_t last_cut_ps_ = 0;
   bool cnp_this_period_ = false;  // firmware: a CNP came in the current alpha period
-  bool alpha_running_ = false;    // firmware: alpha periods run from the first CNP
+  bool alpha_running_ = false;    // alpha's timer runs (from a CNP until alpha is 0)
 };
 
 }  // namespace rnicsim

@@ -1,36 +1,46 @@
 #include "nic/congestion/rate_limiters.hpp"
 
-#include <algorithm>
-#include <cmath>
+#include <limits>
+#include <stdexcept>
+#include <string>
 
 namespace rnicsim {
 
-RateLimiters::RateLimiters(const DcqcnParameters& parameters) : parameters_(parameters) {}
+RateLimiters::RateLimiters(const DcqcnParameters& parameters, BlockImpl impl)
+    : parameters_(parameters), impl_(impl) {}
 
 bool RateLimiters::cnp(std::uint32_t qpn, bool qp_exists, std::uint64_t now_ps) {
   if (!enabled() || !qp_exists) {
     ++stats_.rp_cnp_ignored;
     return false;
   }
-  Limiter& limiter = limiters_.try_emplace(qpn, parameters_).first->second;
-  const bool cut = limiter.rp.cnp(now_ps);
+  if (!block_) {
+    block_ = impl_ == BlockImpl::kRtl
+                 ? make_rtl_rate_limiter(parameters_)
+                 : make_model_rate_limiter(parameters_, std::numeric_limits<std::uint32_t>::max());
+  }
+  auto [it, added] = slots_.try_emplace(qpn, static_cast<std::uint32_t>(slots_.size()));
+  if (added) {
+    if (it->second >= block_->slots()) {
+      throw std::runtime_error("dcqcn.impl " + std::string(block_->name()) + ": the block holds " +
+                               std::to_string(block_->slots()) + " QPs, QP " + std::to_string(qpn) +
+                               " is one more to get a CNP");
+    }
+    next_send_ps_.push_back(block_->open(it->second, now_ps).next_send_ps);
+  }
+  const bool cut = block_->cnp(it->second, now_ps).cut;
   ++(cut ? stats_.rp_cnp_handled : stats_.rp_cnp_ignored);
   return cut;
 }
 
 void RateLimiters::sent(std::uint32_t qpn, std::uint64_t wire_bytes, std::uint64_t now_ps) {
-  if (limiters_.empty()) return;
-  const auto it = limiters_.find(qpn);
-  if (it == limiters_.end()) return;
-  Limiter& limiter = it->second;
-  limiter.rp.sent(wire_bytes, now_ps);
-  if (!limiter.rp.active()) return;
-  // The next packet waits this one's bits at the current rate, from when it
-  // left or from when it could have left, whichever is later (no credit for
-  // idle time beyond one packet).
-  const double ps = std::ceil(static_cast<double>(wire_bytes) * 8e12 / limiter.rp.rate_bps());
-  limiter.next_send_ps = std::max(now_ps, limiter.next_send_ps) + static_cast<std::uint64_t>(ps);
-  calendar_.emplace(limiter.next_send_ps, qpn);
+  if (slots_.empty()) return;
+  const auto it = slots_.find(qpn);
+  if (it == slots_.end()) return;
+  const RateLimiterState state = block_->sent(it->second, wire_bytes, now_ps);
+  if (!state.active) return;
+  next_send_ps_[it->second] = state.next_send_ps;
+  calendar_.emplace(state.next_send_ps, qpn);
 }
 
 std::uint64_t RateLimiters::next_wake_ps(std::uint64_t now_ps) {

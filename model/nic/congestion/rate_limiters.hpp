@@ -1,8 +1,8 @@
 #pragma once
-// The NIC's reaction point: one DCQCN rate limiter per QP (dcqcn.hpp), the
-// pacing of each limited QP's packets at its current rate, and a calendar of
-// the times paced QPs may send again, so that the QP scheduler sleeps until
-// the earliest of them with one event, not one per QP per packet.
+// The NIC's reaction point: a RateLimiter block (rate_limiter.hpp) with a
+// slot for each QP from its first CNP, and a calendar of the times paced QPs
+// may send again, so that the QP scheduler sleeps until the earliest of them
+// with one event, not one per QP per packet.
 //
 // Kernel-free: times are picoseconds the caller gives, never earlier than
 // the last call's. A QP gets a limiter at its first CNP; until then, and
@@ -10,11 +10,13 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <queue>
 #include <utility>
 #include <vector>
 
-#include "nic/congestion/dcqcn.hpp"
+#include "common/block_impl.hpp"
+#include "nic/congestion/rate_limiter.hpp"
 
 namespace rnicsim {
 
@@ -25,7 +27,8 @@ struct ReactionPointStats {
 
 class RateLimiters {
  public:
-  explicit RateLimiters(const DcqcnParameters& parameters);
+  // `impl`: the model's block or rtl/rate_limiter's.
+  explicit RateLimiters(const DcqcnParameters& parameters, BlockImpl impl = BlockImpl::kModel);
   RateLimiters(const RateLimiters&) = delete;
   RateLimiters& operator=(const RateLimiters&) = delete;
 
@@ -37,9 +40,9 @@ class RateLimiters {
   bool cnp(std::uint32_t qpn, bool qp_exists, std::uint64_t now_ps);
   // When QP `qpn` may send its next packet: at or before `now_ps` if now.
   std::uint64_t next_send_ps(std::uint32_t qpn) const {
-    if (limiters_.empty()) return 0;
-    const auto it = limiters_.find(qpn);
-    return it == limiters_.end() ? 0 : it->second.next_send_ps;
+    if (slots_.empty()) return 0;
+    const auto it = slots_.find(qpn);
+    return it == slots_.end() ? 0 : next_send_ps_[it->second];
   }
   // QP `qpn` sent a packet of `wire_bytes` (preamble and gap included) at
   // `now_ps`: its byte counter moves and, while it is limited, its next
@@ -47,28 +50,25 @@ class RateLimiters {
   void sent(std::uint32_t qpn, std::uint64_t wire_bytes, std::uint64_t now_ps);
   // The earliest time after `now_ps` a paced QP may send again; 0 if none.
   std::uint64_t next_wake_ps(std::uint64_t now_ps);
-  // Calls visit(qpn, limiter) for each QP that has a limiter, in QP order,
-  // as of `now_ps` (their timers run first, which changes nothing they do).
+  // Calls visit(qpn, state) for each QP that has a limiter, in QP order, as
+  // of `now_ps` (their timers run first, which changes nothing they do).
   template <typename Visit>
   void each_limiter(std::uint64_t now_ps, Visit&& visit) {
-    for (auto& [qpn, limiter] : limiters_) {
-      limiter.rp.advance(now_ps);
-      visit(qpn, static_cast<const ReactionPoint&>(limiter.rp));
+    for (const auto& [qpn, slot] : slots_) {
+      visit(qpn, static_cast<const RateLimiterState&>(block_->look(slot, now_ps)));
     }
   }
 
   const ReactionPointStats& stats() const { return stats_; }
 
  private:
-  struct Limiter {
-    explicit Limiter(const DcqcnParameters& parameters) : rp(parameters) {}
-    ReactionPoint rp;
-    std::uint64_t next_send_ps = 0;
-  };
   using Wake = std::pair<std::uint64_t, std::uint32_t>;  // (time, QP)
 
   DcqcnParameters parameters_;
-  std::map<std::uint32_t, Limiter> limiters_;
+  std::unique_ptr<RateLimiter> block_;  // made at the first CNP
+  BlockImpl impl_;
+  std::map<std::uint32_t, std::uint32_t> slots_;  // QP -> its slot in the block
+  std::vector<std::uint64_t> next_send_ps_;       // per slot, as the block last said
   std::priority_queue<Wake, std::vector<Wake>, std::greater<Wake>> calendar_;
   ReactionPointStats stats_;
 };

@@ -57,7 +57,7 @@ TransportShared::TransportShared(const TransportConfig& config, const NicAddress
       address_(address),
       clock_(config.clock_mhz),
       ack_timer_(config.ack_timeout_backoff),
-      rate_limiters_(config.dcqcn.rp),
+      rate_limiters_(config.dcqcn.rp, config.dcqcn.impl),
       qp_cache_(config.qp_cache, config.seed),
       cq_cache_(config.cq_cache, config.seed + 1) {}
 

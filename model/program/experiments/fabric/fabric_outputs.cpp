@@ -211,14 +211,15 @@ void FabricSeries::sample_rates(const std::string& time_us) {
   const std::uint64_t now_ps = to_ps(sim_now());
   for (std::size_t n = 0; n < testbed_.node_count(); ++n) {
     testbed_.node(n).nic.transport.rate_limiters().each_limiter(
-        now_ps, [&](std::uint32_t qpn, const ReactionPoint& rp) {
-          const std::pair<double, double> rates{rp.rate_bps(), rp.target_bps()};
+        now_ps, [&](std::uint32_t qpn, const RateLimiterState& rp) {
+          const std::pair<double, double> rates{static_cast<double>(rp.rate_bps),
+                                                static_cast<double>(rp.target_bps)};
           auto [it, added] = last_rates_.try_emplace({n, qpn}, rates);
           if (!added && it->second == rates) return;
           it->second = rates;
           rates_ << time_us << ',' << topology_.nodes[n] << ',' << qpn << ','
                  << number_text(rates.first / 1e9) << ',' << number_text(rates.second / 1e9) << ','
-                 << number_text(rp.alpha()) << '\n';
+                 << number_text(static_cast<double>(rp.alpha) / kAlphaOne) << '\n';
         });
   }
 }
