@@ -115,7 +115,7 @@ module rate_limiter #(
     SIdle,     // ready for an operation
     SAdvance,  // an alpha period or a timer event per cycle; then the operation
     SBytes,    // sent: a byte-counter event per cycle; then the pacing division
-    SDivide,   // a quotient bit per cycle
+    SDivide,   // four quotient bits per cycle
     SCnp,      // the cnp, with the division's floor(RC x percent / 100)
     SPace      // the next-send time, from the division's quotient
   } state_e;
@@ -275,7 +275,7 @@ module rate_limiter #(
     if (cfg_min_rate_bps_i > cut_to) cut_to = cfg_min_rate_bps_i;
     cut_rate = cut_to < st_q.rate ? cut_to : st_q.rate;
 
-    // std::clamp(first, min, line) as libstdc++ has it: min(max(first, min), line).
+    // As the model: min(max(first, min), line).
     first_rate = cfg_first_cnp_rate_bps_i < cfg_min_rate_bps_i ? cfg_min_rate_bps_i :
         cfg_first_cnp_rate_bps_i;
     if (cfg_line_rate_bps_i < first_rate) first_rate = cfg_line_rate_bps_i;

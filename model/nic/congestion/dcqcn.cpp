@@ -69,7 +69,10 @@ bool ReactionPoint::cnp(std::uint64_t now_ps) {
     if (!active_ && p_.first_cnp_rate_bps > 0) {
       // NVIDIA: rate_to_set_on_first_cnp sets both the current and the target
       // rate, at a QP's first CNP or its first since the limiter let go.
-      rate_ = target_ = std::clamp(p_.first_cnp_rate_bps, p_.min_rate_bps, p_.line_rate_bps);
+      // No lower than the minimum rate, then no higher than line rate (the
+      // keys allow a minimum above line rate, where std::clamp is undefined).
+      rate_ = target_ =
+          std::min(std::max(p_.first_cnp_rate_bps, p_.min_rate_bps), p_.line_rate_bps);
     } else {
       // Without clamp_tgt_rate the target follows only the first cut after
       // an increase event (NVIDIA's description; QCN's rule).

@@ -78,7 +78,9 @@ class RtlRateLimiter final : public RateLimiter {
  private:
   enum Kind : std::uint8_t { kLook = 0, kOpen = 1, kCnp = 2, kSent = 3 };
   // A stuck RTL fails rather than hangs: far more than the events a QP idle
-  // for seconds has due (alpha reaches 0 within a few thousand periods).
+  // for seconds has due at the presets' parameters (alpha reaches 0 within
+  // some thousands of periods, the rate line rate within some dozens of
+  // events). A g near 2^-20, or increase steps of 0, could need more.
   static constexpr std::uint64_t kMaxCycles = std::uint64_t{1} << 24;
 
   static std::uint32_t fit(std::uint32_t value, std::uint32_t most, const char* what) {

@@ -19,14 +19,17 @@ bool RateLimiters::cnp(std::uint32_t qpn, bool qp_exists, std::uint64_t now_ps) 
                  ? make_rtl_rate_limiter(parameters_)
                  : make_model_rate_limiter(parameters_, std::numeric_limits<std::uint32_t>::max());
   }
-  auto [it, added] = slots_.try_emplace(qpn, static_cast<std::uint32_t>(slots_.size()));
-  if (added) {
-    if (it->second >= block_->slots()) {
-      throw std::runtime_error("dcqcn.impl " + std::string(block_->name()) + ": the block holds " +
-                               std::to_string(block_->slots()) + " QPs, QP " + std::to_string(qpn) +
-                               " is one more to get a CNP");
+  auto it = slots_.find(qpn);
+  if (it == slots_.end()) {
+    // Slots are never given back: the block holds the QPs that ever got a CNP.
+    if (slots_.size() >= block_->slots()) {
+      throw std::length_error("dcqcn.impl " + std::string(block_->name()) +
+                              ": the rate-limiter block holds " + std::to_string(block_->slots()) +
+                              " QPs, and QP " + std::to_string(qpn) + " is one more to get a CNP");
     }
-    next_send_ps_.push_back(block_->open(it->second, now_ps).next_send_ps);
+    const auto slot = static_cast<std::uint32_t>(slots_.size());
+    it = slots_.emplace(qpn, slot).first;
+    next_send_ps_.push_back(block_->open(slot, now_ps).next_send_ps);
   }
   const bool cut = block_->cnp(it->second, now_ps).cut;
   ++(cut ? stats_.rp_cnp_handled : stats_.rp_cnp_ignored);

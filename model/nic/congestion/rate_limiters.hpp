@@ -36,7 +36,8 @@ class RateLimiters {
   const DcqcnParameters& parameters() const { return parameters_; }
 
   // A CNP for QP `qpn` at `now_ps`; `qp_exists` false for a QP the NIC does
-  // not have (ignored). Whether it cut the rate.
+  // not have (ignored). Whether it cut the rate. Throws std::length_error
+  // when the QP needs a slot and the block has none left.
   bool cnp(std::uint32_t qpn, bool qp_exists, std::uint64_t now_ps);
   // When QP `qpn` may send its next packet: at or before `now_ps` if now.
   std::uint64_t next_send_ps(std::uint32_t qpn) const {

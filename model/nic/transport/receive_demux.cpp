@@ -1,12 +1,14 @@
 // Received packets to the responder or the completer.
+#include "nic/transport/receive_demux.hpp"
+
 #include <algorithm>
 #include <stdexcept>
 
 #include "common/activity.hpp"
 #include "common/message_breakdown.hpp"
+#include "common/simulation.hpp"
 #include "common/time_units.hpp"
 #include "formats/opcodes.hpp"
-#include "nic/transport/receive_demux.hpp"
 
 namespace rnicsim {
 
@@ -58,7 +60,11 @@ bool ReceiveDemux::congestion_control_took(const packet::ReceivedPacket& packet)
   const packet::Bth& bth = packet.packet.bth;
   if (bth.opcode == kCnpOpcode) {
     const QpContext* qp = shared_.contexts().qp(bth.dest_qp);
-    shared_.rate_limiters().cnp(bth.dest_qp, qp != nullptr && !qp->destroyed, to_ps(sim_now()));
+    try {
+      shared_.rate_limiters().cnp(bth.dest_qp, qp != nullptr && !qp->destroyed, to_ps(sim_now()));
+    } catch (const std::length_error& full) {
+      fail_run(full.what());  // the rate-limiter block has no slot left (dcqcn.impl rtl)
+    }
     return true;
   }
   notification_point_.marked(bth.dest_qp);
