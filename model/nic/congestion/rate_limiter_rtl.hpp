@@ -73,8 +73,6 @@ class RtlRateLimiter final : public RateLimiter {
     return operate(kLook, slot, now_ps, 0);
   }
 
-  std::uint64_t cycles() const { return cycles_; }  // since reset
-
  private:
   enum Kind : std::uint8_t { kLook = 0, kOpen = 1, kCnp = 2, kSent = 3 };
   // A stuck RTL fails rather than hangs: far more than the events a QP idle
@@ -95,7 +93,7 @@ class RtlRateLimiter final : public RateLimiter {
                            std::uint64_t bytes) {
     if (slot >= slots())
       throw std::out_of_range("rtl/rate_limiter: no slot " + std::to_string(slot));
-    while (source_idle_ && source_idle_()) cycle();
+    while (source_idle_ && source_idle_()) rtl_bridge::clock_cycle(top_);
     top_.op_kind_i = kind;
     top_.op_slot_i = slot;
     top_.op_now_ps_i = now_ps;
@@ -107,13 +105,12 @@ class RtlRateLimiter final : public RateLimiter {
       top_.eval();
       const bool taken = top_.op_ready_o != 0;
       rtl_bridge::rise(top_);
-      ++cycles_;
       if (taken) break;
     }
     top_.op_valid_i = 0;
     for (std::uint64_t waited = 0; !top_.res_valid_o; ++waited) {
       if (waited > kMaxCycles) throw stuck("never answered");
-      cycle();
+      rtl_bridge::clock_cycle(top_);
     }
     RateLimiterState s;
     s.cut = top_.res_cut_o != 0;
@@ -126,17 +123,12 @@ class RtlRateLimiter final : public RateLimiter {
     s.next_send_ps = top_.res_next_send_ps_o;
     return s;
   }
-  void cycle() {
-    rtl_bridge::clock_cycle(top_);
-    ++cycles_;
-  }
   std::logic_error stuck(const std::string& what) const {
     return std::logic_error("rtl/rate_limiter " + what);
   }
 
   Top top_;
   std::function<bool()> source_idle_;
-  std::uint64_t cycles_ = 0;
 };
 
 }  // namespace rnicsim
