@@ -13,10 +13,14 @@
 // The arithmetic is ReactionPoint's (model/nic/congestion/dcqcn.cpp) bit for
 // bit: rates in whole bit/s, alpha in 2^-20ths, times in ps compared modulo
 // 2^64, every division rounding down but the pacing time's, which rounds up.
+// Each width is what its configuration key allows (congestion_config.cpp,
+// link_config.cpp), so no bit is there that the keys cannot reach: rates to
+// 10^6 Gbit/s (50 bits), steps and minimum rates to 10^6 Mbit/s (40),
+// periods to 10^6 us in ps (40), B to 2^40 bytes (41), F to 2^20 (21).
 //
 // One event per cycle, in the model's order: alpha periods, then
 // rate-increase timer events, then the operation; a sent's byte-counter
-// events one per cycle; one shared 64 x 32 multiplier and one radix-16
+// events one per cycle; one shared 50 x 32 multiplier and one radix-16
 // divider (the pacing time, and a firmware cut's floor(RC x percent / 100)).
 module rate_limiter #(
     parameter int SLOT_BITS = 4,
@@ -29,21 +33,21 @@ module rate_limiter #(
 
     // Configuration (DcqcnParameters), held steady while the block runs.
     input wire [ 1:0] cfg_preset_i,                // 2 firmware; any other: the paper's rules
-    input wire [63:0] cfg_line_rate_bps_i,
-    input wire [20:0] cfg_g_i,                     // 2^-20ths, at most 2^20
+    input wire [49:0] cfg_line_rate_bps_i,
+    input wire [20:0] cfg_g_i,                     // 2^-20ths, 1 to 2^20
     input wire [20:0] cfg_initial_alpha_i,         // 2^-20ths, at most 2^20
     input wire [ 4:0] cfg_cut_shift_i,
     input wire [ 6:0] cfg_min_decrease_percent_i,
-    input wire [63:0] cfg_min_rate_bps_i,
-    input wire [63:0] cfg_first_cnp_rate_bps_i,
+    input wire [39:0] cfg_min_rate_bps_i,
+    input wire [39:0] cfg_first_cnp_rate_bps_i,
     input wire        cfg_clamp_target_i,
-    input wire [63:0] cfg_alpha_period_ps_i,
-    input wire [63:0] cfg_reduce_monitor_ps_i,
-    input wire [63:0] cfg_timer_ps_i,
-    input wire [63:0] cfg_byte_counter_bytes_i,
-    input wire [31:0] cfg_threshold_i,
-    input wire [63:0] cfg_additive_increase_bps_i,
-    input wire [63:0] cfg_hyper_increase_bps_i,
+    input wire [39:0] cfg_alpha_period_ps_i,
+    input wire [39:0] cfg_reduce_monitor_ps_i,
+    input wire [39:0] cfg_timer_ps_i,
+    input wire [40:0] cfg_byte_counter_bytes_i,
+    input wire [20:0] cfg_threshold_i,
+    input wire [39:0] cfg_additive_increase_bps_i,
+    input wire [39:0] cfg_hyper_increase_bps_i,
 
     // One operation, taken at a rising edge with both high.
     input  wire                  op_valid_i,
@@ -58,8 +62,8 @@ module rate_limiter #(
     output logic        res_valid_o,
     output logic        res_cut_o,           // a cnp that cut the rate
     output logic        res_active_o,
-    output logic [63:0] res_rate_bps_o,
-    output logic [63:0] res_target_bps_o,
+    output logic [49:0] res_rate_bps_o,
+    output logic [49:0] res_target_bps_o,
     output logic [20:0] res_alpha_o,
     output logic [31:0] res_timer_events_o,
     output logic [31:0] res_byte_events_o,
@@ -79,25 +83,30 @@ module rate_limiter #(
   localparam logic [1:0] KindCnp = 2'd2;
   localparam logic [1:0] KindSent = 2'd3;
   localparam logic [1:0] PresetFirmware = 2'd2;  // DcqcnPreset::kFirmware
+  // R_AI, R_HAI, the minimum and first-CNP rates and the periods have 40
+  // bits (the ports); these the rest:
+  localparam int RateW = 50;  // line rate, RC, RT: below 2^50 bit/s
+  localparam int BytesW = 41;  // B, and the count toward it (below B + 2^16)
+  localparam int ProductW = 72;  // see the multiplier
   localparam logic [20:0] AlphaOne = 21'h10_0000;
-  localparam logic [63:0] PsBitsPerByte = 64'd8_000_000_000_000;  // 8 bits x 10^12 ps/s
-  // The divider's dividend: RC x percent is 64 + 7 bits; wire bytes x 8 x
-  // 10^12 is below 2^59 (65535 x 8e12 = 5.2e17). Both rounded up to whole
-  // cycles of DivBits quotient bits: 18 cycles and 15.
+  localparam logic [RateW-1:0] PsBitsPerByte = RateW'(64'd8_000_000_000_000);  // 8 bits x 10^12 ps/s
+  // The divider's dividend: RC x percent is below 2^57 (2^50 x 100); wire
+  // bytes x 8 x 10^12 below 2^59 (65535 x 8e12 = 5.2e17). Both in 60 bits,
+  // 15 cycles of DivBits quotient bits.
   localparam int DivBits = 4;
-  localparam int DivW = 72;
-  localparam int PaceW = 60;
-  localparam logic [63:0] Hundred = 64'd100;
+  localparam int DivW = 60;
+  localparam logic [3:0] DivCycles = 4'(DivW / DivBits);
+  localparam logic [RateW-1:0] Hundred = RateW'(100);
 
   // A slot: every ReactionPoint member and the next-send time.
   typedef struct packed {
     logic        active;
-    logic [63:0] rate;    // RC
-    logic [63:0] target;  // RT
+    logic [49:0] rate;    // RC
+    logic [49:0] target;  // RT
     logic [20:0] alpha;
     logic [31:0] timer_events;
     logic [31:0] byte_events;
-    logic [63:0] bytes;  // toward the next byte-counter event
+    logic [40:0] bytes;  // toward the next byte-counter event
     logic [63:0] next_timer_ps;
     logic [63:0] next_alpha_ps;
     logic        cut_before;
@@ -109,7 +118,7 @@ module rate_limiter #(
   } slot_t;
   // Its width, by hand: yosys 0.23 reads neither $bits of a type nor an
   // array of structs. A wrong value is a width warning where the array is read.
-  localparam int SlotW = 538;
+  localparam int SlotW = 487;
 
   typedef enum logic [2:0] {
     SIdle,     // ready for an operation
@@ -130,8 +139,10 @@ module rate_limiter #(
   // Not toggle-counted (rtl/README.md, "Coverage"): every bit of a slot
   // passes through st_q, whose toggles are, and counting 2^SLOT_BITS copies
   // would cost more than the rest of the block per cycle.
+  // Public for the tests' backdoor (RtlRateLimiter::load), which writes a
+  // whole slot as a verification environment may.
   /* verilator coverage_off */
-  logic [SlotW-1:0] slots_q[Slots];
+  logic [SlotW-1:0] slots_q[Slots]  /* verilator public_flat_rw */;
   /* verilator coverage_on */
 
   state_e state_q, state_d;
@@ -157,32 +168,36 @@ module rate_limiter #(
     // (even by a QP its limiter let go meanwhile); else a first one, or the
     // first since the limiter let go, may set a rate instead of cutting.
     cnp_ignored = firmware && st_q.cut_before &&
-        now_q - st_q.last_cut_ps < cfg_reduce_monitor_ps_i;
-    cnp_first = firmware && !cnp_ignored && !st_q.active && cfg_first_cnp_rate_bps_i != 64'd0;
+        now_q - st_q.last_cut_ps < 64'(cfg_reduce_monitor_ps_i);
+    cnp_first = firmware && !cnp_ignored && !st_q.active && cfg_first_cnp_rate_bps_i != '0;
     cnp_divides = !cnp_ignored && !cnp_first && cfg_min_decrease_percent_i != 7'd0;
   end
 
   // ------------------------------------------------------------------ alpha
-  // next_alpha: floor((2^20 - g) alpha / 2^20), plus g if it moves up. Both
-  // are at most 2^20 while g and alpha are.
-  logic [20:0] one_minus_g, alpha_kept, alpha_raised;
-  logic [41:0] alpha_product;
+  // next_alpha: floor((2^20 - g) alpha / 2^20), plus g if it moves up. With
+  // g at least 1, 2^20 - g and the kept alpha are below 2^20; the raised one
+  // is at most 2^20 while g and alpha are.
+  logic [19:0] one_minus_g, alpha_kept;
+  logic [20:0] alpha_raised;
+  logic [39:0] alpha_product;
 
   always_comb begin
-    one_minus_g = AlphaOne - cfg_g_i;
-    alpha_product = 42'(one_minus_g) * 42'(st_q.alpha);
-    alpha_kept = 21'(alpha_product >> 20);
-    alpha_raised = alpha_kept + cfg_g_i;
+    one_minus_g = 20'(AlphaOne - cfg_g_i);
+    alpha_product = 40'(one_minus_g) * 40'(st_q.alpha);
+    alpha_kept = 20'(alpha_product >> 20);
+    alpha_raised = 21'(alpha_kept) + cfg_g_i;
   end
 
   // ------------------------------------------------------- the multiplier
   // A cycle uses one product at most: an increase event's hyper step, the
   // cut's RC x alpha, or a dividend (RC x percent, wire bytes x 8 x 10^12).
+  // None reaches 2^72: the hyper step is below 2^40 x 2^32, RC x alpha at
+  // most 2^50 x 2^20, the dividends below 2^59.
   logic from_timer;  // an increase event in SAdvance is the timer's, in SBytes the byte counter's
   logic [31:0] events_timer, events_bytes, events_most, events_least, hyper_count;
-  logic [63:0] mul_a;
+  logic [RateW-1:0] mul_a;
   logic [31:0] mul_b;
-  logic [95:0] mul_p;
+  logic [ProductW-1:0] mul_p;
 
   always_comb begin
     from_timer = state_q == SAdvance;
@@ -190,9 +205,9 @@ module rate_limiter #(
     events_bytes = st_q.byte_events + 32'(!from_timer);
     events_most = events_timer > events_bytes ? events_timer : events_bytes;
     events_least = events_timer > events_bytes ? events_bytes : events_timer;
-    hyper_count = events_least - cfg_threshold_i + 32'd1;  // uint32, as in C++
+    hyper_count = events_least - 32'(cfg_threshold_i) + 32'd1;  // uint32, as in C++
 
-    mul_a = cfg_hyper_increase_bps_i;
+    mul_a = RateW'(cfg_hyper_increase_bps_i);
     mul_b = hyper_count;
     unique case (state_q)
       SAdvance: begin
@@ -213,15 +228,16 @@ module rate_limiter #(
       end
       default: ;
     endcase
-    mul_p = 96'(mul_a) * 96'(mul_b);
+    mul_p = ProductW'(mul_a) * ProductW'(mul_b);
   end
 
   // --------------------------------------------------------- increase event
   // ReactionPoint::increase, with its event's own bookkeeping: a timer event
   // moves the timer on, a byte-counter event takes B bytes off the count.
   slot_t inc_st;
-  logic [96:0] step, target_sum;
-  logic [63:0] rate_sum;
+  logic [ProductW-1:0] step;
+  logic [ProductW:0] target_sum;
+  logic [RateW:0] rate_sum;
 
   always_comb begin
     inc_st = st_q;
@@ -229,24 +245,24 @@ module rate_limiter #(
     inc_st.byte_events = events_bytes;
     inc_st.increased_since_cut = 1'b1;
     if (from_timer) begin
-      inc_st.next_timer_ps = st_q.next_timer_ps + cfg_timer_ps_i;
+      inc_st.next_timer_ps = st_q.next_timer_ps + 64'(cfg_timer_ps_i);
     end else begin
       inc_st.bytes = st_q.bytes - cfg_byte_counter_bytes_i;
     end
-    if (events_least >= cfg_threshold_i) begin
-      step = 97'(mul_p);  // hyper: (least - F + 1) x R_HAI
-    end else if (events_most >= cfg_threshold_i) begin
-      step = 97'(cfg_additive_increase_bps_i);
+    if (events_least >= 32'(cfg_threshold_i)) begin
+      step = mul_p;  // hyper: (least - F + 1) x R_HAI
+    end else if (events_most >= 32'(cfg_threshold_i)) begin
+      step = ProductW'(cfg_additive_increase_bps_i);
     end else begin
       step = '0;
     end
-    target_sum = 97'(st_q.target) + step;  // 128-bit in C++: never wraps
-    inc_st.target = target_sum < 97'(cfg_line_rate_bps_i) ? target_sum[63:0] : cfg_line_rate_bps_i;
-    // uint64 in C++, wrapping as it does (only at line rates past 2^63).
-    rate_sum = inc_st.target + st_q.rate + 64'(TEST_FAULT);
-    inc_st.rate = rate_sum >> 1;
+    target_sum = (ProductW + 1)'(st_q.target) + (ProductW + 1)'(step);  // 128-bit in C++: never wraps
+    inc_st.target = target_sum < (ProductW + 1)'(cfg_line_rate_bps_i) ? RateW'(target_sum) :
+        cfg_line_rate_bps_i;
+    rate_sum = (RateW + 1)'(inc_st.target) + (RateW + 1)'(st_q.rate) + (RateW + 1)'(TEST_FAULT);
+    inc_st.rate = RateW'(rate_sum >> 1);
     // Within a bit per second of line rate the limiter lets go.
-    if (inc_st.rate + 64'd1 >= cfg_line_rate_bps_i) begin
+    if ((RateW + 1)'(inc_st.rate) + (RateW + 1)'(1) >= (RateW + 1)'(cfg_line_rate_bps_i)) begin
       inc_st.rate = cfg_line_rate_bps_i;
       inc_st.target = cfg_line_rate_bps_i;
       inc_st.active = 1'b0;
@@ -258,27 +274,29 @@ module rate_limiter #(
   // The divider's registers (below): its quotient is floor(RC x percent / 100)
   // when a cnp comes to SCnp.
   logic [DivW-1:0] div_quo_q;
-  logic [63:0] div_rem_q;
+  logic [RateW-1:0] div_rem_q;
 
   slot_t cnp_st;
   logic cnp_cut;  // ReactionPoint::cnp's answer
-  logic [84:0] decrease;
-  logic [63:0] cut_to, cut_floor, cut_rate, first_rate;
+  logic [ProductW-1:0] decrease;
+  logic [RateW-1:0] cut_to, cut_floor, cut_rate;
+  logic [39:0] first_rate;  // below the first-CNP and minimum rates' 2^40
 
   always_comb begin
     // cut(RC): RC - floor(RC x alpha / 2^s), no lower than the minimum
     // decrease's share or the minimum rate, no higher than RC.
-    decrease = mul_p[84:0] >> cfg_cut_shift_i;
-    cut_to = decrease >= 85'(st_q.rate) ? 64'd0 : st_q.rate - decrease[63:0];
-    cut_floor = cfg_min_decrease_percent_i == 7'd0 ? 64'd0 : div_quo_q[63:0];
+    decrease = mul_p >> cfg_cut_shift_i;
+    cut_to = decrease >= ProductW'(st_q.rate) ? '0 : st_q.rate - RateW'(decrease);
+    // The quotient is at most RC.
+    cut_floor = cfg_min_decrease_percent_i == 7'd0 ? '0 : RateW'(div_quo_q);
     if (cut_floor > cut_to) cut_to = cut_floor;
-    if (cfg_min_rate_bps_i > cut_to) cut_to = cfg_min_rate_bps_i;
+    if (RateW'(cfg_min_rate_bps_i) > cut_to) cut_to = RateW'(cfg_min_rate_bps_i);
     cut_rate = cut_to < st_q.rate ? cut_to : st_q.rate;
 
     // As the model: min(max(first, min), line).
     first_rate = cfg_first_cnp_rate_bps_i < cfg_min_rate_bps_i ? cfg_min_rate_bps_i :
         cfg_first_cnp_rate_bps_i;
-    if (cfg_line_rate_bps_i < first_rate) first_rate = cfg_line_rate_bps_i;
+    if (cfg_line_rate_bps_i < RateW'(first_rate)) first_rate = 40'(cfg_line_rate_bps_i);
 
     cnp_st = st_q;
     cnp_cut = !cnp_ignored;
@@ -286,11 +304,11 @@ module rate_limiter #(
       cnp_st.cnp_this_period = 1'b1;
       if (!st_q.alpha_running) begin
         cnp_st.alpha_running = 1'b1;
-        cnp_st.next_alpha_ps = now_q + cfg_alpha_period_ps_i;
+        cnp_st.next_alpha_ps = now_q + 64'(cfg_alpha_period_ps_i);
       end
       if (cnp_first) begin
-        cnp_st.rate = first_rate;
-        cnp_st.target = first_rate;
+        cnp_st.rate = RateW'(first_rate);
+        cnp_st.target = RateW'(first_rate);
       end else if (!cnp_ignored) begin
         // Without clamp_tgt_rate RT follows only the first cut after an increase.
         if (cfg_clamp_target_i || !st_q.cut_before || st_q.increased_since_cut) begin
@@ -303,7 +321,7 @@ module rate_limiter #(
       cnp_st.rate = cut_rate;  // with alpha before its update
       cnp_st.alpha = alpha_raised;
       cnp_st.alpha_running = 1'b1;  // the alpha timer restarts
-      cnp_st.next_alpha_ps = now_q + cfg_alpha_period_ps_i;
+      cnp_st.next_alpha_ps = now_q + 64'(cfg_alpha_period_ps_i);
     end
     if (cnp_cut) begin
       cnp_st.active = 1'b1;
@@ -313,7 +331,7 @@ module rate_limiter #(
       cnp_st.timer_events = '0;
       cnp_st.byte_events = '0;
       cnp_st.bytes = '0;
-      cnp_st.next_timer_ps = now_q + cfg_timer_ps_i;
+      cnp_st.next_timer_ps = now_q + 64'(cfg_timer_ps_i);
     end
   end
 
@@ -321,12 +339,13 @@ module rate_limiter #(
   // Restoring, DivBits quotient bits per cycle (radix 16): the dividend
   // shifts out of the quotient register's top as the quotient bits shift in
   // at its bottom.
+  // The divisor is RC or 100, and the remainder below it: RateW bits.
   logic [DivW-1:0] div_quo_d;
-  logic [63:0] div_rem_d, div_den_q, div_den_d;
-  logic [6:0] div_steps_q, div_steps_d;  // cycles still to do
+  logic [RateW-1:0] div_rem_d, div_den_q, div_den_d;
+  logic [3:0] div_steps_q, div_steps_d;  // cycles still to do
   logic [DivW-1:0] div_quo_next;
-  logic [63:0] div_rem_next;
-  logic [64:0] div_shifted;
+  logic [RateW-1:0] div_rem_next;
+  logic [RateW:0] div_shifted;
   logic div_fits;
 
   // DivBits restoring steps a cycle, chained: each shifts the next dividend
@@ -340,29 +359,22 @@ module rate_limiter #(
       div_shifted = {div_rem_next, div_quo_next[DivW-1]};
       div_fits = div_shifted >= {1'b0, div_den_q};
       div_quo_next = {div_quo_next[DivW-2:0], div_fits};
-      div_rem_next = div_fits ? 64'(div_shifted - {1'b0, div_den_q}) : div_shifted[63:0];
+      div_rem_next = div_fits ? RateW'(div_shifted - {1'b0, div_den_q}) : div_shifted[RateW-1:0];
     end
   end
 
   // ----------------------------------------------------------------- pacing
   // later(now, next send) + ceil(wire bytes x 8 x 10^12 / RC), modulo 2^64.
-  logic [63:0] pace_from, pace_ps;
+  logic [63:0] pace_from;
+  logic [DivW-1:0] pace_ps;  // the quotient is below 2^59
 
   always_comb begin
     pace_from = reached(st_q.next_send_ps, now_q) ? now_q : st_q.next_send_ps;
-    pace_ps = div_quo_q[63:0] + 64'(div_rem_q != 64'd0);
+    pace_ps = div_quo_q + DivW'(div_rem_q != '0);
   end
 
   // -------------------------------------------------------------- the FSM
-  slot_t opened;  // as ReactionPoint's constructor leaves it
-
   always_comb begin
-    opened = '0;
-    opened.rate = cfg_line_rate_bps_i;
-    opened.target = cfg_line_rate_bps_i;
-    opened.alpha = cfg_initial_alpha_i;
-    opened.next_send_ps = op_now_ps_i;
-
     state_d = state_q;
     st_d = st_q;
     cut_d = cut_q;
@@ -376,15 +388,24 @@ module rate_limiter #(
       SIdle: begin
         if (op_valid_i) begin
           state_d = SAdvance;
-          st_d = op_kind_i == KindOpen ? opened : slots_q[op_slot_i];
+          if (op_kind_i == KindOpen) begin
+            // As ReactionPoint's constructor leaves it.
+            st_d = '0;
+            st_d.rate = cfg_line_rate_bps_i;
+            st_d.target = cfg_line_rate_bps_i;
+            st_d.alpha = cfg_initial_alpha_i;
+            st_d.next_send_ps = op_now_ps_i;
+          end else begin
+            st_d = slots_q[op_slot_i];
+          end
           cut_d = 1'b0;
         end
       end
       SAdvance: begin
         if (alpha_due) begin
-          st_d.next_alpha_ps = st_q.next_alpha_ps + cfg_alpha_period_ps_i;
+          st_d.next_alpha_ps = st_q.next_alpha_ps + 64'(cfg_alpha_period_ps_i);
           // Firmware: the period that ended moves alpha up if a CNP came in it.
-          st_d.alpha = firmware && st_q.cnp_this_period ? alpha_raised : alpha_kept;
+          st_d.alpha = firmware && st_q.cnp_this_period ? alpha_raised : 21'(alpha_kept);
           st_d.cnp_this_period = 1'b0;
           if (st_d.alpha == 21'd0) st_d.alpha_running = 1'b0;  // nothing left to decay
         end else if (timer_due) begin
@@ -393,10 +414,10 @@ module rate_limiter #(
           unique case (kind_q)
             KindCnp: begin
               if (cnp_divides) begin
-                div_quo_d = mul_p[DivW-1:0];  // RC x percent
+                div_quo_d = DivW'(mul_p);  // RC x percent
                 div_rem_d = '0;
                 div_den_d = Hundred;
-                div_steps_d = 7'(DivW / DivBits);
+                div_steps_d = DivCycles;
                 state_d = SDivide;
               end else begin
                 st_d = cnp_st;
@@ -406,7 +427,7 @@ module rate_limiter #(
             end
             KindSent: begin
               if (st_q.active) begin
-                st_d.bytes = st_q.bytes + 64'(bytes_q);
+                st_d.bytes = st_q.bytes + BytesW'(bytes_q);
                 state_d = SBytes;
               end else begin
                 done = 1'b1;
@@ -420,10 +441,10 @@ module rate_limiter #(
         if (byte_due) begin
           st_d = inc_st;
         end else if (st_q.active) begin
-          div_quo_d = {mul_p[PaceW-1:0], (DivW - PaceW)'(0)};  // wire bytes x 8 x 10^12
+          div_quo_d = DivW'(mul_p);  // wire bytes x 8 x 10^12
           div_rem_d = '0;
           div_den_d = st_q.rate;
-          div_steps_d = 7'(PaceW / DivBits);
+          div_steps_d = DivCycles;
           state_d = SDivide;
         end else begin
           done = 1'b1;  // its last event let go: no pacing
@@ -432,8 +453,8 @@ module rate_limiter #(
       SDivide: begin
         div_quo_d = div_quo_next;
         div_rem_d = div_rem_next;
-        div_steps_d = div_steps_q - 7'd1;
-        if (div_steps_q == 7'd1) state_d = kind_q == KindCnp ? SCnp : SPace;
+        div_steps_d = div_steps_q - 4'd1;
+        if (div_steps_q == 4'd1) state_d = kind_q == KindCnp ? SCnp : SPace;
       end
       SCnp: begin
         st_d = cnp_st;
@@ -441,7 +462,7 @@ module rate_limiter #(
         done = 1'b1;
       end
       SPace: begin
-        st_d.next_send_ps = pace_from + pace_ps;
+        st_d.next_send_ps = pace_from + 64'(pace_ps);
         done = 1'b1;
       end
     endcase

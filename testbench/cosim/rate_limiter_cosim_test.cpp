@@ -28,7 +28,9 @@
 #include <vector>
 
 #include "Vrate_limiter.h"
+#include "Vrate_limiter___024root.h"
 #include "Vrate_limiter_fault.h"
+#include "Vrate_limiter_fault___024root.h"
 #include "cosim/mode.hpp"
 #include "cosim/stalls.hpp"
 #include "nic/congestion/rate_limiter.hpp"
@@ -40,6 +42,12 @@ namespace {
 constexpr std::uint64_t kUs = 1'000'000;  // ps
 constexpr std::uint64_t kGbps = 1'000'000'000;
 constexpr std::uint32_t kSlots = 16;  // Vrate_limiter: SLOT_BITS 4
+// The most the keys allow (congestion_config.cpp, link_config.cpp): a link
+// of 10^6 Gbit/s; minimum and first-CNP rates and steps of 10^6 Mbit/s;
+// periods of 10^6 us.
+constexpr std::uint64_t kMostLineRateBps = 1'000'000'000'000'000;
+constexpr std::uint64_t kMostStepBps = 1'000'000'000'000;
+constexpr std::uint64_t kMostPeriodPs = 1'000'000 * kUs;
 
 // The coverage build (scripts/rtl_coverage) runs a fifth of the random
 // operations: its line and toggle counting makes each of this block's cycles
@@ -66,6 +74,7 @@ struct Coverage {
   std::uint64_t alpha_zero = 0;  // decayed to 0: its timer stops
   std::uint64_t paced = 0;       // a packet that moved the next-send time
   std::uint64_t wrapped = 0;     // an operation after the time wrapped
+  std::uint64_t wrapped_counts = 0;  // an event count past 2^32 - 1 back to a few
 };
 
 // Drives both blocks with the same operations and compares what they answer.
@@ -107,6 +116,14 @@ class Scoreboard {
     check("look", slot, now, m, rtl_->look(slot, now));
     record(slot, m);
     return m;
+  }
+  // The same state into both through their backdoors.
+  void load(std::uint32_t slot, const RateLimiterSlot& state) {
+    model_->load(slot, state);
+    rtl_->load(slot, state);
+    const ReactionPointState& r = state.reaction_point;
+    last_[slot] = RateLimiterState{false,   r.active,       r.rate_bps,    r.target_bps,
+                                   r.alpha, r.timer_events, r.byte_events, state.next_send_ps};
   }
 
   std::vector<std::string> mismatches;
@@ -162,6 +179,8 @@ class Scoreboard {
       coverage.alpha_down += after.alpha < before.alpha;
     }
     coverage.alpha_zero += after.alpha == 0 && before.alpha != 0;
+    coverage.wrapped_counts += (after.timer_events < before.timer_events && !after.cut) ||
+                               (after.byte_events < before.byte_events && !after.cut);
     last_[slot] = after;
   }
 
@@ -220,13 +239,12 @@ std::unique_ptr<RateLimiter> rtl_block(const DcqcnParameters& p, std::mt19937_64
       p, [&stall_rng, stall] { return chance(stall_rng, stall); });
 }
 
-// `operations` random operations on all 16 QPs from `start` (which may be
-// just before the time wraps).
-void random_run(Scoreboard& board, std::uint64_t operations, std::mt19937_64& rng,
-                std::uint64_t start, std::uint64_t period) {
+// `operations` random operations on the 16 QPs, opened already, from
+// `start` (which may be just before the time wraps).
+void random_operations(Scoreboard& board, std::uint64_t operations, std::mt19937_64& rng,
+                       std::uint64_t start, std::uint64_t period) {
   operations /= kOperationsDivisor;
   std::uint64_t now = start;
-  for (std::uint32_t slot = 0; slot < kSlots; ++slot) board.open(slot, now);
   for (std::uint64_t i = 0; i < operations; ++i) {
     // Every 2000 operations a pause long enough for alpha to decay to 0
     // (some thousands of its periods).
@@ -256,6 +274,13 @@ void random_run(Scoreboard& board, std::uint64_t operations, std::mt19937_64& rn
       }
     }
   }
+}
+
+// The 16 QPs opened at `start`, then random operations.
+void random_run(Scoreboard& board, std::uint64_t operations, std::mt19937_64& rng,
+                std::uint64_t start, std::uint64_t period) {
+  for (std::uint32_t slot = 0; slot < kSlots; ++slot) board.open(slot, start);
+  random_operations(board, operations, rng, start, period);
 }
 
 void expect_every_stage_reached(const Coverage& c, bool firmware_with_first_rate) {
@@ -325,16 +350,17 @@ TEST(RateLimiterCosim, ExtremesAgreeWithTheModel) {
   if (cosim_mode() != CosimMode::kCrossCheck) GTEST_SKIP() << "compares both sides";
   std::vector<DcqcnParameters> sets;
   {
-    // 1.6 Tbit/s, rpg_gd 0 (a cut would take 1024 times alpha: to 0, held
+    // 800 Gbit/s, rpg_gd 0 (a cut would take 1024 times alpha: to 0, held
     // by the minimum decrease of 1%), a floor of 1 kbit/s, hyper steps that
-    // pass line rate at once, a first CNP's rate above line rate (clamped).
+    // pass line rate at once, a first CNP's rate above line rate (clamped;
+    // 10^6 Mbit/s, the key's most).
     DcqcnParameters p = firmware();
-    p.line_rate_bps = 1'600 * kGbps;
+    p.line_rate_bps = 800 * kGbps;
     p.cut_shift = 10;
     p.min_decrease_percent = 1;
     p.min_rate_bps = 1000;
-    p.hyper_increase_bps = 1'000'000 * kGbps / 1000;  // 10^6 Mbit/s
-    p.first_cnp_rate_bps = 2'000 * kGbps;
+    p.hyper_increase_bps = kMostStepBps;
+    p.first_cnp_rate_bps = kMostStepBps;
     p.g = kAlphaOne;
     p.initial_alpha = kAlphaOne;
     p.byte_counter_bytes = 64;
@@ -352,12 +378,12 @@ TEST(RateLimiterCosim, ExtremesAgreeWithTheModel) {
     // allow (1 s, 2^40 bytes, 2^20 events, 10^6 Mbit/s).
     DcqcnParameters p = paper();
     p.g = kAlphaOne;
-    p.alpha_period_ps = 1'000'000 * kUs;
-    p.timer_ps = 1'000'000 * kUs;
+    p.alpha_period_ps = kMostPeriodPs;
+    p.timer_ps = kMostPeriodPs;
     p.byte_counter_bytes = std::uint64_t{1} << 40;
     p.threshold = 1 << 20;
-    p.additive_increase_bps = 1'000'000 * kGbps / 1000;  // 10^6 Mbit/s
-    p.hyper_increase_bps = 1'000'000 * kGbps / 1000;     // 10^6 Mbit/s
+    p.additive_increase_bps = kMostStepBps;
+    p.hyper_increase_bps = kMostStepBps;
     sets.push_back(p);
   }
   {
@@ -366,6 +392,17 @@ TEST(RateLimiterCosim, ExtremesAgreeWithTheModel) {
     p.line_rate_bps = 400 * kGbps;
     p.min_rate_bps = 1;
     p.cut_shift = 20;  // alpha x RC: a cut at alpha 1 goes to the floor at once
+    sets.push_back(p);
+  }
+  {
+    // The fastest link a key allows, 10^6 Gbit/s, with the firmware's
+    // largest minimum rate, first-CNP rate and steps.
+    DcqcnParameters p = firmware();
+    p.line_rate_bps = kMostLineRateBps;
+    p.min_rate_bps = kMostStepBps;
+    p.first_cnp_rate_bps = kMostStepBps;
+    p.additive_increase_bps = kMostStepBps;
+    p.hyper_increase_bps = kMostStepBps;
     sets.push_back(p);
   }
   for (std::size_t i = 0; i < sets.size(); ++i) {
@@ -389,8 +426,9 @@ std::uint64_t random_width(std::mt19937_64& rng, unsigned bits) {
   return rng() >> (64 - length);
 }
 
-// Random configurations across the ranges the dcqcn.* keys allow (a line
-// rate up to 10^15 bit/s, as a link's rate may be; periods up to 2^40 ps;
+// Random configurations across the ranges the block's ports carry (a line
+// rate up to 10^15 bit/s, as a link's rate may be; periods, steps and the
+// minimum and first-CNP rates up to 2^40;
 // any g, initial alpha, cut shift, percent, F and steps; steps of 0 too,
 // which keep a limiter below line rate so that its event counts grow), each
 // from a random time anywhere in 2^64 ps: every bit of the configuration,
@@ -406,8 +444,8 @@ TEST(RateLimiterCosim, RandomConfigurationsAgreeWithTheModel) {
     p.initial_alpha = static_cast<std::uint32_t>(rng() % (kAlphaOne + 1));
     p.cut_shift = fw ? 10 + static_cast<std::uint32_t>(rng() % 16) : 21;
     p.min_decrease_percent = fw ? 1 + static_cast<std::uint32_t>(rng() % 100) : 0;
-    p.min_rate_bps = 1 + random_width(rng, 50) % p.line_rate_bps;
-    p.first_cnp_rate_bps = fw && rng() % 2 ? random_width(rng, 51) : 0;
+    p.min_rate_bps = 1 + random_width(rng, 40) % p.line_rate_bps;
+    p.first_cnp_rate_bps = fw && rng() % 2 ? random_width(rng, 40) : 0;
     p.clamp_target = rng() % 2 == 0;
     p.alpha_period_ps = 100'000 + random_width(rng, 30);
     p.reduce_monitor_ps = random_width(rng, 40);
@@ -419,6 +457,99 @@ TEST(RateLimiterCosim, RandomConfigurationsAgreeWithTheModel) {
     Scoreboard board(p, rtl_block<Vrate_limiter>(p, stalls, 0.1));
     random_run(board, 1000, rng, rng(), p.alpha_period_ps);
     EXPECT_TRUE(board.mismatches.empty()) << "configuration " << i << ": " << board.report();
+  }
+}
+
+// Every configuration port at the most it carries: all ones, but g and the
+// initial alpha at 2^20, the percent at 100, the cut shift at 31 and B at
+// 2^40 (beyond what the keys allow, which the ports need not hold back).
+TEST(RateLimiterCosim, EveryPortAtItsMostAgreesWithTheModel) {
+  if (cosim_mode() != CosimMode::kCrossCheck) GTEST_SKIP() << "compares both sides";
+  constexpr std::uint64_t kOnes40 = (std::uint64_t{1} << 40) - 1;
+  for (const bool fw : {false, true}) {
+    std::mt19937_64 rng(0xDC30 + fw), stalls(0x57E0 + fw);
+    DcqcnParameters p = fw ? firmware() : paper();
+    p.line_rate_bps = (std::uint64_t{1} << 50) - 1;
+    p.g = kAlphaOne;
+    p.initial_alpha = kAlphaOne;
+    p.cut_shift = 31;
+    p.min_decrease_percent = fw ? 100 : 0;
+    p.min_rate_bps = kOnes40;
+    p.first_cnp_rate_bps = fw ? kOnes40 : 0;
+    p.alpha_period_ps = kOnes40;
+    p.reduce_monitor_ps = kOnes40;
+    p.timer_ps = kOnes40;
+    p.byte_counter_bytes = (std::uint64_t{1} << 40) - (fw ? 1 : 0);
+    p.threshold = (1 << 21) - 1;
+    p.additive_increase_bps = kOnes40;
+    p.hyper_increase_bps = kOnes40;
+    Scoreboard board(p, rtl_block<Vrate_limiter>(p, stalls, 0.1));
+    random_run(board, 1000, rng, rng(), p.alpha_period_ps);
+    EXPECT_TRUE(board.mismatches.empty()) << "firmware " << fw << ": " << board.report();
+    EXPECT_GT(board.coverage.cuts, 0u);
+  }
+}
+
+// A state far from any start, the same in both twins through their
+// backdoors, then random operations from it: event counts near 2^32, about
+// to wrap (increase steps of 0 keep a limiter below line rate however many
+// events come, so four billion of them reach this), a byte count near B =
+// 2^40, rates near a line of 2^50 - 1. Some sets pair those counts with the
+// largest hyper step, which the operations alone never do (the rate would
+// reach line rate first): the RTL must agree with the model in every state
+// its registers can hold, and there its products are widest. One takes a
+// cut's shift of 0, as the port allows and no key gives.
+RateLimiterSlot far_state(const DcqcnParameters& p, std::mt19937_64& rng, std::uint64_t now) {
+  RateLimiterSlot s;
+  ReactionPointState& r = s.reaction_point;
+  r.active = true;
+  const std::uint64_t floor = std::max<std::uint64_t>(p.min_rate_bps, 1);
+  // Near line rate, or anywhere below it (of any length, so that some
+  // targets are small beside a hyper step near 2^72).
+  r.target_bps = rng() % 2 == 0 ? p.line_rate_bps - 2 - rng() % 1000
+                                : floor + 2 + random_width(rng, 50) % (p.line_rate_bps - floor - 4);
+  r.rate_bps = r.target_bps - rng() % (r.target_bps - floor);
+  r.alpha = static_cast<std::uint32_t>(rng() % (kAlphaOne + 1));
+  r.timer_events = 0xFFFF'FFFF - static_cast<std::uint32_t>(rng() % 8);
+  r.byte_events = 0xFFFF'FFFF - static_cast<std::uint32_t>(rng() % 8);
+  r.bytes = p.byte_counter_bytes - 1 - rng() % 1000;
+  r.next_timer_ps = now + rng() % p.timer_ps;
+  r.next_alpha_ps = now + rng() % p.alpha_period_ps;
+  r.cut_before = true;
+  r.increased_since_cut = rng() % 2 == 0;
+  r.last_cut_ps = now - rng() % (2 * p.reduce_monitor_ps + 1);
+  r.cnp_this_period = rng() % 2 == 0;
+  r.alpha_running = r.alpha != 0 || rng() % 2 == 0;
+  s.next_send_ps = now + rng() % (1000 * kUs);
+  return s;
+}
+
+TEST(RateLimiterCosim, BackdoorLoadedFarStatesAgreeWithTheModel) {
+  if (cosim_mode() != CosimMode::kCrossCheck) GTEST_SKIP() << "compares both sides";
+  for (int i = 0; i < 4; ++i) {
+    std::mt19937_64 rng(0xDC40 + i), stalls(0x57F0 + i);
+    const bool fw = i % 2 == 1;
+    DcqcnParameters p = fw ? firmware() : paper();
+    p.line_rate_bps = (std::uint64_t{1} << 50) - 1;
+    p.byte_counter_bytes = std::uint64_t{1} << 40;
+    p.threshold = i < 2 ? 1 << 20 : 1;
+    p.additive_increase_bps = i < 2 ? 0 : kMostStepBps;
+    p.hyper_increase_bps = i < 2 ? 0 : (std::uint64_t{1} << 40) - 1;
+    p.timer_ps = 30 * kUs;
+    // A cut's decrease unshifted: RC x alpha whole.
+    if (i == 3) p.cut_shift = 0;
+    Scoreboard board(p, rtl_block<Vrate_limiter>(p, stalls, 0.1));
+    const std::uint64_t start = rng();
+    for (std::uint32_t slot = 0; slot < kSlots; ++slot) {
+      board.load(slot, far_state(p, rng, start));
+    }
+    // Large packets, so that the byte count passes B and both counts wrap.
+    for (std::uint32_t slot = 0; slot < kSlots; ++slot) {
+      for (int k = 0; k < 12; ++k) board.sent(slot, kMaxPacedBytes, start + k * p.timer_ps);
+    }
+    random_operations(board, 1000, rng, start + 12 * p.timer_ps, p.timer_ps);
+    EXPECT_TRUE(board.mismatches.empty()) << "set " << i << ": " << board.report();
+    EXPECT_GT(board.coverage.wrapped_counts, 0u) << "set " << i;
   }
 }
 

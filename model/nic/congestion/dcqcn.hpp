@@ -71,6 +71,24 @@ inline bool time_reached(std::uint64_t at, std::uint64_t now) {
 // The time `wire_bytes` take at `rate_bps`, in picoseconds, rounded up.
 std::uint64_t pacing_ps(std::uint64_t wire_bytes, std::uint64_t rate_bps);
 
+// Everything one QP's rate limiter holds.
+struct ReactionPointState {
+  bool active = false;             // held below line rate
+  std::uint64_t rate_bps = 0;      // RC
+  std::uint64_t target_bps = 0;    // RT
+  std::uint32_t alpha = 0;         // 2^-20ths
+  std::uint32_t timer_events = 0;  // since the last cut
+  std::uint32_t byte_events = 0;
+  std::uint64_t bytes = 0;          // toward the next byte-counter event
+  std::uint64_t next_timer_ps = 0;  // the next rate-increase timer event
+  std::uint64_t next_alpha_ps = 0;  // the next alpha update
+  bool cut_before = false;
+  bool increased_since_cut = false;  // an increase event since the last cut
+  std::uint64_t last_cut_ps = 0;
+  bool cnp_this_period = false;  // firmware: a CNP came in the current alpha period
+  bool alpha_running = false;    // alpha's timer runs (from a CNP until alpha is 0)
+};
+
 // One QP's rate limiter. Timers are applied lazily: advance(now) runs every
 // timer event due by `now` in order, so the state at a time does not depend
 // on how often it is looked at. Every call takes a time no earlier than the
@@ -88,12 +106,18 @@ class ReactionPoint {
   void sent(std::uint64_t bytes, std::uint64_t now_ps);
 
   // Whether the limiter holds the QP below line rate.
-  bool active() const { return active_; }
-  std::uint64_t rate_bps() const { return rate_; }
-  std::uint64_t target_bps() const { return target_; }
-  std::uint32_t alpha() const { return alpha_; }  // 2^-20ths
-  std::uint32_t timer_events() const { return timer_events_; }
-  std::uint32_t byte_events() const { return byte_events_; }
+  bool active() const { return s_.active; }
+  std::uint64_t rate_bps() const { return s_.rate_bps; }
+  std::uint64_t target_bps() const { return s_.target_bps; }
+  std::uint32_t alpha() const { return s_.alpha; }  // 2^-20ths
+  std::uint32_t timer_events() const { return s_.timer_events; }
+  std::uint32_t byte_events() const { return s_.byte_events; }
+
+  const ReactionPointState& state() const { return s_; }
+  // Test only: a backdoor, as a verification environment has one, that puts
+  // the limiter in a state its operations could reach only after very many
+  // of them (event counts near 2^32, a byte count near 2^40).
+  void load(const ReactionPointState& state) { s_ = state; }
 
  private:
   void increase(bool from_timer);
@@ -101,20 +125,7 @@ class ReactionPoint {
   std::uint64_t cut(std::uint64_t rate) const;
 
   const DcqcnParameters& p_;
-  bool active_ = false;
-  std::uint64_t rate_;    // RC
-  std::uint64_t target_;  // RT
-  std::uint32_t alpha_;
-  std::uint32_t timer_events_ = 0;  // since the last cut
-  std::uint32_t byte_events_ = 0;
-  std::uint64_t bytes_ = 0;          // toward the next byte-counter event
-  std::uint64_t next_timer_ps_ = 0;  // the next rate-increase timer event
-  std::uint64_t next_alpha_ps_ = 0;  // the next alpha update
-  bool cut_before_ = false;
-  bool increased_since_cut_ = false;  // an increase event since the last cut
-  std::uint64_t last_cut_ps_ = 0;
-  bool cnp_this_period_ = false;  // firmware: a CNP came in the current alpha period
-  bool alpha_running_ = false;    // alpha's timer runs (from a CNP until alpha is 0)
+  ReactionPointState s_;
 };
 
 }  // namespace rnicsim

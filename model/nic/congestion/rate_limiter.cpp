@@ -41,6 +41,11 @@ class ModelRateLimiter final : public RateLimiter {
     qp.rp.advance(now_ps);
     return state(qp, false);
   }
+  void load(std::uint32_t slot, const RateLimiterSlot& state) override {
+    open(slot, 0);
+    qps_[slot]->rp.load(state.reaction_point);
+    qps_[slot]->next_send_ps = state.next_send_ps;
+  }
 
  private:
   struct Qp {

@@ -43,6 +43,12 @@ struct RateLimiterState {
   bool operator!=(const RateLimiterState& other) const { return !(*this == other); }
 };
 
+// Everything a slot holds.
+struct RateLimiterSlot {
+  ReactionPointState reaction_point;
+  std::uint64_t next_send_ps = 0;
+};
+
 class RateLimiter {
  public:
   virtual ~RateLimiter() = default;
@@ -62,6 +68,12 @@ class RateLimiter {
   // The slot as of `now_ps`: its due timer events run (which changes nothing
   // any later answer gives).
   virtual RateLimiterState look(std::uint32_t slot, std::uint64_t now_ps) = 0;
+
+  // Test only: a backdoor write of a whole slot, as a verification
+  // environment has one, for states the operations reach only after billions
+  // of them (event counts near 2^32 with increase steps of 0, a byte count
+  // near 2^40). The slot then holds an open QP in that state.
+  virtual void load(std::uint32_t slot, const RateLimiterSlot& state) = 0;
 };
 
 // Wire bytes a packet may have: the RTL's port is 16 bits wide.

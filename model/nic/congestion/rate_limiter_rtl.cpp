@@ -1,6 +1,7 @@
 #include "nic/congestion/rate_limiter_rtl.hpp"
 
 #include "Vrate_limiter_nic.h"
+#include "Vrate_limiter_nic___024root.h"
 
 namespace rnicsim {
 

@@ -7,7 +7,9 @@
 //
 // RtlRateLimiter<Top> serves any verilated parameter set of the block (the
 // co-simulation tests use 16 slots and the test-only fault);
-// make_rtl_rate_limiter gives the 1024-slot one the NIC swaps in.
+// make_rtl_rate_limiter gives the 1024-slot one the NIC swaps in. A file that
+// instantiates it includes Top's root header (<Top>___024root.h) as well: the
+// backdoor (load) writes the block's slot array there.
 #include <verilated.h>
 
 #include <cstdint>
@@ -18,6 +20,7 @@
 
 #include "nic/congestion/rate_limiter.hpp"
 #include "nic/rtl_bridge/clocking.hpp"
+#include "nic/rtl_bridge/verilated_ports.hpp"
 
 namespace rnicsim {
 
@@ -28,22 +31,30 @@ class RtlRateLimiter final : public RateLimiter {
   // while it says so the operation is held back a cycle (the tests' stalls).
   explicit RtlRateLimiter(const DcqcnParameters& p, std::function<bool()> source_idle = {})
       : source_idle_(std::move(source_idle)) {
+    // The ports are as wide as the dcqcn.* keys' ranges need (the block's
+    // README); a value beyond one is refused, never cut short.
     top_.cfg_preset_i = static_cast<std::uint8_t>(p.preset);
-    top_.cfg_line_rate_bps_i = p.line_rate_bps;
-    top_.cfg_g_i = fit(p.g, kAlphaOne, "g");
-    top_.cfg_initial_alpha_i = fit(p.initial_alpha, kAlphaOne, "initial alpha");
-    top_.cfg_cut_shift_i = fit(p.cut_shift, 31, "cut shift");
-    top_.cfg_min_decrease_percent_i = fit(p.min_decrease_percent, 100, "minimum decrease");
-    top_.cfg_min_rate_bps_i = p.min_rate_bps;
-    top_.cfg_first_cnp_rate_bps_i = p.first_cnp_rate_bps;
+    top_.cfg_line_rate_bps_i = fit(p.line_rate_bps, kRateBits, "line rate");
+    if (p.g == 0) throw std::invalid_argument("rtl/rate_limiter: g 0 (it must be at least 1)");
+    top_.cfg_g_i = static_cast<std::uint32_t>(fit_at_most(p.g, kAlphaOne, "g"));
+    top_.cfg_initial_alpha_i =
+        static_cast<std::uint32_t>(fit_at_most(p.initial_alpha, kAlphaOne, "initial alpha"));
+    top_.cfg_cut_shift_i = static_cast<std::uint8_t>(fit_at_most(p.cut_shift, 31, "cut shift"));
+    top_.cfg_min_decrease_percent_i =
+        static_cast<std::uint8_t>(fit_at_most(p.min_decrease_percent, 100, "minimum decrease"));
+    top_.cfg_min_rate_bps_i = fit(p.min_rate_bps, kStepBits, "minimum rate");
+    top_.cfg_first_cnp_rate_bps_i = fit(p.first_cnp_rate_bps, kStepBits, "first CNP's rate");
     top_.cfg_clamp_target_i = p.clamp_target;
-    top_.cfg_alpha_period_ps_i = p.alpha_period_ps;
-    top_.cfg_reduce_monitor_ps_i = p.reduce_monitor_ps;
-    top_.cfg_timer_ps_i = p.timer_ps;
-    top_.cfg_byte_counter_bytes_i = p.byte_counter_bytes;
-    top_.cfg_threshold_i = p.threshold;
-    top_.cfg_additive_increase_bps_i = p.additive_increase_bps;
-    top_.cfg_hyper_increase_bps_i = p.hyper_increase_bps;
+    top_.cfg_alpha_period_ps_i = fit(p.alpha_period_ps, kPeriodBits, "alpha period");
+    top_.cfg_reduce_monitor_ps_i = fit(p.reduce_monitor_ps, kPeriodBits, "reduce-monitor period");
+    top_.cfg_timer_ps_i = fit(p.timer_ps, kPeriodBits, "rate-increase timer");
+    // B at most 2^40 (the key's most), so that the count toward it, below B +
+    // 2^16, fits its 41 bits.
+    top_.cfg_byte_counter_bytes_i =
+        fit_at_most(p.byte_counter_bytes, kMostByteCounterBytes, "byte counter");
+    top_.cfg_threshold_i = static_cast<std::uint32_t>(fit(p.threshold, kThresholdBits, "F"));
+    top_.cfg_additive_increase_bps_i = fit(p.additive_increase_bps, kStepBits, "additive step");
+    top_.cfg_hyper_increase_bps_i = fit(p.hyper_increase_bps, kStepBits, "hyper step");
     top_.op_valid_i = 0;
     top_.op_kind_i = 0;
     top_.op_slot_i = 0;
@@ -72,6 +83,31 @@ class RtlRateLimiter final : public RateLimiter {
   RateLimiterState look(std::uint32_t slot, std::uint64_t now_ps) override {
     return operate(kLook, slot, now_ps, 0);
   }
+  // Writes slots_q[slot] as rate_limiter.sv's slot_t packs it: its first
+  // member in the highest bits, so the last one goes in first.
+  void load(std::uint32_t slot, const RateLimiterSlot& state) override {
+    if (slot >= slots())
+      throw std::out_of_range("rtl/rate_limiter: no slot " + std::to_string(slot));
+    const ReactionPointState& r = state.reaction_point;
+    rtl_bridge::PackedBits<kSlotWords> bits;
+    bits.put(state.next_send_ps, 64);
+    bits.put(r.alpha_running, 1);
+    bits.put(r.cnp_this_period, 1);
+    bits.put(r.last_cut_ps, 64);
+    bits.put(r.increased_since_cut, 1);
+    bits.put(r.cut_before, 1);
+    bits.put(r.next_alpha_ps, 64);
+    bits.put(r.next_timer_ps, 64);
+    bits.put(fit(r.bytes, kByteCounterBits, "byte count"), kByteCounterBits);
+    bits.put(r.byte_events, 32);
+    bits.put(r.timer_events, 32);
+    bits.put(fit_at_most(r.alpha, kAlphaOne, "alpha"), 21);
+    bits.put(fit(r.target_bps, kRateBits, "target rate"), kRateBits);
+    bits.put(fit(r.rate_bps, kRateBits, "rate"), kRateBits);
+    bits.put(r.active, 1);
+    if (bits.size() != kSlotWidth) throw std::logic_error("rtl/rate_limiter: slot_t's width");
+    bits.write_to(top_.rootp->rate_limiter__DOT__slots_q[slot]);
+  }
 
  private:
   enum Kind : std::uint8_t { kLook = 0, kOpen = 1, kCnp = 2, kSent = 3 };
@@ -81,12 +117,26 @@ class RtlRateLimiter final : public RateLimiter {
   // events). A g near 2^-20, or increase steps of 0, could need more.
   static constexpr std::uint64_t kMaxCycles = std::uint64_t{1} << 24;
 
-  static std::uint32_t fit(std::uint32_t value, std::uint32_t most, const char* what) {
+  // The ports' widths (rtl/rate_limiter/rate_limiter.sv).
+  static constexpr unsigned kRateBits = 50;         // line rate, RC, RT
+  static constexpr unsigned kStepBits = 40;         // R_AI, R_HAI, minimum and first-CNP rates
+  static constexpr unsigned kPeriodBits = 40;       // ps
+  static constexpr unsigned kByteCounterBits = 41;  // B and the count toward it
+  static constexpr std::uint64_t kMostByteCounterBytes = std::uint64_t{1} << 40;
+  static constexpr unsigned kThresholdBits = 21;  // F
+  static constexpr std::size_t kSlotWidth = 487;  // SlotW
+  static constexpr std::size_t kSlotWords = (kSlotWidth + 31) / 32;
+
+  static std::uint64_t fit_at_most(std::uint64_t value, std::uint64_t most, const char* what) {
     if (value > most) {
       throw std::invalid_argument(std::string("rtl/rate_limiter: ") + what + " " +
-                                  std::to_string(value) + " is more than its port holds");
+                                  std::to_string(value) + " is more than its port holds (" +
+                                  std::to_string(most) + ")");
     }
     return value;
+  }
+  static std::uint64_t fit(std::uint64_t value, unsigned bits, const char* what) {
+    return fit_at_most(value, (std::uint64_t{1} << bits) - 1, what);
   }
 
   RateLimiterState operate(Kind kind, std::uint32_t slot, std::uint64_t now_ps,

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <cstring>
 #include <random>
+#include <stdexcept>
 
 #include "common/little_endian.hpp"
 
@@ -68,5 +69,27 @@ template <std::size_t kWords>
 void set_random(VlWide<kWords>& port, std::mt19937_64& rng) {
   for (std::size_t w = 0; w < kWords; ++w) port[w] = static_cast<EData>(rng());
 }
+
+// A packed struct's bits, put field by field from its last member (the
+// lowest bits) up, then written whole into a wide signal (a tests' backdoor).
+template <std::size_t kWords>
+class PackedBits {
+ public:
+  // The low `bits` bits of `value` as the next field up.
+  void put(std::uint64_t value, unsigned bits) {
+    if (used_ + bits > 32 * kWords) throw std::length_error("PackedBits: more bits than words");
+    for (unsigned i = 0; i < bits; ++i, ++used_) {
+      if ((value >> i) & 1) words_[used_ / 32] |= EData{1} << (used_ % 32);
+    }
+  }
+  std::size_t size() const { return used_; }
+  void write_to(VlWide<kWords>& signal) const {
+    for (std::size_t w = 0; w < kWords; ++w) signal[w] = words_[w];
+  }
+
+ private:
+  EData words_[kWords] = {};
+  std::size_t used_ = 0;
+};
 
 }  // namespace rnicsim::rtl_bridge
