@@ -84,6 +84,9 @@ class ModelPfcUnit final : public PfcUnit {
   std::uint64_t paused_ps(unsigned p, std::uint64_t now_ps) const override {
     return closed_[p] + (std::min(until_[p], now_ps) - std::min(since_[p], now_ps));
   }
+  void load_paused_ps(unsigned p, std::uint64_t ps) override {
+    closed_[p] = ps - (std::min(until_[p], now_) - std::min(since_[p], now_));  // modulo 2^64
+  }
 
  private:
   void apply(const packet::PfcPause& pause, PfcReceived& received) {

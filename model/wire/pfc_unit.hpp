@@ -76,6 +76,10 @@ class PfcUnit {
   // Time `priority` has spent paused up to `now_ps` (no earlier than the
   // last call's time), changing nothing: a statistics read.
   virtual std::uint64_t paused_ps(unsigned priority, std::uint64_t now_ps) const = 0;
+  // Test only: a backdoor, as a verification environment has one, that sets
+  // the time `priority` has spent paused, as of the last call, to `ps`: a
+  // 64-bit statistic reaches its high bits only after months of pause.
+  virtual void load_paused_ps(unsigned priority, std::uint64_t ps) = 0;
 
   // The PFC frames built and not yet taken (no FCS), oldest first.
   std::vector<std::vector<std::uint8_t>> take_frames() { return std::exchange(frames_, {}); }

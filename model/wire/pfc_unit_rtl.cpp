@@ -1,6 +1,7 @@
 #include "wire/pfc_unit_rtl.hpp"
 
 #include "Vpfc_unit_w8.h"
+#include "Vpfc_unit_w8___024root.h"
 
 namespace rnicsim {
 

@@ -7,7 +7,9 @@
 //
 // RtlPfcUnit<Top> serves any verilated parameter set of the block (the
 // co-simulation tests use both widths and the test-only fault);
-// make_rtl_pfc_unit gives the 8-byte one the MAC swaps in.
+// make_rtl_pfc_unit gives the 8-byte one the MAC swaps in. A file that
+// instantiates it includes Top's root header (<Top>___024root.h) as well: the
+// backdoor (load_paused_ps) writes the block's counters there.
 #include <verilated.h>
 
 #include <algorithm>
@@ -120,6 +122,13 @@ class RtlPfcUnit final : public PfcUnit {
     top_.elapsed_ps_i = 0;
     top_.eval();
     return paused;
+  }
+  // The counter holds the time through the last call's edge.
+  void load_paused_ps(unsigned priority, std::uint64_t ps) override {
+    if (priority >= 8)
+      throw std::out_of_range("rtl/pfc_unit: no priority " + std::to_string(priority));
+    top_.rootp->pfc_unit__DOT__paused_ps_q[priority] = ps;
+    top_.eval();
   }
 
  private:

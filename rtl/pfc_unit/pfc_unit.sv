@@ -159,7 +159,10 @@ module pfc_unit #(
 
   // ------------------------------------------------------------ pause timers
   logic [TimerW-1:0] pause_left_q[Priorities];  // 0: may send
-  logic [63:0] paused_ps_q[Priorities];  // a statistic: never wraps in practice
+  // A statistic: never wraps in practice. Public for the tests' backdoor
+  // (RtlPfcUnit::load_paused_ps), which sets it as a verification
+  // environment may, to reach its high bits.
+  logic [63:0] paused_ps_q[Priorities]  /* verilator public_flat_rw */;
   logic [TimerW-1:0] pause_left_after[Priorities];  // once this cycle's time has passed
   logic [TimerW-1:0] paused_for[Priorities];  // of this cycle's time
 

@@ -26,8 +26,11 @@
 #include <vector>
 
 #include "Vpfc_unit_w64.h"
+#include "Vpfc_unit_w64___024root.h"
 #include "Vpfc_unit_w8.h"
+#include "Vpfc_unit_w8___024root.h"
 #include "Vpfc_unit_w8_fault.h"
+#include "Vpfc_unit_w8_fault___024root.h"
 #include "cosim/mode.hpp"
 #include "formats/mac_control.hpp"
 #include "wire/pfc_unit.hpp"
@@ -98,6 +101,16 @@ class Scoreboard {
     compare_state(now, "advance");
   }
 
+  // The same paused time into both through their backdoors.
+  void load_paused_ps(unsigned priority, std::uint64_t ps, std::uint64_t now) {
+    model_->load_paused_ps(priority, ps);
+    rtl_->load_paused_ps(priority, ps);
+    compare_state(now, "load");
+  }
+
+  std::uint64_t paused_ps(unsigned priority, std::uint64_t now) const {
+    return model_->paused_ps(priority, now);
+  }
   std::uint64_t resume_in() const { return model_->resume_in_ps(); }
   std::uint64_t refresh_in() const { return model_->refresh_in_ps(); }
 
@@ -333,8 +346,10 @@ TEST(PfcUnitCosim, TheWidestValuesAgreeWithTheModel) {
   const Extreme congests{125 << 17, 0x8000'0000'0000, 0x7FFF'FFFF'FFFF, 65534};
   std::vector<Extreme> extremes{congests};
   for (const int shift : {0, 1, 5, 10, 15}) {
+    // 125 ps x 65535 quanta sets bits 1 and 8 of the refresh period, which
+    // no other product here does.
     extremes.push_back({std::uint64_t{125} << shift, 0xFFFF'FFFF'FFFF, 0x8000'0000'0001,
-                        static_cast<std::uint16_t>(65533 - 7 * shift)});
+                        static_cast<std::uint16_t>(shift == 0 ? 65535 : 65533 - 7 * shift)});
   }
   const packet::MacAddress all_ones{0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF};
   for (const Extreme& extreme : extremes) {
@@ -373,6 +388,40 @@ TEST(PfcUnitCosim, TheWidestValuesAgreeWithTheModel) {
       if (extreme.xoff == congests.xoff) {
         EXPECT_GT(board.coverage.refreshes, 0u);
       }
+    }
+  }
+}
+
+// The paused-time statistics' high bits: each priority's counter set through
+// the backdoor to within a pause of 2^64 ps (213 days of pause, which no run
+// reaches), then pauses that carry it past 2^64, where it wraps as the
+// model's uint64 does.
+TEST(PfcUnitCosim, PausedTimeCountersWrapAsTheModels) {
+  if (cosim_mode() != CosimMode::kCrossCheck) GTEST_SKIP() << "compares both sides";
+  const PfcConfig config = test_config();
+  const std::uint64_t longest_pause = pause_ps(65535, 100);
+  std::array<std::uint16_t, 8> longest;
+  longest.fill(65535);
+  for (const bool wide : {false, true}) {
+    std::mt19937_64 rng(0x9A05 + wide);
+    Scoreboard board(
+        make_model_pfc_unit(config, 100, kSource),
+        wide ? rtl_unit<Vpfc_unit_w64, 64>(config, 100) : rtl_unit<Vpfc_unit_w8, 8>(config, 100));
+    std::uint64_t now = 1000;
+    board.receive(pfc_frame(0xFF, longest), now);  // a pause running while the counters are set
+    now += longest_pause / 4;
+    board.advance(now);
+    for (unsigned p = 0; p < 8; ++p) {
+      board.load_paused_ps(p, 0 - longest_pause / 2 - rng() % 1'000'000, now);
+    }
+    for (int i = 0; i < 8; ++i) {
+      now += longest_pause / 3;
+      board.advance(now);
+      if (i % 2 == 1) board.receive(pfc_frame(0xFF, longest), now);
+    }
+    EXPECT_TRUE(board.mismatches.empty()) << board.report();
+    for (unsigned p = 0; p < 8; ++p) {
+      EXPECT_LT(board.paused_ps(p, now), longest_pause * 3) << "priority " << p << " wrapped";
     }
   }
 }
