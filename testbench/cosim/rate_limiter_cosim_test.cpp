@@ -580,6 +580,43 @@ TEST(RateLimiterCosim, DirectedPaperSequenceThroughTheRtl) {
   EXPECT_EQ(rtl.sent(3, 1000, now).next_send_ps, now + 81'270);
 }
 
+// The operation latencies rtl/rate_limiter/README.md gives ("Operation
+// latency"), cycle for cycle: an operation taken in cycle 0 answers in cycle
+// N, with a the alpha periods, t the timer events and b the byte-counter
+// events it runs.
+TEST(RateLimiterCosim, OperationLatenciesAreTheReadmesTable) {
+  if (!runs_rtl(cosim_mode())) GTEST_SKIP() << "needs the RTL";
+  DcqcnParameters p = firmware();  // a cut keeps at least 50%: it divides
+  p.byte_counter_bytes = 1000;
+  RtlRateLimiter<Vrate_limiter, 4> rtl(p);
+  rtl.open(0, 0);
+  EXPECT_EQ(rtl.last_operation_cycles(), 2u) << "open";
+  rtl.look(0, 0);
+  EXPECT_EQ(rtl.last_operation_cycles(), 2u) << "look, nothing due";
+  rtl.sent(0, 1500, 0);
+  EXPECT_EQ(rtl.last_operation_cycles(), 2u) << "sent, not active";
+  rtl.cnp(0, 0);  // cuts; the alpha timer (1 us) and the rate timer (30 us) start
+  EXPECT_EQ(rtl.last_operation_cycles(), 18u) << "cnp dividing for the minimum decrease";
+  rtl.cnp(0, 500'000);
+  EXPECT_EQ(rtl.last_operation_cycles(), 2u) << "cnp ignored within the monitor period";
+  rtl.look(0, 3 * kUs);  // alpha periods end at 1, 2 and 3 us
+  EXPECT_EQ(rtl.last_operation_cycles(), 3u + 2) << "look, a = 3";
+  rtl.sent(0, 2500, 3 * kUs);  // two byte-counter events, still limited
+  EXPECT_EQ(rtl.last_operation_cycles(), 2u + 19) << "sent, b = 2, paced";
+  rtl.look(0, 30 * kUs);  // alpha periods at 4..30 us, the rate timer at 30 us
+  EXPECT_EQ(rtl.last_operation_cycles(), 27u + 1 + 2) << "look, a = 27, t = 1";
+  // A QP the first CNP sets just below line rate: one byte-counter event
+  // lets it go.
+  DcqcnParameters q = firmware();
+  q.first_cnp_rate_bps = q.line_rate_bps - 2;
+  RtlRateLimiter<Vrate_limiter, 4> near_line(q);
+  near_line.open(1, 0);
+  near_line.cnp(1, 0);
+  EXPECT_EQ(near_line.last_operation_cycles(), 2u) << "cnp setting the first-CNP rate";
+  near_line.sent(1, kMaxPacedBytes, 500'000);
+  EXPECT_EQ(near_line.last_operation_cycles(), 1u + 3) << "sent, b = 1, let go";
+}
+
 // Firmware: a QP let go within the monitor period of its last cut ignores
 // the next CNP there (the first-CNP rate waits for the period's end).
 TEST(RateLimiterCosim, DirectedFirmwareLetGoInsideTheMonitorPeriod) {

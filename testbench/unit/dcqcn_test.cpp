@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <stdexcept>
+
 #include "nic/congestion/rate_limiter.hpp"
 #include "nic/congestion/rate_limiters.hpp"
 
@@ -317,6 +319,25 @@ TEST(RateLimiters, PacesALimitedQpAtItsRateAndWakesAtTheEarliest) {
   EXPECT_EQ(limiters.next_wake_ps(300), 100u + 160'000);
   EXPECT_EQ(limiters.next_wake_ps(100 + 160'000), 100u + 320'000);
   EXPECT_EQ(limiters.next_wake_ps(1'000'000), 0u);
+}
+
+// The RTL block (dcqcn.impl rtl) holds 1024 QPs: the 1025th QP to get a CNP
+// is refused, naming the key, before it takes a slot (the NIC stops the run
+// with the message); the QPs it holds go on as before.
+TEST(RateLimiters, TheRtlBlockRefusesOneQpMoreThanItsSlots) {
+  RateLimiters limiters(paper(), BlockImpl::kRtl);
+  for (std::uint32_t qpn = 0; qpn < 1024; ++qpn) ASSERT_TRUE(limiters.cnp(qpn, true, 0));
+  try {
+    limiters.cnp(5000, true, 1000);
+    FAIL() << "the 1025th QP took a slot";
+  } catch (const std::length_error& full) {
+    EXPECT_STREQ(full.what(),
+                 "dcqcn.impl rtl: the rate-limiter block holds 1024 QPs, and QP 5000 is one more "
+                 "to get a CNP");
+  }
+  EXPECT_EQ(limiters.stats().rp_cnp_handled, 1024u);
+  EXPECT_TRUE(limiters.cnp(3, true, 1000));  // a second cut of a QP it holds
+  EXPECT_EQ(limiters.stats().rp_cnp_handled, 1025u);
 }
 
 TEST(RateLimiters, OffIgnoresEveryCnp) {

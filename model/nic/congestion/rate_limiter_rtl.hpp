@@ -83,6 +83,10 @@ class RtlRateLimiter final : public RateLimiter {
   RateLimiterState look(std::uint32_t slot, std::uint64_t now_ps) override {
     return operate(kLook, slot, now_ps, 0);
   }
+  // The last operation's latency: taken in cycle 0, answered in this cycle
+  // (rtl/rate_limiter/README.md, "Operation latency").
+  std::uint64_t last_operation_cycles() const { return last_operation_cycles_; }
+
   // Writes slots_q[slot] as rate_limiter.sv's slot_t packs it: its first
   // member in the highest bits, so the last one goes in first.
   void load(std::uint32_t slot, const RateLimiterSlot& state) override {
@@ -158,8 +162,9 @@ class RtlRateLimiter final : public RateLimiter {
       if (taken) break;
     }
     top_.op_valid_i = 0;
-    for (std::uint64_t waited = 0; !top_.res_valid_o; ++waited) {
-      if (waited > kMaxCycles) throw stuck("never answered");
+    last_operation_cycles_ = 1;  // the cycle after the one that took it
+    for (; !top_.res_valid_o; ++last_operation_cycles_) {
+      if (last_operation_cycles_ > kMaxCycles) throw stuck("never answered");
       rtl_bridge::clock_cycle(top_);
     }
     RateLimiterState s;
@@ -179,6 +184,7 @@ class RtlRateLimiter final : public RateLimiter {
 
   Top top_;
   std::function<bool()> source_idle_;
+  std::uint64_t last_operation_cycles_ = 0;
 };
 
 }  // namespace rnicsim
