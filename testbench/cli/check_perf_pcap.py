@@ -40,6 +40,10 @@ import sys
 import zlib
 from pathlib import Path
 
+# The reading of rnicsim exec's RDTSC warning that the exec checks share.
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "exec"))
+from tsc_trap import SKIP, calibration_failed, untrapped_warning  # noqa: E402
+
 from scapy.compat import raw
 from scapy.contrib.roce import BTH
 from scapy.layers.inet import IP, UDP
@@ -53,10 +57,6 @@ LINKTYPE_ETHERNET = 1
 ROCE_PORT = 4791
 NODE_MACS = {"02:00:00:00:00:01": "a", "02:00:00:00:00:02": "b"}  # system/testbed.cpp
 EXPERT_ERROR = 0x00800000  # _ws.expert.severity of PI_ERROR
-# rnicsim exec's warning when the TSC trap does not work here (model/program/exec),
-# and perftest's calibration of its TSC against gettimeofday failing (get_clock.c).
-NO_TSC_TRAP = "does not trap RDTSC"
-CALIBRATION_FAILED = "Correlation coefficient r^2"
 # A frame with a payload ends in Wireshark's "data" dissector.
 PROTOCOLS = ("eth:ethertype:ip:udp:infiniband", "eth:ethertype:ip:udp:infiniband:data")
 
@@ -155,11 +155,11 @@ def run_capture(command, pcap, work, name, problems):
         old.unlink(missing_ok=True)
     done = subprocess.run(command, capture_output=True, text=True)
     if done.returncode != 0:
-        said = [l for l in done.stderr.splitlines() if NO_TSC_TRAP in l]
-        if said and CALIBRATION_FAILED in done.stderr:
+        said = untrapped_warning(done.stderr)
+        if said and calibration_failed(done.stderr):
             print(f"SKIP: {' '.join(command)}: exit {done.returncode}, no capture: perftest "
-                  "could not calibrate its TSC, which this machine does not trap.\n" + said[0])
-            sys.exit(77)
+                  "could not calibrate its TSC, which this machine does not trap.\n" + said)
+            sys.exit(SKIP)
         sys.exit(f"{' '.join(command)}: exit {done.returncode}\n{done.stdout}\n{done.stderr}")
     left = list(work.glob(f"{name}.pcap.partial-*"))
     if left:

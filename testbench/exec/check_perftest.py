@@ -31,13 +31,10 @@ import shutil
 import subprocess
 import sys
 
+from tsc_trap import SKIP, calibration_failed, untrapped_warning
+
 TOLERANCE = 0.02
 CLIENT_DEVICE = "rnicsim_a"  # roles.client of configs/cx5_100g.json
-SKIP = 77
-# rnicsim exec's warning when the TSC trap does not work here (model/program/exec).
-NO_TSC_TRAP = "does not trap RDTSC"
-# perftest's calibration of its TSC against gettimeofday failing (get_clock.c).
-CALIBRATION_FAILED = "Correlation coefficient r^2"
 
 
 def run(command, timeout=600):
@@ -77,18 +74,19 @@ def skip_if_tsc_untrapped(result, what):
     """Exit 77 when rnicsim exec said (once) that this machine does not trap RDTSC and
     the run completed, or failed only in perftest's calibration of the TSC; fail on any
     other failure of the run."""
-    said = [l for l in result.stderr.splitlines() if NO_TSC_TRAP in l]
-    if len(said) > 1:
-        fail(f"rnicsim exec said {len(said)} times that this machine does not trap RDTSC", result)
-    if not said:
+    try:
+        said = untrapped_warning(result.stderr)
+    except ValueError as error:
+        fail(str(error), result)
+    if said is None:
         return
-    if result.returncode != 0 and CALIBRATION_FAILED not in result.stderr:
+    if result.returncode != 0 and not calibration_failed(result.stderr):
         fail(f"{what} failed", result)
     outcome = ("completed" if result.returncode == 0 else
                f"exited {result.returncode}: perftest could not calibrate its TSC")
     print(f"SKIP: {what} {outcome}; this machine does not trap RDTSC, so perftest's "
           "get_cycles reads wall-clock cycles and its figures are not simulated: not "
-          "checked.\n" + said[0])
+          "checked.\n" + said)
     sys.exit(SKIP)
 
 
