@@ -14,7 +14,7 @@
 // bit: rates in whole bit/s, alpha in 2^-20ths, times in ps compared modulo
 // 2^64, every division rounding down but the pacing time's, which rounds up.
 // Each width is what its configuration key allows (congestion_config.cpp,
-// link_config.cpp), so no bit is there that the keys cannot reach: rates to
+// link_config.cpp), so no port bit is there that the keys cannot reach: rates to
 // 10^6 Gbit/s (50 bits), steps and minimum rates to 10^6 Mbit/s (40),
 // periods to 10^6 us in ps (40), B to 2^40 bytes (41), F to 2^20 (21).
 //

@@ -420,6 +420,8 @@ TEST(PfcUnitCosim, PausedTimeCountersWrapAsTheModels) {
       if (i % 2 == 1) board.receive(pfc_frame(0xFF, longest), now);
     }
     EXPECT_TRUE(board.mismatches.empty()) << board.report();
+    // The run did carry every count past 2^64 (the model's count; the RTL's
+    // was compared with it after every call).
     for (unsigned p = 0; p < 8; ++p) {
       EXPECT_LT(board.paused_ps(p, now), longest_pause * 3) << "priority " << p << " wrapped";
     }

@@ -48,6 +48,8 @@ constexpr std::uint32_t kSlots = 16;  // Vrate_limiter: SLOT_BITS 4
 constexpr std::uint64_t kMostLineRateBps = 1'000'000'000'000'000;
 constexpr std::uint64_t kMostStepBps = 1'000'000'000'000;
 constexpr std::uint64_t kMostPeriodPs = 1'000'000 * kUs;
+constexpr std::uint64_t kMostByteCounterBytes = std::uint64_t{1} << 40;  // and the bridge's
+constexpr std::uint64_t kOnes40 = (std::uint64_t{1} << 40) - 1;          // the 40-bit ports' most
 
 // The coverage build (scripts/rtl_coverage) runs a fifth of the random
 // operations: its line and toggle counting makes each of this block's cycles
@@ -74,7 +76,8 @@ struct Coverage {
   std::uint64_t alpha_zero = 0;  // decayed to 0: its timer stops
   std::uint64_t paced = 0;       // a packet that moved the next-send time
   std::uint64_t wrapped = 0;     // an operation after the time wrapped
-  std::uint64_t wrapped_counts = 0;  // an event count past 2^32 - 1 back to a few
+  std::uint64_t wrapped_timer_counts = 0;  // a timer event count past 2^32 - 1 back to a few
+  std::uint64_t wrapped_byte_counts = 0;   // the same of the byte counter's
 };
 
 // Drives both blocks with the same operations and compares what they answer.
@@ -179,8 +182,8 @@ class Scoreboard {
       coverage.alpha_down += after.alpha < before.alpha;
     }
     coverage.alpha_zero += after.alpha == 0 && before.alpha != 0;
-    coverage.wrapped_counts += (after.timer_events < before.timer_events && !after.cut) ||
-                               (after.byte_events < before.byte_events && !after.cut);
+    coverage.wrapped_timer_counts += after.timer_events < before.timer_events && !after.cut;
+    coverage.wrapped_byte_counts += after.byte_events < before.byte_events && !after.cut;
     last_[slot] = after;
   }
 
@@ -427,8 +430,10 @@ std::uint64_t random_width(std::mt19937_64& rng, unsigned bits) {
 }
 
 // Random configurations across the ranges the block's ports carry (a line
-// rate up to 10^15 bit/s, as a link's rate may be; periods, steps and the
-// minimum and first-CNP rates up to 2^40;
+// rate up to 10^15 bit/s, as a link's rate may be; the monitor and timer
+// periods, B, steps and the minimum and first-CNP rates up to 2^40; alpha
+// periods up to 2^30 ps, so that a catch-up stays some thousands of cycles
+// (EveryPortAtItsMost takes them to 2^40);
 // any g, initial alpha, cut shift, percent, F and steps; steps of 0 too,
 // which keep a limiter below line rate so that its event counts grow), each
 // from a random time anywhere in 2^64 ps: every bit of the configuration,
@@ -444,13 +449,13 @@ TEST(RateLimiterCosim, RandomConfigurationsAgreeWithTheModel) {
     p.initial_alpha = static_cast<std::uint32_t>(rng() % (kAlphaOne + 1));
     p.cut_shift = fw ? 10 + static_cast<std::uint32_t>(rng() % 16) : 21;
     p.min_decrease_percent = fw ? 1 + static_cast<std::uint32_t>(rng() % 100) : 0;
-    p.min_rate_bps = 1 + random_width(rng, 40) % p.line_rate_bps;
+    p.min_rate_bps = 1 + random_width(rng, 40) % std::min(p.line_rate_bps, kOnes40);
     p.first_cnp_rate_bps = fw && rng() % 2 ? random_width(rng, 40) : 0;
     p.clamp_target = rng() % 2 == 0;
     p.alpha_period_ps = 100'000 + random_width(rng, 30);
     p.reduce_monitor_ps = random_width(rng, 40);
     p.timer_ps = 100'000 + random_width(rng, 40);
-    p.byte_counter_bytes = 64 + random_width(rng, 40);
+    p.byte_counter_bytes = 64 + random_width(rng, 40) % (kMostByteCounterBytes - 63);
     p.threshold = 1 + static_cast<std::uint32_t>(random_width(rng, 20));
     p.additive_increase_bps = rng() % 4 == 0 ? 0 : random_width(rng, 40);
     p.hyper_increase_bps = rng() % 4 == 0 ? 0 : random_width(rng, 40);
@@ -462,10 +467,10 @@ TEST(RateLimiterCosim, RandomConfigurationsAgreeWithTheModel) {
 
 // Every configuration port at the most it carries: all ones, but g and the
 // initial alpha at 2^20, the percent at 100, the cut shift at 31 and B at
-// 2^40 (beyond what the keys allow, which the ports need not hold back).
+// 2^40 (2^40 - 1 under the firmware's preset, for B's low bits): beyond what
+// the keys allow, which the ports need not hold back.
 TEST(RateLimiterCosim, EveryPortAtItsMostAgreesWithTheModel) {
   if (cosim_mode() != CosimMode::kCrossCheck) GTEST_SKIP() << "compares both sides";
-  constexpr std::uint64_t kOnes40 = (std::uint64_t{1} << 40) - 1;
   for (const bool fw : {false, true}) {
     std::mt19937_64 rng(0xDC30 + fw), stalls(0x57E0 + fw);
     DcqcnParameters p = fw ? firmware() : paper();
@@ -479,7 +484,7 @@ TEST(RateLimiterCosim, EveryPortAtItsMostAgreesWithTheModel) {
     p.alpha_period_ps = kOnes40;
     p.reduce_monitor_ps = kOnes40;
     p.timer_ps = kOnes40;
-    p.byte_counter_bytes = (std::uint64_t{1} << 40) - (fw ? 1 : 0);
+    p.byte_counter_bytes = kMostByteCounterBytes - (fw ? 1 : 0);
     p.threshold = (1 << 21) - 1;
     p.additive_increase_bps = kOnes40;
     p.hyper_increase_bps = kOnes40;
@@ -497,9 +502,14 @@ TEST(RateLimiterCosim, EveryPortAtItsMostAgreesWithTheModel) {
 // 2^40, rates near a line of 2^50 - 1. Some sets pair those counts with the
 // largest hyper step, which the operations alone never do (the rate would
 // reach line rate first): the RTL must agree with the model in every state
-// its registers can hold, and there its products are widest. One takes a
-// cut's shift of 0, as the port allows and no key gives.
-RateLimiterSlot far_state(const DcqcnParameters& p, std::mt19937_64& rng, std::uint64_t now) {
+// the block can hold (the bridge refuses an active slot with a rate of 0 or
+// a byte count at B or more, which no operation leaves), and there its
+// products are widest. One takes a cut's shift of 0, as the port allows and
+// no key gives. With `bytes_wrap_next`, the byte-counter event count is
+// 2^32 - 1, so that the next such event wraps it (with B at 2^40 a slot
+// gets one).
+RateLimiterSlot far_state(const DcqcnParameters& p, std::mt19937_64& rng, std::uint64_t now,
+                          bool bytes_wrap_next) {
   RateLimiterSlot s;
   ReactionPointState& r = s.reaction_point;
   r.active = true;
@@ -511,7 +521,7 @@ RateLimiterSlot far_state(const DcqcnParameters& p, std::mt19937_64& rng, std::u
   r.rate_bps = r.target_bps - rng() % (r.target_bps - floor);
   r.alpha = static_cast<std::uint32_t>(rng() % (kAlphaOne + 1));
   r.timer_events = 0xFFFF'FFFF - static_cast<std::uint32_t>(rng() % 8);
-  r.byte_events = 0xFFFF'FFFF - static_cast<std::uint32_t>(rng() % 8);
+  r.byte_events = 0xFFFF'FFFF - (bytes_wrap_next ? 0 : static_cast<std::uint32_t>(rng() % 8));
   r.bytes = p.byte_counter_bytes - 1 - rng() % 1000;
   r.next_timer_ps = now + rng() % p.timer_ps;
   r.next_alpha_ps = now + rng() % p.alpha_period_ps;
@@ -541,15 +551,17 @@ TEST(RateLimiterCosim, BackdoorLoadedFarStatesAgreeWithTheModel) {
     Scoreboard board(p, rtl_block<Vrate_limiter>(p, stalls, 0.1));
     const std::uint64_t start = rng();
     for (std::uint32_t slot = 0; slot < kSlots; ++slot) {
-      board.load(slot, far_state(p, rng, start));
+      board.load(slot, far_state(p, rng, start, slot % 2 == 1));
     }
-    // Large packets, so that the byte count passes B and both counts wrap.
+    // Large packets a timer period apart: the first passes B (one
+    // byte-counter event), and the timer events wrap their count.
     for (std::uint32_t slot = 0; slot < kSlots; ++slot) {
       for (int k = 0; k < 12; ++k) board.sent(slot, kMaxPacedBytes, start + k * p.timer_ps);
     }
     random_operations(board, 1000, rng, start + 12 * p.timer_ps, p.timer_ps);
     EXPECT_TRUE(board.mismatches.empty()) << "set " << i << ": " << board.report();
-    EXPECT_GT(board.coverage.wrapped_counts, 0u) << "set " << i;
+    EXPECT_GT(board.coverage.wrapped_timer_counts, 0u) << "set " << i;
+    EXPECT_GT(board.coverage.wrapped_byte_counts, 0u) << "set " << i;
   }
 }
 

@@ -72,7 +72,9 @@ class RateLimiter {
   // Test only: a backdoor write of a whole slot, as a verification
   // environment has one, for states the operations reach only after billions
   // of them (event counts near 2^32 with increase steps of 0, a byte count
-  // near 2^40). The slot then holds an open QP in that state.
+  // near 2^40). The slot then holds an open QP in that state, which must be
+  // one the block can hold: if active, a rate of at least 1 and a byte count
+  // below B (the RTL's refuses others).
   virtual void load(std::uint32_t slot, const RateLimiterSlot& state) = 0;
 };
 

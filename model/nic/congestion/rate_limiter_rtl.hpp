@@ -93,6 +93,13 @@ class RtlRateLimiter final : public RateLimiter {
     if (slot >= slots())
       throw std::out_of_range("rtl/rate_limiter: no slot " + std::to_string(slot));
     const ReactionPointState& r = state.reaction_point;
+    // States no operation leaves, where the block and the model part: a
+    // pacing division by a rate of 0, a byte count that runs past its 41
+    // bits or catches up for longer than kMaxCycles.
+    if (r.active && (r.rate_bps == 0 || r.bytes >= top_.cfg_byte_counter_bytes_i)) {
+      throw std::invalid_argument(
+          "rtl/rate_limiter: an active slot needs a rate of at least 1 and a byte count below B");
+    }
     rtl_bridge::PackedBits<kSlotWords> bits;
     bits.put(state.next_send_ps, 64);
     bits.put(r.alpha_running, 1);
