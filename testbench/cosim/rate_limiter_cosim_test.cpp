@@ -124,9 +124,7 @@ class Scoreboard {
   void load(std::uint32_t slot, const RateLimiterSlot& state) {
     model_->load(slot, state);
     rtl_->load(slot, state);
-    const ReactionPointState& r = state.reaction_point;
-    last_[slot] = RateLimiterState{false,   r.active,       r.rate_bps,    r.target_bps,
-                                   r.alpha, r.timer_events, r.byte_events, state.next_send_ps};
+    last_[slot] = slot_answer(state.reaction_point, state.next_send_ps, false);
   }
 
   std::vector<std::string> mismatches;

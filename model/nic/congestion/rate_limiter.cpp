@@ -60,16 +60,7 @@ class ModelRateLimiter final : public RateLimiter {
     return *qps_[slot];
   }
   static RateLimiterState state(const Qp& qp, bool cut) {
-    RateLimiterState s;
-    s.cut = cut;
-    s.active = qp.rp.active();
-    s.rate_bps = qp.rp.rate_bps();
-    s.target_bps = qp.rp.target_bps();
-    s.alpha = qp.rp.alpha();
-    s.timer_events = qp.rp.timer_events();
-    s.byte_events = qp.rp.byte_events();
-    s.next_send_ps = qp.next_send_ps;
-    return s;
+    return slot_answer(qp.rp.state(), qp.next_send_ps, cut);
   }
 
   const DcqcnParameters parameters_;  // the ReactionPoints hold a reference

@@ -49,6 +49,22 @@ struct RateLimiterSlot {
   std::uint64_t next_send_ps = 0;
 };
 
+// What an operation answers of a slot in state `r`, may send from
+// `next_send_ps`; `cut` is a CNP's answer.
+inline RateLimiterState slot_answer(const ReactionPointState& r, std::uint64_t next_send_ps,
+                                    bool cut) {
+  RateLimiterState s;
+  s.cut = cut;
+  s.active = r.active;
+  s.rate_bps = r.rate_bps;
+  s.target_bps = r.target_bps;
+  s.alpha = r.alpha;
+  s.timer_events = r.timer_events;
+  s.byte_events = r.byte_events;
+  s.next_send_ps = next_send_ps;
+  return s;
+}
+
 class RateLimiter {
  public:
   virtual ~RateLimiter() = default;
