@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
 """`rnicsim coll`: exact results, OSU's and nccl-tests' tables, bad options.
 
-usage: check_collectives_run.py RNICSIM WORK_DIR [--long]
+usage: check_collectives_run.py RNICSIM WORK_DIR [--long] [--ranks N,N,...]
+
+--ranks limits part 1 to those N (the sanitizer build: 2, 3 and 8, which
+keep one rank pair, a count that is no power of two, and three exchanges).
 
 1. Every collective (allreduce by ring and by recursive doubling, allgather,
    reduce_scatter, bcast by binomial tree and by chain, alltoall) completes at
@@ -9,8 +12,10 @@ usage: check_collectives_run.py RNICSIM WORK_DIR [--long]
    sizes from one element up (doubling), and at sizes that are no power of
    two: each run checks every rank's result byte for byte and exits 1 on a
    wrong byte, so exit 0 is the check. RDMA runs name no RNR NAK. --long adds
-   the sizes from 32 KiB up to 64 MiB where the ranks' memory allows (over
-   TCP, up to 64 MiB at N = 2 and 4 MiB at the other N; ctest label long).
+   the sizes from 32 KiB up to 64 MiB at every N over both transports (for
+   allgather and alltoall, 64 MiB moved: a rank's size times N; recursive
+   doubling on 16 ranks up to 16 MiB), with the memory budget raised to 4.5
+   GiB (ctest label long).
 2. The point-to-point tests complete: latency, bw, bibw (2 ranks), mbw_mr (4).
 3. RDMA with PFC off on a switch with a 32 KiB buffer: frames are dropped,
    RC retransmits, every result still exact.
@@ -35,11 +40,18 @@ TCP = ["--set", "kernel.ring_entries=1024", "--set", "kernel.tcp_receive_buffer_
 COLLECTIVES = [("allreduce", ["--algorithm", "ring"]), ("allreduce", ["--algorithm", "recursive_doubling"]),
                ("allgather", []), ("reduce_scatter", []), ("bcast", ["--algorithm", "binomial"]),
                ("bcast", ["--algorithm", "chain"]), ("alltoall", [])]
+# --long: the most the ranks' buffers of one run may hold, and the run's
+# budget above it (the nodes and the simulator; the test runs one at a time).
+LONG_MEMORY_MIB = 4096
+LONG_BUDGET_BYTES = (LONG_MEMORY_MIB + 512) << 20
 
 
 def main():
     rnicsim, work = sys.argv[1], Path(sys.argv[2])
     long = "--long" in sys.argv[3:]
+    ranks = (2, 3, 8, 16)
+    if "--ranks" in sys.argv[3:]:
+        ranks = tuple(int(n) for n in sys.argv[sys.argv.index("--ranks") + 1].split(","))
     work.mkdir(parents=True, exist_ok=True)
     problems = []
     runs = 0
@@ -61,7 +73,7 @@ def main():
     # 1. Exact at N = 2, 3, 8, 16 over both transports. A segment of 4 KiB
     # makes the ring pipeline even at these sizes.
     for transport in ("rdma", "tcp"):
-        for n in (2, 3, 8, 16):
+        for n in ranks:
             top = "16K" if n < 16 else "4K"
             for test, extra in COLLECTIVES:
                 name = f"{transport}_{n}_{test}_{'_'.join(extra[1:]) or 'auto'}"
@@ -84,27 +96,32 @@ def main():
         "-np", "3", "-m", "1M:1M", "-i", "1", "-x", "0", "--algorithm", "recursive_doubling",
         "--transport", "tcp"])
     if long:
-        # Up to 64 MiB: RDMA at every N, as far as the ranks' memory allows;
-        # the kernel path (slow to simulate) at N = 2 up to 64 MiB and at the
-        # other N up to 4 MiB, so that every N and every size is covered.
+        # Up to 64 MiB at every N over both transports: the size a rank holds,
+        # or for allgather and alltoall the size the operation moves
+        # (nccl-tests' size, N x a rank's), as far as LONG_MEMORY_MIB of the
+        # ranks' buffers allows (only recursive doubling at 16 ranks, whose
+        # scratch is 9 x the size, stops below: at 16 MiB). The run's budget
+        # is raised to match (collectives.memory_budget_bytes).
         for transport in ("rdma", "tcp"):
-            for n in (2, 3, 8, 16):
+            for n in ranks:
                 for test, extra in COLLECTIVES:
                     # MiB a rank holds per MiB of the size (collectives_config.cpp), and
-                    # the largest power of two whose ranks stay under ~700 MiB.
+                    # the largest power of two up to 64 whose ranks stay under the cap.
                     exchanges = max(1, n.bit_length() - 1)
                     per_mib = {"allgather": n + 1, "alltoall": 2 * n, "bcast": 1}.get(
                         test, 2 * exchanges + 2 if "recursive_doubling" in extra else 2.5)
                     top = 64
-                    while top > 1 and n * per_mib * top > 700:
+                    while top > 1 and n * per_mib * top > LONG_MEMORY_MIB:
                         top //= 2
-                    if transport == "tcp" and n > 2:
-                        top = min(top, 4)
+                    moved = top * n if test in ("allgather", "alltoall") else top
+                    if moved < 64 and "recursive_doubling" not in extra:
+                        problems.append(f"long {transport} {test} on {n} ranks stops at {moved} MiB")
                     exact(f"long_{transport}_{n}_{test}_{'_'.join(extra[1:]) or 'auto'}",
                           [test] + STAR + ["-np", str(n), "-m", f"32K:{max(1, top)}M", "-i", "1",
                                            "-x", "0", "--transport", transport, "--set",
-                                           "host.page_bytes=2097152"] + extra
-                          + (TCP if transport == "tcp" else []))
+                                           "host.page_bytes=2097152", "--set",
+                                           f"collectives.memory_budget_bytes={LONG_BUDGET_BYTES}"]
+                          + extra + (TCP if transport == "tcp" else []))
 
     # 2. Point to point; the table's figure is results.json's (latency: one way).
     for test, n in (("latency", 2), ("bw", 2), ("bibw", 2), ("mbw_mr", 4)):

@@ -85,9 +85,18 @@ TEST(CollectivesConfig, RefusalsNameTheKeyAndTheReason) {
   EXPECT_EQ(error_of(star(8, R"("test": "bw", "ranks": 2, "min_bytes": 1)")), "no error");
   // 64 MiB in place on 8 ranks fits the budget; on 16 it does not.
   EXPECT_EQ(error_of(star(8, R"("min_bytes": 67108864, "max_bytes": 67108864)")), "no error");
-  EXPECT_NE(error_of(star(16, R"("min_bytes": 67108864, "max_bytes": 67108864)"))
-                .find("collectives.max_bytes: the ranks' buffers"),
-            std::string::npos);
+  const std::string over = error_of(star(16, R"("min_bytes": 67108864, "max_bytes": 67108864)"));
+  EXPECT_NE(over.find("collectives.max_bytes: the ranks' buffers (1217 MiB for 16 ranks)"),
+            std::string::npos)
+      << over;
+  EXPECT_NE(over.find("over the run's budget of 768 MiB (collectives.memory_budget_bytes)"),
+            std::string::npos)
+      << over;
+  // A machine with the memory raises the budget (2 GiB): 1217 MiB of
+  // buffers, 16 nodes and the simulator fit.
+  EXPECT_EQ(error_of(star(16, R"("min_bytes": 67108864, "max_bytes": 67108864,
+                                 "memory_budget_bytes": 2147483648)")),
+            "no error");
   // Back to back, a test runs on the cable's two ends.
   EXPECT_EQ(error_of(R"({"experiment": "collectives", "collectives": {"ranks": 2}})"), "no error");
 }

@@ -140,6 +140,14 @@ void declare_collectives_keys(config::Schema& schema) {
                                 "nccl (nccl-tests' columns; allreduce, allgather, "
                                 "reduce_scatter, bcast, alltoall)")
                  .one_of({"osu", "nccl"}));
+  schema.add(config::integer_key("collectives.memory_budget_bytes", kCollectivesMemoryBudgetBytes,
+                                 "bytes",
+                                 "collectives: the most the run may hold: every rank's buffers "
+                                 "(simulated host memory, held byte for byte), the nodes and the "
+                                 "simulator; 768 MiB keeps a run well under 1 GiB, raise it on a "
+                                 "machine with the memory")
+                 .at_least(static_cast<double>(64 * kMiB))
+                 .at_most(static_cast<double>(1ULL << 40)));
   schema.add(config::boolean_key("collectives.breakdown", false,
                                  "collectives: print, per size, when each step of rank 0's "
                                  "operation ended (mean over the timed operations)"));
@@ -231,13 +239,14 @@ CollectivesConfig collectives_config(config::RunConfig& run, const Topology& top
     buffers += c.ranks * (c.ranks - 1) * eager_depth(c) * kEagerBytes;
   }
   const std::uint64_t estimate = kSimulatorBaselineBytes + nodes * kMiB + buffers;
-  if (estimate > kCollectivesMemoryBudgetBytes) {
+  const std::uint64_t budget = s.integer("memory_budget_bytes");
+  if (estimate > budget) {
     refuse("max_bytes", "the ranks' buffers (" + std::to_string(buffers / kMiB) + " MiB for " +
                             std::to_string(c.ranks) + " ranks) and " + std::to_string(nodes) +
                             " nodes need about " + std::to_string(estimate / kMiB) +
-                            " MiB, over the run's budget of " +
-                            std::to_string(kCollectivesMemoryBudgetBytes / kMiB) +
-                            " MiB: a smaller max_bytes or fewer ranks");
+                            " MiB, over the run's budget of " + std::to_string(budget / kMiB) +
+                            " MiB (collectives.memory_budget_bytes): a smaller max_bytes, fewer "
+                            "ranks or a larger budget");
   }
   return c;
 }
