@@ -30,6 +30,55 @@ BASE_RTT_US = 2                              # NIC to NIC and back through the s
 BYTES_PER_US = LINE_GBPS * 1000 / 8          # 12500: the bottleneck drains this per microsecond
 XOFF_BYTES = 262144                          # pfc.xoff_bytes, per ingress and priority
 HEADROOM_BYTES = 32768                       # switch.headroom_bytes
+# The queue bound from the first marks on (README, (2)). A frame is 4170
+# bytes in the queue and 4194 on the wire (FCS, preamble, gap).
+FRAME_BYTES = 4170
+FRAME_US = 4194 * 8 / (LINE_GBPS * 1000)     # 0.3355 us on the wire
+DRAIN_BYTES_PER_US = BYTES_PER_US * 4170 / 4194
+TIMER_US = 55                                # dcqcn.rate_increase_timer_us: restarted by a cut
+G = 1 / 256                                  # dcqcn.g
+# The CNP's way back: the marked frame out of the switch, h1's notification
+# point, the switch, the sender's reaction point: 1.7 us measured at N = 2
+# (captures of s1:0, h1 and s1:1), taken as 2.
+RETURN_US = 2.0
+# Frames already past the sender's QP scheduler when its rate is cut, which
+# leave at line rate: 32 payload reads in flight (transport.payload_reads),
+# 4 channels of nic.queue_items = 8 (transmit, builder2icrc, roce_to_mac,
+# mac_tx) and the port's priority queue (4 x 8). 19.9 us measured at N = 2.
+TRANSMIT_BACKLOG_US = (32 + 4 * 8 + 4 * 8) * FRAME_US
+# The receiver's first packet of each QP waits for a QP context fetch
+# (0.68 us) and MPT and MTT walks (1.08 us), one QP after another, and every
+# frame behind it waits too (h1's statistics: context_wait_ns and walk_ns
+# over 16 QPs).
+COLD_START_US_PER_QP = 1.76
+
+
+def queue_bound(n):
+    """The most the bottleneck queue can hold once N senders start at line
+    rate, with every term below from the experiment's keys or a measured
+    delay (README, (2)); bytes."""
+    # Every sender has a frame marked by the time the queue holds Kmax and
+    # one frame of each; that frame waits out the queue, its CNP comes back,
+    # the sender's backlog leaves at line rate, and the receiver's cold start
+    # delays all of it: the feedback delay, during which the queue grows by
+    # N - 1 line rates.
+    marked_at = KMAX_BYTES + n * FRAME_BYTES
+    feedback_us = (marked_at / DRAIN_BYTES_PER_US + RETURN_US + TRANSMIT_BACKLOG_US
+                   + n * COLD_START_US_PER_QP)
+    bound = marked_at + (n - 1) * BYTES_PER_US * feedback_us
+    # Then a cut every CNP interval (plus the wait for that QP's next marked
+    # frame) while the queue is above Kmax. A cut leaves RC x (1 - alpha/2)
+    # with alpha at least (1 - g)^2 (at most two alpha periods pass between
+    # CNPs and each CNP raises it); a round longer than the timer lets fast
+    # recovery raise the rate to (RT + RC)/2 for the rest of it.
+    keep = 1 - (1 - G) ** 2 / 2
+    for k in range(1, 64):
+        rate = n * keep ** k  # the senders' sum, in line rates
+        round_us = CNP_INTERVAL_US + FRAME_US / keep ** k
+        bound += BYTES_PER_US * max(0.0, rate - 1) * min(round_us, TIMER_US)
+        bound += (BYTES_PER_US * max(0.0, rate * (1 / keep + 1) / 2 - 1)
+                  * max(0.0, round_us - TIMER_US))
+    return bound
 
 
 def read_csv(path):
@@ -203,10 +252,11 @@ def main(argv):
     # (2) Incast.
     lines += ["## N-to-1 incast, DCQCN and PFC against PFC alone", "",
               "| N | pauses, PFC alone | pauses, DCQCN + PFC | ratio | drops | first cut (us) | "
-              "queue peak from the first cut, sampled (KiB) | PFC's bound (KiB) | drained (us) | "
+              "queue peak (KiB) | DCQCN's bound (KiB) | PFC's bound (KiB) | "
+              "queue peak, DCQCN alone (KiB) | of DCQCN's bound | drained (us) | "
               "queue peak once drained (KiB) | bound (KiB) | converged (ms) | Jain after | whole-run payload "
               "(Gbit/s) |",
-              "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+              "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for n in (2, 4, 8, 16, 32):
         both = read_json(out / "incast" / str(n) / "summary.json")
         alone = read_json(out / "incast_pfc_only" / str(n) / "summary.json")
@@ -227,25 +277,29 @@ def main(argv):
         delay_us = KMAX_BYTES / BYTES_PER_US + BASE_RTT_US + CNP_INTERVAL_US
         bound = KMAX_BYTES + BYTES_PER_US * delay_us
         ratio = alone["pause_frames"] / max(1, both["pause_frames"])
-        # From the first cut the queue is PFC's to bound: each of the N
-        # ingresses pauses at XOFF and takes up to its headroom after it.
-        queue = read_csv(out / "incast" / str(n) / "queues.csv")
-        from_cut = max((int(r["bytes"]) for r in queue
-                        if r["port"] == "s1:0" and float(r["time_us"]) >= d["first_cut_us"]),
-                       default=0)
+        # PFC bounds the queue too: each of the N ingresses pauses at XOFF
+        # and takes up to its headroom after it.
         pfc_bound = n * (XOFF_BYTES + HEADROOM_BYTES)
+        dcqcn_bound = queue_bound(n)
+        only = read_json(out / "incast_dcqcn_only" / str(n) / "summary.json")
         lines.append(
             f"| {n} | {alone['pause_frames']} | {both['pause_frames']} | {ratio:.1f} | "
-            f"{both['dropped_frames']} | {d['first_cut_us']} | {from_cut / 1024:.0f} | "
-            f"{pfc_bound / 1024:.0f} | {d['drained_us']} | "
+            f"{both['dropped_frames']} | {d['first_cut_us']} | "
+            f"{both['queue_peak_bytes'] / 1024:.0f} | {dcqcn_bound / 1024:.0f} | "
+            f"{pfc_bound / 1024:.0f} | {only['queue_peak_bytes'] / 1024:.0f} | "
+            f"{only['queue_peak_bytes'] / dcqcn_bound:.2f} | {d['drained_us']} | "
             f"{d['queued_peak_after_drain_bytes'] / 1024:.0f} | {bound / 1024:.0f} | "
             f"{conv / 1000:.0f} | {index:.4f} | "
             f"{both['receivers'][0]['payload_gbps']:.2f} |")
         check(both["dropped_frames"] == 0 and alone["dropped_frames"] == 0, f"incast N={n}: 0 drops")
         check(index >= 0.95, f"incast N={n}: Jain's index {index:.4f} >= 0.95 after convergence")
-        check(both["queue_peak_bytes"] <= pfc_bound,
+        check(both["queue_peak_bytes"] <= min(pfc_bound, dcqcn_bound),
               f"incast N={n}: the whole run's queue peak {both['queue_peak_bytes']} B within "
-              f"PFC's {pfc_bound} B")
+              f"PFC's {pfc_bound} B and DCQCN's {dcqcn_bound:.0f} B")
+        check(only["dropped_frames"] == 0 and only["pause_frames"] == 0
+              and only["queue_peak_bytes"] <= dcqcn_bound,
+              f"incast N={n}, DCQCN alone: 0 drops, 0 pauses, the queue peak "
+              f"{only['queue_peak_bytes']} B within DCQCN's bound {dcqcn_bound:.0f} B")
         check(d["queued_peak_after_drain_bytes"] <= bound,
               f"incast N={n}: queue peak once the first build-up drained, {d['queued_peak_after_drain_bytes']}"
               f" B within the bound {bound:.0f} B")
