@@ -1,5 +1,7 @@
 #include "host/host.hpp"
 
+#include <string>
+
 #include "host/memory/host_memory_config.hpp"
 
 namespace rnicsim {
@@ -33,6 +35,18 @@ void read_host_software_config(config::RunConfig& run, const std::string& node, 
   c.page_bytes = host_page_bytes(host);
   c.fragmentation = host.number("fragmentation");
   c.page_seed = host.stream_seed("pages");
+  // Application pages come from what the NIC's tables (ICM) leave, from the
+  // first whole page after them.
+  const std::uint64_t pool_base = page_pool_base(c);
+  if (c.memory.size_bytes < pool_base + c.page_bytes) {
+    const std::string key = host.path("memory_bytes");
+    throw config::ConfigError(
+        run.loaded().source_of(key), key,
+        std::to_string(c.memory.size_bytes) + " bytes hold no " + std::to_string(c.page_bytes) +
+            "-byte page for applications: the NIC's tables and alignment take the first " +
+            std::to_string(pool_base) + " bytes (at least " +
+            std::to_string(pool_base + c.page_bytes) + ")");
+  }
 }
 
 HostSoftware::HostSoftware(HostMemory& memory, const HostConfig& config)
