@@ -47,6 +47,7 @@ def main():
             result["ratio"].append(a / w)
     result["ratio_median"] = statistics.median(result["ratio"])
     text = json.dumps(result, indent=2) + "\n"
+    out.mkdir(parents=True, exist_ok=True)
     (out / "collectives_speed.json").write_text(text)
     print(text, end="")
 
