@@ -36,20 +36,24 @@ FRAME_BYTES = 4170
 FRAME_US = 4194 * 8 / (LINE_GBPS * 1000)     # 0.3355 us on the wire
 DRAIN_BYTES_PER_US = BYTES_PER_US * 4170 / 4194
 TIMER_US = 55                                # dcqcn.rate_increase_timer_us: restarted by a cut
+ALPHA_TIMER_US = 55                          # dcqcn.alpha_timer_us: restarted by a CNP
 G = 1 / 256                                  # dcqcn.g
 # The CNP's way back: the marked frame out of the switch, h1's notification
 # point, the switch, the sender's reaction point: 1.7 us measured at N = 2
-# (captures of s1:0, h1 and s1:1), taken as 2.
+# (captures of s1:0, h1 and s1:1), taken as 2. At any N, h1 makes the CNPs
+# as the QPs' marked frames arrive, at most one a frame time, so they do not
+# queue behind each other on the way.
 RETURN_US = 2.0
 # Frames already past the sender's QP scheduler when its rate is cut, which
 # leave at line rate: 32 payload reads in flight (transport.payload_reads),
 # 4 channels of nic.queue_items = 8 (transmit, builder2icrc, roce_to_mac,
-# mac_tx) and the port's priority queue (4 x 8). 19.9 us measured at N = 2.
+# mac_tx) and the port's priority queue, which takes at most 4 x
+# queue_items (FabricPort::fill). 19.9 us measured at N = 2.
 TRANSMIT_BACKLOG_US = (32 + 4 * 8 + 4 * 8) * FRAME_US
 # The receiver's first packet of each QP waits for a QP context fetch
 # (0.68 us) and MPT and MTT walks (1.08 us), one QP after another, and every
 # frame behind it waits too (h1's statistics: context_wait_ns and walk_ns
-# over 16 QPs).
+# per miss and walk, the same over 16 and over 32 QPs).
 COLD_START_US_PER_QP = 1.76
 
 
@@ -66,18 +70,27 @@ def queue_bound(n):
     feedback_us = (marked_at / DRAIN_BYTES_PER_US + RETURN_US + TRANSMIT_BACKLOG_US
                    + n * COLD_START_US_PER_QP)
     bound = marked_at + (n - 1) * BYTES_PER_US * feedback_us
-    # Then a cut every CNP interval (plus the wait for that QP's next marked
-    # frame) while the queue is above Kmax. A cut leaves RC x (1 - alpha/2)
-    # with alpha at least (1 - g)^2 (at most two alpha periods pass between
-    # CNPs and each CNP raises it); a round longer than the timer lets fast
-    # recovery raise the rate to (RT + RC)/2 for the rest of it.
-    keep = 1 - (1 - G) ** 2 / 2
-    for k in range(1, 64):
-        rate = n * keep ** k  # the senders' sum, in line rates
-        round_us = CNP_INTERVAL_US + FRAME_US / keep ** k
-        bound += BYTES_PER_US * max(0.0, rate - 1) * min(round_us, TIMER_US)
-        bound += (BYTES_PER_US * max(0.0, rate * (1 / keep + 1) / 2 - 1)
-                  * max(0.0, round_us - TIMER_US))
+    # Then a cut every round while the queue is above Kmax (every frame is
+    # marked): the CNP interval, plus the wait for that QP's next marked
+    # frame at h1. The queue is a FIFO of every sender's frames, enqueued when
+    # their rates differed by at most one cut, so a QP's frames leave it at
+    # most 2N frame times apart. Each cut keeps RC x (1 - alpha/2), alpha as
+    # the reaction point keeps it (a CNP: (1 - g) alpha + g after the cut; a
+    # round longer than the alpha timer: one (1 - g) decay), and a round
+    # longer than the increase timer lets fast recovery raise RC to
+    # (RT + RC)/2 for the rest of it. The queue grows by (the senders' sum -
+    # C) over each round.
+    round_us = CNP_INTERVAL_US + 2 * n * FRAME_US
+    alpha, rate = 1.0, 1.0  # rate: one sender's, in line rates
+    for _ in range(64):
+        target, rate = rate, rate * (1 - alpha / 2)
+        alpha = (1 - G) * alpha + G
+        if round_us > ALPHA_TIMER_US:
+            alpha *= 1 - G
+        bound += BYTES_PER_US * max(0.0, n * rate - 1) * min(round_us, TIMER_US)
+        if round_us > TIMER_US:  # the next cut starts from the recovered rate
+            rate = (target + rate) / 2
+            bound += BYTES_PER_US * max(0.0, n * rate - 1) * (round_us - TIMER_US)
     return bound
 
 
