@@ -1,21 +1,24 @@
 #!/usr/bin/env python3
 """`rnicsim coll`: exact results, OSU's and nccl-tests' tables, bad options.
 
-usage: check_collectives_run.py RNICSIM WORK_DIR [--long] [--ranks N,N,...]
+usage: check_collectives_run.py RNICSIM WORK_DIR [--long] [--ranks N,N,...] [--small-only]
 
---ranks limits part 1 to those N (the sanitizer build: 2, 3 and 8, which
-keep one rank pair, a count that is no power of two, and three exchanges).
+--ranks limits parts 1 and --long to those N; the sanitizer build passes
+--ranks 2,3,8 (one rank pair, a count that is no power of two, and three
+exchanges) and --small-only (no 8 MiB runs).
 
 1. Every collective (allreduce by ring and by recursive doubling, allgather,
    reduce_scatter, bcast by binomial tree and by chain, alltoall) completes at
    N = 2, 3, 8 and 16 ranks of a 16-host star, over RDMA and over TCP, at
    sizes from one element up (doubling), and at sizes that are no power of
    two: each run checks every rank's result byte for byte and exits 1 on a
-   wrong byte, so exit 0 is the check. RDMA runs name no RNR NAK. --long adds
-   the sizes from 32 KiB up to 64 MiB at every N over both transports (for
-   allgather and alltoall, 64 MiB moved: a rank's size times N; recursive
-   doubling on 16 ranks up to 16 MiB), with the memory budget raised to 4.5
-   GiB (ctest label long).
+   wrong byte, so exit 0 is the check. RDMA runs name no RNR NAK. Then each
+   collective once at 8 MiB (the ring's scratch changes above 4 MiB), every
+   (N, transport) pair once among them: pairwise, as the whole product is
+   too big for CI. --long runs the whole product from 8 KiB up to 64 MiB at
+   every N over both transports (for allgather and alltoall, 64 MiB moved:
+   a rank's size times N; recursive doubling on 16 ranks up to 16 MiB), with
+   the memory budget raised to 4.5 GiB (ctest label long, run alone).
 2. The point-to-point tests complete: latency, bw, bibw (2 ranks), mbw_mr (4).
 3. RDMA with PFC off on a switch with a 32 KiB buffer: frames are dropped,
    RC retransmits, every result still exact.
@@ -40,8 +43,14 @@ TCP = ["--set", "kernel.ring_entries=1024", "--set", "kernel.tcp_receive_buffer_
 COLLECTIVES = [("allreduce", ["--algorithm", "ring"]), ("allreduce", ["--algorithm", "recursive_doubling"]),
                ("allgather", []), ("reduce_scatter", []), ("bcast", ["--algorithm", "binomial"]),
                ("bcast", ["--algorithm", "chain"]), ("alltoall", [])]
+# Each collective once at 8 MiB, with every (N, transport) pair once.
+LARGE_PAIRS = [(COLLECTIVES[0], 16, "rdma"), (COLLECTIVES[0], 8, "tcp"),
+               (COLLECTIVES[1], 3, "tcp"), (COLLECTIVES[3], 8, "rdma"),
+               (COLLECTIVES[2], 2, "tcp"), (COLLECTIVES[4], 16, "tcp"),
+               (COLLECTIVES[5], 3, "rdma"), (COLLECTIVES[6], 2, "rdma")]
 # --long: the most the ranks' buffers of one run may hold, and the run's
-# budget above it (the nodes and the simulator; the test runs one at a time).
+# budget above it (the nodes and the simulator; ctest runs it alone).
+MIB_64 = 64 << 20
 LONG_MEMORY_MIB = 4096
 LONG_BUDGET_BYTES = (LONG_MEMORY_MIB + 512) << 20
 
@@ -49,6 +58,7 @@ LONG_BUDGET_BYTES = (LONG_MEMORY_MIB + 512) << 20
 def main():
     rnicsim, work = sys.argv[1], Path(sys.argv[2])
     long = "--long" in sys.argv[3:]
+    small_only = "--small-only" in sys.argv[3:]
     ranks = (2, 3, 8, 16)
     if "--ranks" in sys.argv[3:]:
         ranks = tuple(int(n) for n in sys.argv[sys.argv.index("--ranks") + 1].split(","))
@@ -95,29 +105,42 @@ def main():
     exact("tcp_two_connections_at_once", ["allreduce"] + STAR + TCP + [
         "-np", "3", "-m", "1M:1M", "-i", "1", "-x", "0", "--algorithm", "recursive_doubling",
         "--transport", "tcp"])
+    # Above 4 MiB the ring keeps three blocks of scratch instead of one a
+    # step (collectives_config.cpp): each collective once at 8 MiB, every
+    # (N, transport) pair once among them. The sanitizer build leaves these
+    # out (--small-only); --long runs the whole product up to 64 MiB.
+    if not small_only:
+        for (test, extra), n, transport in LARGE_PAIRS:
+            exact(f"large_{transport}_{n}_{test}_{'_'.join(extra[1:]) or 'auto'}",
+                  [test] + STAR + ["-np", str(n), "-m", "8M:8M", "-i", "1", "-x", "0",
+                                   "--transport", transport, "--set", "host.page_bytes=2097152"]
+                  + extra + (TCP if transport == "tcp" else []))
     if long:
-        # Up to 64 MiB at every N over both transports: the size a rank holds,
-        # or for allgather and alltoall the size the operation moves
-        # (nccl-tests' size, N x a rank's), as far as LONG_MEMORY_MIB of the
-        # ranks' buffers allows (only recursive doubling at 16 ranks, whose
-        # scratch is 9 x the size, stops below: at 16 MiB). The run's budget
-        # is raised to match (collectives.memory_budget_bytes).
+        # From 8 KiB (part 1 stops at 4 KiB on 16 ranks) up to 64 MiB at every
+        # N over both transports: the size a rank holds, or for allgather and
+        # alltoall the size the operation moves (nccl-tests' size, N x a
+        # rank's), as far as LONG_MEMORY_MIB of the ranks' buffers allows (only
+        # recursive doubling on 16 ranks, whose scratch is 9 x the size, stops
+        # below: at 16 MiB). The run's budget is raised to match
+        # (collectives.memory_budget_bytes).
         for transport in ("rdma", "tcp"):
             for n in ranks:
                 for test, extra in COLLECTIVES:
-                    # MiB a rank holds per MiB of the size (collectives_config.cpp), and
-                    # the largest power of two up to 64 whose ranks stay under the cap.
+                    # MiB a rank holds per MiB of the size (collectives_config.cpp).
                     exchanges = max(1, n.bit_length() - 1)
                     per_mib = {"allgather": n + 1, "alltoall": 2 * n, "bcast": 1}.get(
                         test, 2 * exchanges + 2 if "recursive_doubling" in extra else 2.5)
-                    top = 64
-                    while top > 1 and n * per_mib * top > LONG_MEMORY_MIB:
+                    spread = test in ("allgather", "alltoall")
+                    # A rank's size: 64 MiB, or 64 MiB / N in whole elements.
+                    top = -(-MIB_64 // (4 * n)) * 4 if spread else MIB_64
+                    while n * per_mib * top > LONG_MEMORY_MIB << 20:
                         top //= 2
-                    moved = top * n if test in ("allgather", "alltoall") else top
-                    if moved < 64 and "recursive_doubling" not in extra:
-                        problems.append(f"long {transport} {test} on {n} ranks stops at {moved} MiB")
+                    moved = top * n if spread else top
+                    if moved < MIB_64 and not ("recursive_doubling" in extra and n == 16):
+                        problems.append(f"long {transport} {test} on {n} ranks stops at "
+                                        f"{moved} bytes")
                     exact(f"long_{transport}_{n}_{test}_{'_'.join(extra[1:]) or 'auto'}",
-                          [test] + STAR + ["-np", str(n), "-m", f"32K:{max(1, top)}M", "-i", "1",
+                          [test] + STAR + ["-np", str(n), "-m", f"8K:{top}", "-i", "1",
                                            "-x", "0", "--transport", transport, "--set",
                                            "host.page_bytes=2097152", "--set",
                                            f"collectives.memory_budget_bytes={LONG_BUDGET_BYTES}"]
