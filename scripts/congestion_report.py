@@ -26,15 +26,15 @@ PMTU = 4096
 RULE_GBPS = LINE_GBPS * PMTU / (PMTU + 82)  # the goodput rule (REFERENCE.md)
 KMAX_BYTES = 204800                          # switch.ecn_kmax_bytes (the paper's 200 KB)
 CNP_INTERVAL_US = 50                         # dcqcn.cnp_interval_us
-BASE_RTT_US = 2                              # NIC to NIC and back through the switch (README)
 BYTES_PER_US = LINE_GBPS * 1000 / 8          # 12500: the bottleneck drains this per microsecond
 XOFF_BYTES = 262144                          # pfc.xoff_bytes, per ingress and priority
 HEADROOM_BYTES = 32768                       # switch.headroom_bytes
 # The queue bound from the first marks on (README, (2)). A frame is 4170
 # bytes in the queue and 4194 on the wire (FCS, preamble, gap).
 FRAME_BYTES = 4170
-FRAME_US = 4194 * 8 / (LINE_GBPS * 1000)     # 0.3355 us on the wire
-DRAIN_BYTES_PER_US = BYTES_PER_US * 4170 / 4194
+WIRE_FRAME_BYTES = 4194
+FRAME_US = WIRE_FRAME_BYTES * 8 / (LINE_GBPS * 1000)  # 0.3355 us on the wire
+DRAIN_BYTES_PER_US = BYTES_PER_US * FRAME_BYTES / WIRE_FRAME_BYTES
 TIMER_US = 55                                # dcqcn.rate_increase_timer_us: restarted by a cut
 ALPHA_TIMER_US = 55                          # dcqcn.alpha_timer_us: restarted by a CNP
 G = 1 / 256                                  # dcqcn.g
@@ -42,7 +42,7 @@ G = 1 / 256                                  # dcqcn.g
 # point, the switch, the sender's reaction point: 1.7 us measured at N = 2
 # (captures of s1:0, h1 and s1:1), taken as 2. At any N, h1 makes the CNPs
 # as the QPs' marked frames arrive, at most one a frame time, so they do not
-# queue behind each other on the way.
+# queue behind each other on the way. Both bounds use it.
 RETURN_US = 2.0
 # Frames already past the sender's QP scheduler when its rate is cut, which
 # leave at line rate: 32 payload reads in flight (transport.payload_reads),
@@ -287,7 +287,7 @@ def main(argv):
         # CNP interval; meanwhile the senders, together at most line rate
         # above the bottleneck after their first cut (see the README), add
         # C x that delay.
-        delay_us = KMAX_BYTES / BYTES_PER_US + BASE_RTT_US + CNP_INTERVAL_US
+        delay_us = KMAX_BYTES / BYTES_PER_US + RETURN_US + CNP_INTERVAL_US
         bound = KMAX_BYTES + BYTES_PER_US * delay_us
         ratio = alone["pause_frames"] / max(1, both["pause_frames"])
         # PFC bounds the queue too: each of the N ingresses pauses at XOFF

@@ -80,17 +80,22 @@ def main():
             return None
         return p, json.loads((out / "results.json").read_text())
 
+    def collective(prefix, transport, n, test, extra, args):
+        """One collective, once per size, on n ranks over transport; its name
+        and exact()'s answer."""
+        name = f"{prefix}{transport}_{n}_{test}_{'_'.join(extra[1:]) or 'auto'}"
+        return name, exact(name, [test] + STAR + ["-np", str(n), "-i", "1", "-x", "0",
+                                                  "--transport", transport] + args + extra
+                           + (TCP if transport == "tcp" else []))
+
     # 1. Exact at N = 2, 3, 8, 16 over both transports. A segment of 4 KiB
     # makes the ring pipeline even at these sizes.
     for transport in ("rdma", "tcp"):
         for n in ranks:
             top = "16K" if n < 16 else "4K"
             for test, extra in COLLECTIVES:
-                name = f"{transport}_{n}_{test}_{'_'.join(extra[1:]) or 'auto'}"
-                sizes = ["-m", f"4:{top}"]
-                r = exact(name, [test] + STAR + ["-np", str(n), "-i", "1", "-x", "0",
-                                                 "--segment", "4K", "--transport", transport]
-                          + sizes + extra + (TCP if transport == "tcp" else []))
+                name, r = collective("", transport, n, test, extra,
+                                     ["--segment", "4K", "-m", f"4:{top}"])
                 if r and transport == "rdma" and r[1]["rnr_naks_received"] != 0:
                     problems.append(f"{name}: {r[1]['rnr_naks_received']} RNR NAKs")
         # Sizes that are no power of two, and fewer elements than ranks.
@@ -111,10 +116,8 @@ def main():
     # out (--small-only); --long runs the whole product up to 64 MiB.
     if not small_only:
         for (test, extra), n, transport in LARGE_PAIRS:
-            exact(f"large_{transport}_{n}_{test}_{'_'.join(extra[1:]) or 'auto'}",
-                  [test] + STAR + ["-np", str(n), "-m", "8M:8M", "-i", "1", "-x", "0",
-                                   "--transport", transport, "--set", "host.page_bytes=2097152"]
-                  + extra + (TCP if transport == "tcp" else []))
+            collective("large_", transport, n, test, extra,
+                       ["-m", "8M:8M", "--set", "host.page_bytes=2097152"])
     if long:
         # From 8 KiB (part 1 stops at 4 KiB on 16 ranks) up to 64 MiB at every
         # N over both transports: the size a rank holds, or for allgather and
@@ -139,12 +142,9 @@ def main():
                     if moved < MIB_64 and not ("recursive_doubling" in extra and n == 16):
                         problems.append(f"long {transport} {test} on {n} ranks stops at "
                                         f"{moved} bytes")
-                    exact(f"long_{transport}_{n}_{test}_{'_'.join(extra[1:]) or 'auto'}",
-                          [test] + STAR + ["-np", str(n), "-m", f"8K:{top}", "-i", "1",
-                                           "-x", "0", "--transport", transport, "--set",
-                                           "host.page_bytes=2097152", "--set",
-                                           f"collectives.memory_budget_bytes={LONG_BUDGET_BYTES}"]
-                          + extra + (TCP if transport == "tcp" else []))
+                    collective("long_", transport, n, test, extra,
+                               ["-m", f"8K:{top}", "--set", "host.page_bytes=2097152", "--set",
+                                f"collectives.memory_budget_bytes={LONG_BUDGET_BYTES}"])
 
     # 2. Point to point; the table's figure is results.json's (latency: one way).
     for test, n in (("latency", 2), ("bw", 2), ("bibw", 2), ("mbw_mr", 4)):
