@@ -146,6 +146,57 @@ TEST(HostMemory, ForEachChunkVisitsEveryWrittenChunkOnceWithItsBytes) {
   EXPECT_EQ(bench.memory.stats().reads, 0u);  // a check, not an access
 }
 
+TEST(HostMemory, ManyScatteredChunksKeepTheirBytesThroughTheTablesGrowthAndNewSlabs) {
+  // 40,000 chunks (the table grows 11 times; chunks come from slabs of 64 KiB
+  // up to 64 MiB) written in a scattered order over 64 GiB, each with its
+  // own pattern; some written twice, some shared by outside storage after
+  // they were written. Every byte reads back as the last write left it.
+  constexpr std::uint64_t kChunks = 40000;
+  constexpr std::uint64_t kSize = 64ULL << 30;
+  MemoryBench bench(kSize);
+  std::vector<std::uint64_t> index(kChunks);
+  for (std::uint64_t i = 0; i < kChunks; ++i) {
+    index[i] = (i * 2654435761ULL) % (kSize / HostMemory::kChunkBytes);
+  }
+  std::vector<std::uint8_t> shared(3 * HostMemory::kChunkBytes, 0x5A);
+  for (std::uint64_t i = 0; i < kChunks; ++i) {
+    const std::uint8_t value[2] = {static_cast<std::uint8_t>(i), static_cast<std::uint8_t>(i >> 8)};
+    bench.memory.write_bytes(index[i] * HostMemory::kChunkBytes + i % 4000, value, 2);
+  }
+  for (std::uint64_t i = 0; i < kChunks; i += 7) {  // again, one byte later
+    const std::uint8_t value = 0xC3;
+    bench.memory.write_bytes(index[i] * HostMemory::kChunkBytes + i % 4000 + 1, &value, 1);
+  }
+  for (std::uint64_t s = 0; s < 3; ++s) {
+    bench.memory.back_with(index[1000 * s + 3] * HostMemory::kChunkBytes,
+                           shared.data() + s * HostMemory::kChunkBytes);
+  }
+  EXPECT_EQ(bench.memory.allocated_chunks(), kChunks);
+  std::uint64_t visited = 0;
+  bench.memory.for_each_chunk([&](std::uint64_t, const std::uint8_t*) { ++visited; });
+  EXPECT_EQ(visited, kChunks);
+  std::uint64_t wrong = 0;
+  for (std::uint64_t i = 0; i < kChunks; ++i) {
+    std::vector<std::uint8_t> chunk(HostMemory::kChunkBytes);
+    bench.memory.read_bytes(index[i] * HostMemory::kChunkBytes, chunk.data(), chunk.size());
+    std::vector<std::uint8_t> expected(HostMemory::kChunkBytes, 0);
+    if (i % 1000 == 3 && i / 1000 < 3) {
+      expected.assign(HostMemory::kChunkBytes, 0x5A);
+    } else {
+      expected[i % 4000] = static_cast<std::uint8_t>(i);
+      expected[i % 4000 + 1] = i % 7 == 0 ? 0xC3 : static_cast<std::uint8_t>(i >> 8);
+    }
+    wrong += chunk == expected ? 0 : 1;
+  }
+  EXPECT_EQ(wrong, 0u);
+  // A chunk never written, between written ones, still reads as zero and
+  // takes no storage.
+  std::vector<std::uint8_t> far(16, 0x55);
+  bench.memory.read_bytes(1ULL * HostMemory::kChunkBytes, far.data(), far.size());
+  EXPECT_EQ(far, std::vector<std::uint8_t>(16, 0));
+  EXPECT_EQ(bench.memory.allocated_chunks(), kChunks);
+}
+
 TEST(HostMemory, EveryAccessIsChargedTheConfiguredLatency) {
   MemoryBench bench(1ULL << 20, 7.5);
   std::vector<std::uint8_t> data(64, 1);

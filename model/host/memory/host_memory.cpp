@@ -24,12 +24,7 @@ void HostMemory::write_bytes(std::uint64_t address, const std::uint8_t* data,
   while (length > 0) {
     const std::uint64_t offset = address % kChunkBytes;
     const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(length, kChunkBytes - offset));
-    std::uint8_t*& chunk = chunks_[address / kChunkBytes];
-    if (chunk == nullptr) {
-      owned_.push_back(std::make_unique<Chunk>(Chunk{}));
-      chunk = owned_.back()->data();
-    }
-    std::memcpy(chunk + offset, data, n);
+    std::memcpy(chunks_.find_or_add(address / kChunkBytes) + offset, data, n);
     address += n;
     data += n;
     length -= n;
@@ -44,8 +39,8 @@ void HostMemory::zero_bytes(std::uint64_t address, std::size_t length) {
     const std::uint64_t offset = address % kChunkBytes;
     const std::size_t n =
         static_cast<std::size_t>(std::min<std::uint64_t>(length, kChunkBytes - offset));
-    const auto found = chunks_.find(address / kChunkBytes);
-    if (found != chunks_.end()) std::memset(found->second + offset, 0, n);
+    std::uint8_t* chunk = chunks_.find(address / kChunkBytes);
+    if (chunk != nullptr) std::memset(chunk + offset, 0, n);
     address += n;
     length -= n;
   }
@@ -58,11 +53,11 @@ void HostMemory::read_bytes(std::uint64_t address, std::uint8_t* data, std::size
   while (length > 0) {
     const std::uint64_t offset = address % kChunkBytes;
     const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(length, kChunkBytes - offset));
-    const auto found = chunks_.find(address / kChunkBytes);
-    if (found == chunks_.end()) {
+    const std::uint8_t* chunk = chunks_.find(address / kChunkBytes);
+    if (chunk == nullptr) {
       std::memset(data, 0, n);
     } else {
-      std::memcpy(data, found->second + offset, n);
+      std::memcpy(data, chunk + offset, n);
     }
     address += n;
     data += n;
@@ -72,14 +67,15 @@ void HostMemory::read_bytes(std::uint64_t address, std::uint8_t* data, std::size
 
 void HostMemory::for_each_chunk(
     const std::function<void(std::uint64_t address, const std::uint8_t* bytes)>& visit) const {
-  for (const auto& [index, chunk] : chunks_) visit(index * kChunkBytes, chunk);
+  chunks_.for_each(
+      [&](std::uint64_t index, const std::uint8_t* bytes) { visit(index * kChunkBytes, bytes); });
 }
 
 void HostMemory::back_with(std::uint64_t address, std::uint8_t* bytes) {
   if (address % kChunkBytes != 0 || !in_range(address, kChunkBytes)) {
     throw std::out_of_range(std::string(name()) + ": back_with needs a whole chunk in memory");
   }
-  chunks_[address / kChunkBytes] = bytes;
+  chunks_.share(address / kChunkBytes, bytes);
 }
 
 const sc_core::sc_event& HostMemory::watch(std::uint64_t address, std::uint64_t length) {

@@ -3,19 +3,20 @@
 //
 // A TLM-2.0 target (blocking transport). Any number of initiators bind to its
 // one socket; each access is charged `access_latency` through the annotated
-// delay. Storage is allocated in 4 KiB chunks on first write; never-written
-// bytes read as zero.
-#include <array>
+// delay. Storage is allocated in 4 KiB chunks on first write (ChunkTable);
+// never-written bytes read as zero.
+#include <tlm_utils/multi_passthrough_target_socket.h>
+
 #include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <memory>
 #include <systemc>
 #include <tlm>
-#include <tlm_utils/multi_passthrough_target_socket.h>
-#include <unordered_map>
 #include <vector>
+
 #include "common/statistics.hpp"
+#include "host/memory/chunk_table.hpp"
 
 namespace rnicsim {
 
@@ -37,7 +38,7 @@ const StatisticsTable<HostMemoryStats>& host_memory_statistics();
 
 class HostMemory : public sc_core::sc_module {
  public:
-  static constexpr std::uint64_t kChunkBytes = 4096;
+  static constexpr std::uint64_t kChunkBytes = ChunkTable::kChunkBytes;
 
   // Zero initiators is legal: a host whose memory nobody touches.
   tlm_utils::multi_passthrough_target_socket<HostMemory, 32, tlm::tlm_base_protocol_types, 0,
@@ -78,16 +79,13 @@ class HostMemory : public sc_core::sc_module {
   const HostMemoryConfig& config() const { return config_; }
 
  private:
-  using Chunk = std::array<std::uint8_t, kChunkBytes>;
-
   void b_transport(int initiator, tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);
   bool in_range(std::uint64_t address, std::size_t length) const;
 
   HostMemoryConfig config_;
   HostMemoryStats stats_;
-  // Chunk index -> its bytes: storage of owned_, or shared by back_with.
-  std::unordered_map<std::uint64_t, std::uint8_t*> chunks_;
-  std::vector<std::unique_ptr<Chunk>> owned_;
+  // Chunk index -> its bytes: the table's own, or shared by back_with.
+  ChunkTable chunks_;
   struct Watch {
     std::uint64_t address;
     std::uint64_t length;
