@@ -5,9 +5,9 @@
 // reused instead of freed and allocated again. Use it for items that hold
 // buffers of unbounded size; RingQueue suits plain values.
 //
-// Each slot is an object of its own: an item stays where it is while the
-// ring grows, so a reference to it stays valid, as std::deque's do, until it
-// is popped and its slot comes round again.
+// Each slot's object stays where it is while the ring grows, so a reference
+// to an item stays valid, as std::deque's do, until it is popped and its
+// slot comes round again.
 #include <cstddef>
 #include <memory>
 #include <utility>
@@ -83,8 +83,10 @@ class SlotRing {
     std::vector<T*> bigger;
     bigger.reserve(slots);
     for (std::size_t i = 0; i < slots_.size(); ++i) bigger.push_back(slots_[index(i)]);
-    blocks_.push_back(std::make_unique<T[]>(slots - slots_.size()));
-    for (std::size_t i = 0; bigger.size() < slots; ++i) bigger.push_back(&blocks_.back()[i]);
+    const std::size_t added = slots - slots_.size();
+    blocks_.push_back(std::make_unique<T[]>(added));
+    T* fresh = blocks_.back().get();
+    for (std::size_t i = 0; i < added; ++i) bigger.push_back(fresh + i);
     slots_ = std::move(bigger);
     head_ = 0;
   }

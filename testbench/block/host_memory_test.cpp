@@ -153,48 +153,98 @@ TEST(HostMemory, ManyScatteredChunksKeepTheirBytesThroughTheTablesGrowthAndNewSl
   // they were written. Every byte reads back as the last write left it.
   constexpr std::uint64_t kChunks = 40000;
   constexpr std::uint64_t kSize = 64ULL << 30;
+  constexpr std::uint64_t kChunk = HostMemory::kChunkBytes;
   MemoryBench bench(kSize);
-  std::vector<std::uint64_t> index(kChunks);
-  for (std::uint64_t i = 0; i < kChunks; ++i) {
-    index[i] = (i * 2654435761ULL) % (kSize / HostMemory::kChunkBytes);
-  }
-  std::vector<std::uint8_t> shared(3 * HostMemory::kChunkBytes, 0x5A);
+  // An odd multiplier is a bijection modulo 2^24 chunks: the indices are
+  // distinct, and those of i >= kChunks are never written.
+  const auto chunk_of = [](std::uint64_t i) { return (i * 2654435761ULL) % (kSize / kChunk); };
+  std::vector<std::uint8_t> shared(3 * kChunk, 0x5A);
+  const auto is_shared = [](std::uint64_t i) { return i % 1000 == 3 && i / 1000 < 3; };
   for (std::uint64_t i = 0; i < kChunks; ++i) {
     const std::uint8_t value[2] = {static_cast<std::uint8_t>(i), static_cast<std::uint8_t>(i >> 8)};
-    bench.memory.write_bytes(index[i] * HostMemory::kChunkBytes + i % 4000, value, 2);
+    bench.memory.write_bytes(chunk_of(i) * kChunk + i % 4000, value, 2);
   }
   for (std::uint64_t i = 0; i < kChunks; i += 7) {  // again, one byte later
     const std::uint8_t value = 0xC3;
-    bench.memory.write_bytes(index[i] * HostMemory::kChunkBytes + i % 4000 + 1, &value, 1);
+    bench.memory.write_bytes(chunk_of(i) * kChunk + i % 4000 + 1, &value, 1);
   }
   for (std::uint64_t s = 0; s < 3; ++s) {
-    bench.memory.back_with(index[1000 * s + 3] * HostMemory::kChunkBytes,
-                           shared.data() + s * HostMemory::kChunkBytes);
+    bench.memory.back_with(chunk_of(1000 * s + 3) * kChunk, shared.data() + s * kChunk);
   }
+  // A write after back_with lands in the outside storage.
+  const std::uint8_t mark = 0x77;
+  bench.memory.write_bytes(chunk_of(1003) * kChunk + 5, &mark, 1);
+  EXPECT_EQ(shared[kChunk + 5], 0x77);
+  shared[kChunk + 5] = 0x5A;
   EXPECT_EQ(bench.memory.allocated_chunks(), kChunks);
-  std::uint64_t visited = 0;
-  bench.memory.for_each_chunk([&](std::uint64_t, const std::uint8_t*) { ++visited; });
-  EXPECT_EQ(visited, kChunks);
+
+  const auto expected_chunk = [&](std::uint64_t i) {
+    std::vector<std::uint8_t> expected(kChunk, 0);
+    if (is_shared(i)) return std::vector<std::uint8_t>(kChunk, 0x5A);
+    expected[i % 4000] = static_cast<std::uint8_t>(i);
+    expected[i % 4000 + 1] = i % 7 == 0 ? 0xC3 : static_cast<std::uint8_t>(i >> 8);
+    return expected;
+  };
   std::uint64_t wrong = 0;
+  std::vector<std::uint8_t> chunk(kChunk);
   for (std::uint64_t i = 0; i < kChunks; ++i) {
-    std::vector<std::uint8_t> chunk(HostMemory::kChunkBytes);
-    bench.memory.read_bytes(index[i] * HostMemory::kChunkBytes, chunk.data(), chunk.size());
-    std::vector<std::uint8_t> expected(HostMemory::kChunkBytes, 0);
-    if (i % 1000 == 3 && i / 1000 < 3) {
-      expected.assign(HostMemory::kChunkBytes, 0x5A);
-    } else {
-      expected[i % 4000] = static_cast<std::uint8_t>(i);
-      expected[i % 4000 + 1] = i % 7 == 0 ? 0xC3 : static_cast<std::uint8_t>(i >> 8);
-    }
-    wrong += chunk == expected ? 0 : 1;
+    bench.memory.read_bytes(chunk_of(i) * kChunk, chunk.data(), chunk.size());
+    wrong += chunk == expected_chunk(i) ? 0 : 1;
   }
   EXPECT_EQ(wrong, 0u);
-  // A chunk never written, between written ones, still reads as zero and
-  // takes no storage.
-  std::vector<std::uint8_t> far(16, 0x55);
-  bench.memory.read_bytes(1ULL * HostMemory::kChunkBytes, far.data(), far.size());
-  EXPECT_EQ(far, std::vector<std::uint8_t>(16, 0));
+  // for_each_chunk visits exactly these chunks, once each, with their bytes.
+  std::map<std::uint64_t, std::uint64_t> writer;  // chunk address -> i
+  for (std::uint64_t i = 0; i < kChunks; ++i) writer[chunk_of(i) * kChunk] = i;
+  std::uint64_t visited = 0;
+  std::uint64_t wrong_visits = 0;
+  bench.memory.for_each_chunk([&](std::uint64_t address, const std::uint8_t* bytes) {
+    ++visited;
+    const auto found = writer.find(address);
+    if (found == writer.end() ||
+        !std::equal(bytes, bytes + kChunk, expected_chunk(found->second).begin())) {
+      ++wrong_visits;
+      return;
+    }
+    writer.erase(found);
+  });
+  EXPECT_EQ(visited, kChunks);
+  EXPECT_EQ(wrong_visits, 0u);
+  EXPECT_TRUE(writer.empty());
+  // Chunks never written, looked up in the full table, read as zero and take
+  // no storage.
+  std::uint64_t nonzero = 0;
+  for (std::uint64_t i = kChunks; i < 2 * kChunks; ++i) {
+    std::uint8_t bytes[8] = {1, 1, 1, 1, 1, 1, 1, 1};
+    bench.memory.read_bytes(chunk_of(i) * kChunk + 100, bytes, sizeof bytes);
+    nonzero += std::count_if(bytes, bytes + 8, [](std::uint8_t b) { return b != 0; });
+  }
+  EXPECT_EQ(nonzero, 0u);
   EXPECT_EQ(bench.memory.allocated_chunks(), kChunks);
+  // Outside storage for a chunk never written is one more chunk.
+  std::vector<std::uint8_t> page(kChunk, 0x21);
+  bench.memory.back_with(chunk_of(kChunks) * kChunk, page.data());
+  EXPECT_EQ(bench.memory.allocated_chunks(), kChunks + 1);
+  EXPECT_THROW(bench.memory.back_with(chunk_of(kChunks + 1) * kChunk, nullptr),
+               std::invalid_argument);
+  EXPECT_EQ(bench.memory.allocated_chunks(), kChunks + 1);
+}
+
+TEST(HostMemory, ZeroingAllocatesNothingAndWritingZerosAllocatesAChunk) {
+  MemoryBench bench;
+  const std::vector<std::uint8_t> data{1, 2, 3, 4};
+  bench.memory.write_bytes(4094, data.data(), data.size());  // two chunks
+  ASSERT_EQ(bench.memory.allocated_chunks(), 2u);
+  // Zeroing across a written chunk and two never written clears the written
+  // bytes and allocates nothing.
+  bench.memory.zero_bytes(4095, 3 * 4096);
+  EXPECT_EQ(bench.memory.allocated_chunks(), 2u);
+  std::vector<std::uint8_t> back(4, 0x55);
+  bench.memory.read_bytes(4094, back.data(), back.size());
+  EXPECT_EQ(back, (std::vector<std::uint8_t>{1, 0, 0, 0}));
+  // Writing zeros is a write: the chunk is allocated.
+  const std::vector<std::uint8_t> zeros(8, 0);
+  bench.memory.write_bytes(5 * 4096, zeros.data(), zeros.size());
+  EXPECT_EQ(bench.memory.allocated_chunks(), 3u);
 }
 
 TEST(HostMemory, EveryAccessIsChargedTheConfiguredLatency) {

@@ -2,18 +2,24 @@
 // ChunkTable: HostMemory's storage, a chunk's index (address / chunk size) to
 // its bytes, for the chunks written so far.
 //
-// A host with 100,000 QPs writes some 200,000 chunks while it runs
-// (results/bench/qp_100k.md); a node-based hash map with one allocation and
-// one clearing per chunk spent a third of that run's time in malloc and page
-// faults. Here the index is one open-addressing table (linear probing, no
-// node to allocate or chase), and chunks are cut in order from slabs mapped
-// anonymous, which the kernel fills with zeros on first touch: no allocation
-// or clearing per chunk, and resident memory grows only with what is written.
-// Slabs of 2 MiB and more ask for transparent huge pages: a fault and a TLB
-// entry per 512 chunks, for at most one partly used huge page. Chunks live
-// as long as the table.
+// A 100,000-QP write_bw writes about 4 chunks per QP over its two hosts
+// (results/bench/qp_100k.md: 16,448 B of host memory per QP), 400,000 in
+// all; a node-based hash map with one allocation and one clearing per chunk
+// spent a third of that run's time in malloc and page faults. Here the index
+// is one open-addressing table (linear probing, no node to allocate or
+// chase), and chunks are cut in order from slabs mapped anonymous, which the
+// kernel fills with zeros on first touch: no allocation or clearing per
+// chunk, and resident memory grows only with what is written (and the
+// table, 16 B a slot, 2 to 4 slots a chunk). Slabs of 2 MiB and more ask for
+// transparent huge pages: where the kernel gives them (it aligns such
+// mappings from Linux 6.7), a fault and a TLB entry per 512 chunks, for at
+// most one partly used huge page. Chunks live as long as the table.
+//
+// An AddressSanitizer build allocates each chunk on its own instead, so that
+// an access past a chunk's end hits a red zone, not the next chunk.
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 namespace rnicsim {
@@ -28,23 +34,18 @@ class ChunkTable {
   ChunkTable& operator=(const ChunkTable&) = delete;
 
   // The chunk's bytes; nullptr if it was never written.
-  std::uint8_t* find(std::uint64_t index) const {
-    if (slots_.empty()) return nullptr;
-    for (std::size_t s = home(index);; s = (s + 1) & mask_) {
-      const Slot& slot = slots_[s];
-      if (slot.bytes == nullptr) return nullptr;
-      if (slot.index == index) return slot.bytes;
-    }
-  }
+  const std::uint8_t* find(std::uint64_t index) const { return lookup(index); }
+  std::uint8_t* find(std::uint64_t index) { return lookup(index); }
   // The chunk's bytes, a zero-filled chunk if it had none.
   std::uint8_t* find_or_add(std::uint64_t index);
   // From now on the chunk is `bytes` (not null), storage the caller keeps
-  // alive as long as this table; what the chunk held before is dropped.
+  // alive as long as this table. What the chunk held before is no longer
+  // seen (its storage stays with the table, unused).
   void share(std::uint64_t index, std::uint8_t* bytes);
 
   std::size_t size() const { return size_; }
   // Every chunk, its index and bytes, in no particular order (the same for
-  // the same writes).
+  // the same calls).
   template <typename Visit>
   void for_each(Visit&& visit) const {
     for (const Slot& slot : slots_) {
@@ -62,21 +63,24 @@ class ChunkTable {
     std::size_t bytes;
   };
 
-  std::size_t home(std::uint64_t index) const {
-    // Fibonacci hashing: consecutive chunk indices spread over the table.
-    return static_cast<std::size_t>((index * 0x9E3779B97F4A7C15ULL) >> shift_);
-  }
-  Slot& slot_for(std::uint64_t index);  // its slot, or the free one it would take
-  void grow();
+  // Where `index`'s probe starts: Fibonacci hashing, the top log2(capacity)
+  // bits of index x 2^64/phi (shift_ is 64 - log2(capacity)), so
+  // consecutive chunk indices spread over the table. Only with a table.
+  std::size_t home(std::uint64_t index) const;
+  std::uint8_t* lookup(std::uint64_t index) const;
+  // The free slot `index` would take, growing the table first if adding
+  // one more would leave it more than half full.
+  Slot& free_slot_for(std::uint64_t index);
   std::uint8_t* new_chunk();
 
   std::vector<Slot> slots_;  // a power of two long, at most half full
-  std::size_t mask_ = 0;
+  std::size_t mask_ = 0;     // capacity - 1
   unsigned shift_ = 64;
   std::size_t size_ = 0;
   std::vector<Slab> slabs_;
   std::uint8_t* next_chunk_ = nullptr;  // in the newest slab
   std::size_t chunks_left_ = 0;
+  std::vector<std::unique_ptr<std::uint8_t[]>> separate_chunks_;  // AddressSanitizer builds
 };
 
 }  // namespace rnicsim

@@ -75,6 +75,8 @@ void HostMemory::back_with(std::uint64_t address, std::uint8_t* bytes) {
   if (address % kChunkBytes != 0 || !in_range(address, kChunkBytes)) {
     throw std::out_of_range(std::string(name()) + ": back_with needs a whole chunk in memory");
   }
+  if (bytes == nullptr)
+    throw std::invalid_argument(std::string(name()) + ": back_with needs storage");
   chunks_.share(address / kChunkBytes, bytes);
 }
 

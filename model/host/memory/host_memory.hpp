@@ -60,7 +60,8 @@ class HostMemory : public sc_core::sc_module {
   // are `bytes` from now on, storage the caller keeps alive as long as this
   // memory: a page an application outside the simulation shares with it
   // (rnicsim exec, host/app_bridge), so that what the NIC writes there is what
-  // the application reads. What the chunk held before is dropped.
+  // the application reads. What the chunk held before is no longer seen.
+  // Throws std::invalid_argument for null storage.
   void back_with(std::uint64_t address, std::uint8_t* bytes);
 
   // Notified (with the write's own delay) whenever a write through `socket`
