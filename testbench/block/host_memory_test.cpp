@@ -179,8 +179,8 @@ TEST(HostMemory, ManyScatteredChunksKeepTheirBytesThroughTheTablesGrowthAndNewSl
   EXPECT_EQ(bench.memory.allocated_chunks(), kChunks);
 
   const auto expected_chunk = [&](std::uint64_t i) {
-    std::vector<std::uint8_t> expected(kChunk, 0);
     if (is_shared(i)) return std::vector<std::uint8_t>(kChunk, 0x5A);
+    std::vector<std::uint8_t> expected(kChunk, 0);
     expected[i % 4000] = static_cast<std::uint8_t>(i);
     expected[i % 4000 + 1] = i % 7 == 0 ? 0xC3 : static_cast<std::uint8_t>(i >> 8);
     return expected;

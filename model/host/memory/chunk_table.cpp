@@ -6,19 +6,6 @@
 #include <new>
 #include <utility>
 
-// GCC defines __SANITIZE_ADDRESS__ under -fsanitize=address; clang answers
-// __has_feature.
-#if defined(__SANITIZE_ADDRESS__)
-#define RNICSIM_ADDRESS_SANITIZER 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define RNICSIM_ADDRESS_SANITIZER 1
-#endif
-#endif
-#ifndef RNICSIM_ADDRESS_SANITIZER
-#define RNICSIM_ADDRESS_SANITIZER 0
-#endif
-
 namespace rnicsim {
 
 namespace {
@@ -29,11 +16,13 @@ constexpr std::size_t kFirstSlabChunks = 16;
 constexpr std::size_t kLargestSlabChunks = 16384;
 constexpr std::size_t kFirstTableSlots = 64;
 constexpr std::size_t kHugePageBytes = std::size_t{2} << 20;
-constexpr bool kChunksOnTheirOwn = RNICSIM_ADDRESS_SANITIZER;  // red zones around each
-
-std::size_t probe_start(std::uint64_t index, unsigned shift) {
-  return static_cast<std::size_t>((index * 0x9E3779B97F4A7C15ULL) >> shift);
-}
+// GCC's AddressSanitizer flag, as in common/simulation.cpp (the model is
+// built with g++ only): red zones around each chunk.
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool kChunksOnTheirOwn = true;
+#else
+constexpr bool kChunksOnTheirOwn = false;
+#endif
 
 }  // namespace
 
@@ -41,14 +30,15 @@ ChunkTable::~ChunkTable() {
   for (const Slab& slab : slabs_) munmap(slab.base, slab.bytes);
 }
 
-std::size_t ChunkTable::home(std::uint64_t index) const { return probe_start(index, shift_); }
+std::size_t ChunkTable::probe(const std::vector<Slot>& slots, unsigned shift, std::uint64_t index) {
+  const std::size_t mask = slots.size() - 1;
+  std::size_t s = static_cast<std::size_t>((index * 0x9E3779B97F4A7C15ULL) >> shift);
+  while (slots[s].bytes != nullptr && slots[s].index != index) s = (s + 1) & mask;
+  return s;
+}
 
 std::uint8_t* ChunkTable::lookup(std::uint64_t index) const {
-  if (slots_.empty()) return nullptr;
-  for (std::size_t s = home(index);; s = (s + 1) & mask_) {
-    const Slot& slot = slots_[s];
-    if (slot.bytes == nullptr || slot.index == index) return slot.bytes;
-  }
+  return slots_.empty() ? nullptr : slots_[probe(slots_, shift_, index)].bytes;
 }
 
 ChunkTable::Slot& ChunkTable::free_slot_for(std::uint64_t index) {
@@ -60,18 +50,12 @@ ChunkTable::Slot& ChunkTable::free_slot_for(std::uint64_t index) {
     for (std::size_t c = capacity; c > 1; c >>= 1) --shift;
     std::vector<Slot> bigger(capacity);
     for (const Slot& slot : slots_) {
-      if (slot.bytes == nullptr) continue;
-      std::size_t s = probe_start(slot.index, shift);
-      while (bigger[s].bytes != nullptr) s = (s + 1) & (capacity - 1);
-      bigger[s] = slot;
+      if (slot.bytes != nullptr) bigger[probe(bigger, shift, slot.index)] = slot;
     }
     slots_ = std::move(bigger);
-    mask_ = capacity - 1;
     shift_ = shift;
   }
-  std::size_t s = home(index);
-  while (slots_[s].bytes != nullptr) s = (s + 1) & mask_;
-  return slots_[s];
+  return slots_[probe(slots_, shift_, index)];
 }
 
 std::uint8_t* ChunkTable::new_chunk() {
@@ -109,13 +93,10 @@ std::uint8_t* ChunkTable::find_or_add(std::uint64_t index) {
 
 void ChunkTable::share(std::uint64_t index, std::uint8_t* bytes) {
   if (!slots_.empty()) {
-    for (std::size_t s = home(index);; s = (s + 1) & mask_) {
-      Slot& slot = slots_[s];
-      if (slot.bytes == nullptr) break;
-      if (slot.index == index) {
-        slot.bytes = bytes;
-        return;
-      }
+    Slot& slot = slots_[probe(slots_, shift_, index)];
+    if (slot.bytes != nullptr) {
+      slot.bytes = bytes;
+      return;
     }
   }
   free_slot_for(index) = Slot{index, bytes};

@@ -63,19 +63,19 @@ class ChunkTable {
     std::size_t bytes;
   };
 
-  // Where `index`'s probe starts: Fibonacci hashing, the top log2(capacity)
-  // bits of index x 2^64/phi (shift_ is 64 - log2(capacity)), so
-  // consecutive chunk indices spread over the table. Only with a table.
-  std::size_t home(std::uint64_t index) const;
+  // The slot that holds `index`, or the free slot that ends its probe, in a
+  // table of `slots` (a power of two, not full). The probe starts at the top
+  // log2(size) bits of index x 2^64/phi (Fibonacci hashing; `shift` is
+  // 64 - log2(size)), so consecutive chunk indices spread over the table.
+  static std::size_t probe(const std::vector<Slot>& slots, unsigned shift, std::uint64_t index);
   std::uint8_t* lookup(std::uint64_t index) const;
-  // The free slot `index` would take, growing the table first if adding
-  // one more would leave it more than half full.
+  // The free slot of an `index` the table does not hold, growing the table
+  // first if adding one more would leave it more than half full.
   Slot& free_slot_for(std::uint64_t index);
   std::uint8_t* new_chunk();
 
   std::vector<Slot> slots_;  // a power of two long, at most half full
-  std::size_t mask_ = 0;     // capacity - 1
-  unsigned shift_ = 64;
+  unsigned shift_ = 64;      // 64 - log2(slots_.size())
   std::size_t size_ = 0;
   std::vector<Slab> slabs_;
   std::uint8_t* next_chunk_ = nullptr;  // in the newest slab
