@@ -37,6 +37,28 @@ TEST(QpSet, FindsTheNextMemberAcrossWordsAndLevels) {
   EXPECT_TRUE(set.contains(63));
 }
 
+TEST(QpSet, GrowsToTheNumbersInsertedAndKeepsItsMembers) {
+  QpSet set;
+  // Nothing covered yet: no member, no next, erase changes nothing.
+  EXPECT_FALSE(set.contains(5));
+  EXPECT_EQ(set.next_from(0), QpSet::kNone);
+  set.erase(5);
+  EXPECT_TRUE(set.empty());
+  set.insert(5);
+  EXPECT_EQ(set.next_from(6), QpSet::kNone);       // past the member, inside the covered words
+  EXPECT_EQ(set.next_from(100000), QpSet::kNone);  // past the covered words
+  // A number far beyond the words covered: they grow, 5 stays, both are found.
+  set.insert(200000);
+  EXPECT_TRUE(set.contains(5));
+  EXPECT_EQ(set.first(), 5U);
+  EXPECT_EQ(set.next_from(6), 200000U);
+  EXPECT_EQ(set.next_from(200001), QpSet::kNone);
+  set.insert(kMaxQps - 1);  // the last number a NIC has
+  EXPECT_EQ(set.next_from(200001), kMaxQps - 1);
+  EXPECT_EQ(set.next_from(kMaxQps), QpSet::kNone);
+  EXPECT_EQ(set.size(), 3U);
+}
+
 TEST(QpSet, AgreesWithAnOrderedSetOverRandomChanges) {
   QpSet set;
   std::set<std::uint32_t> reference;

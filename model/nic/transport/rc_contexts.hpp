@@ -11,6 +11,7 @@
 // The per-QP queues reuse their storage: plain values sit in RingQueues,
 // items that own vectors (segments, bytes) in SlotRings, whose popped items
 // keep their capacity for the next, so a QP in steady state allocates nothing.
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -254,19 +255,22 @@ struct CqContext {
 
 // A set of QP numbers below kMaxQps, as three levels of 64-bit words, so
 // that adding, removing and finding the next member from a QP number cost a
-// few word operations and never allocate (the requester's candidates change
-// on every doorbell and ACK).
+// few word operations (the requester's candidates change on every doorbell
+// and ACK). The words cover the QP numbers inserted so far, growing by
+// doubling: a NIC of a few QPs holds a few words, not 2^18 bits per set
+// (66 KB a NIC for its two sets, most of a fabric node's memory growth).
 class QpSet {
  public:
   static constexpr std::uint32_t kNone = 0xFFFFFFFF;
 
-  QpSet() : leaves_(kMaxQps / 64), middle_(kMaxQps / 64 / 64), top_(kMaxQps / 64 / 64 / 64) {}
-
-  bool contains(std::uint32_t qpn) const { return (leaves_[qpn >> 6] >> (qpn & 63)) & 1u; }
+  bool contains(std::uint32_t qpn) const {
+    return (qpn >> 6) < leaves_.size() && ((leaves_[qpn >> 6] >> (qpn & 63)) & 1u);
+  }
   std::size_t size() const { return size_; }
   bool empty() const { return size_ == 0; }
   void insert(std::uint32_t qpn) {
     if (contains(qpn)) return;
+    if ((qpn >> 6) >= leaves_.size()) cover(qpn);
     ++size_;
     leaves_[qpn >> 6] |= bit(qpn);
     middle_[qpn >> 12] |= bit(qpn >> 6);
@@ -281,7 +285,7 @@ class QpSet {
   }
   // The least member at or after `from`, or kNone.
   std::uint32_t next_from(std::uint64_t from) const {
-    if (from >= kMaxQps) return kNone;
+    if (from >= 64 * std::uint64_t{leaves_.size()}) return kNone;
     const auto start = static_cast<std::uint32_t>(from);
     // The rest of `from`'s leaf word, then the next non-empty leaf in its middle word...
     if (const std::uint64_t w = leaves_[start >> 6] & above(start & 63))
@@ -309,6 +313,16 @@ class QpSet {
   std::uint32_t first_in_leaf(std::uint32_t leaf) const { return leaf * 64 + low(leaves_[leaf]); }
   std::uint32_t first_in_middle(std::uint32_t mid) const {
     return first_in_leaf(mid * 64 + low(middle_[mid]));
+  }
+
+  // Grows the words to cover `qpn` (below kMaxQps), at least doubling them;
+  // the new words are empty.
+  void cover(std::uint32_t qpn) {
+    const std::size_t leaves = std::min<std::size_t>(
+        kMaxQps / 64, std::max<std::size_t>((qpn >> 6) + 1, 2 * leaves_.size()));
+    leaves_.resize(leaves);
+    middle_.resize((leaves + 63) / 64);
+    top_.resize((middle_.size() + 63) / 64);
   }
 
   std::vector<std::uint64_t> leaves_, middle_, top_;
