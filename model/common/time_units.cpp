@@ -23,6 +23,9 @@ sc_core::sc_time checked_picoseconds(long double ps, const char* what) {
 }
 
 sc_core::sc_time picoseconds(std::uint64_t ps) {
+  // An integer needs no floating-point check (the model asks for a duration
+  // in ps per event it schedules).
+  if (ps <= kMaxDurationPs) return sc_core::sc_time::from_value(ps);
   return checked_picoseconds(static_cast<long double>(ps), "a duration");
 }
 
@@ -35,6 +38,14 @@ double to_ns(const sc_core::sc_time& t) { return static_cast<double>(t.value()) 
 std::uint64_t to_ps(const sc_core::sc_time& t) { return t.value(); }
 
 sc_core::sc_time serialization_time(std::uint64_t bits, double gbps) {
+  // A whole rate of Gbit/s (every link rate) in integers: exact, or the
+  // next picosecond up, as the floating-point rule below gives for such
+  // rates up to 10^5 Gbit/s and frames up to 2^32 bits, whose remainders
+  // are at least 10^-5 ps away from a whole one; each MAC asks per frame.
+  if (gbps >= 1 && gbps <= 1e5 && bits <= (std::uint64_t{1} << 32) && gbps == std::floor(gbps)) {
+    const auto rate = static_cast<std::uint64_t>(gbps);
+    return sc_core::sc_time::from_value((bits * 1000 + rate - 1) / rate);
+  }
   const long double ps = static_cast<long double>(bits) * 1000.0L / gbps;
   const long double nearest = std::round(ps);
   // Tolerate the rounding noise of a non-binary fraction such as 1000/3 * 3;

@@ -1,12 +1,16 @@
 // Time arithmetic every block relies on: exact serialization at 1 ps and
 // cycle counts in clock domains whose period is not a whole picosecond.
+#include "common/time_units.hpp"
+
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <cstdint>
+#include <random>
 #include <stdexcept>
 
 #include "common/clock_domain.hpp"
 #include "common/stage_timing.hpp"
-#include "common/time_units.hpp"
 
 namespace rnicsim {
 namespace {
@@ -23,6 +27,31 @@ TEST(TimeUnits, SerializationRoundsUpAFractionOfAPicosecond) {
   EXPECT_EQ(to_ps(serialization_time(100, 30)), 3334u);  // 3333.33 ps
   EXPECT_EQ(to_ps(serialization_time(1, 400)), 3u);      // 2.5 ps
   EXPECT_EQ(to_ps(serialization_time(3, 3)), 1000u);     // 1000/3*3: no spurious round-up
+}
+
+TEST(TimeUnits, SerializationAtAWholeRateAgreesWithTheFloatingPointRule) {
+  // Whole rates take an integer path; it must give what the rule in long
+  // double gives (exact when whole within 1e-6 ps, else rounded up).
+  const auto rule = [](std::uint64_t bits, double gbps) {
+    const long double ps = static_cast<long double>(bits) * 1000.0L / gbps;
+    const long double nearest = std::round(ps);
+    return static_cast<std::uint64_t>(std::fabs(ps - nearest) <= 1e-6L ? nearest : std::ceil(ps));
+  };
+  std::mt19937_64 random(11);
+  const double rates[] = {1, 3, 7, 10, 25, 40, 50, 56, 100, 200, 400, 800, 1600, 99991, 100000};
+  for (const double gbps : rates) {
+    for (int i = 0; i < 20000; ++i) {
+      const std::uint64_t bits = i < 4
+                                     ? (std::uint64_t{1} << 32) - static_cast<std::uint64_t>(i)
+                                     : random() % ((std::uint64_t{1} << 32) + 1) >> (random() % 33);
+      ASSERT_EQ(to_ps(serialization_time(bits, gbps)), rule(bits, gbps)) << bits << " at " << gbps;
+    }
+  }
+  // Past the integer path's bounds the rule itself answers.
+  EXPECT_EQ(to_ps(serialization_time((std::uint64_t{1} << 40) + 1, 100)),
+            rule((std::uint64_t{1} << 40) + 1, 100));
+  EXPECT_EQ(to_ps(serialization_time(1000, 0.5)), 2000000u);
+  EXPECT_EQ(to_ps(serialization_time(1000, 100001)), rule(1000, 100001));
 }
 
 TEST(TimeUnits, NanosecondsRoundToThePicosecond) {
