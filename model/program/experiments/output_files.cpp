@@ -4,17 +4,25 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <cstring>
 #include <fstream>
-#include <utility>
-
 #include <nlohmann/json.hpp>
+#include <utility>
 
 #include "config/config.hpp"
 
 namespace rnicsim {
 
 std::string number_text(double value) {
+  // A whole value below 10^15 is its integer's digits in nlohmann's dump
+  // ("<digits>.0", the ".0" dropped below); written straight, as the time
+  // series' bins (times in us, many a goodput of 0) are written per flow
+  // and microsecond. Negative zero keeps its sign through the dump.
+  if (value > -1e15 && value < 1e15 && value == std::trunc(value) &&
+      !(value == 0 && std::signbit(value))) {
+    return std::to_string(static_cast<long long>(value));
+  }
   std::string text = nlohmann::json(value).dump();
   if (text.size() > 2 && text.compare(text.size() - 2, 2, ".0") == 0) text.resize(text.size() - 2);
   return text;
