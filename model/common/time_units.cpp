@@ -40,8 +40,11 @@ std::uint64_t to_ps(const sc_core::sc_time& t) { return t.value(); }
 sc_core::sc_time serialization_time(std::uint64_t bits, double gbps) {
   // A whole rate of Gbit/s (every link rate) in integers: exact, or the
   // next picosecond up, as the floating-point rule below gives for such
-  // rates up to 10^5 Gbit/s and frames up to 2^32 bits, whose remainders
-  // are at least 10^-5 ps away from a whole one; each MAC asks per frame.
+  // rates up to 10^5 Gbit/s and frames up to 2^32 bits. There a fraction is
+  // at least 10^-5 ps from a whole picosecond, and long double's error
+  // (64-bit mantissa, results below 2^42 ps) under 2.4e-7 ps, so the rule's
+  // 1e-6 tolerance never applies and its ceil is the integer one. Each MAC
+  // asks per frame.
   if (gbps >= 1 && gbps <= 1e5 && bits <= (std::uint64_t{1} << 32) && gbps == std::floor(gbps)) {
     const auto rate = static_cast<std::uint64_t>(gbps);
     return sc_core::sc_time::from_value((bits * 1000 + rate - 1) / rate);

@@ -25,8 +25,8 @@ TEST(NumberText, WholeValuesReadAsTheirDumpDoes) {
   }
   std::mt19937_64 random(5);
   for (int i = 0; i < 200000; ++i) {
-    // Whole values of every magnitude up to 10^16, both signs, and their
-    // neighbours a power of ten or two away.
+    // Whole values of every magnitude up to 10^16, both signs, ten and
+    // 1024 times them, and each moved to just below 10^15 and past it.
     const auto v = static_cast<double>(random() % 10000000000000000ULL >> (random() % 54));
     for (const double w : {v, -v, v * 10, v * 1024, v + 1e15 - 1}) {
       ASSERT_EQ(number_text(w), dumped(w)) << w;

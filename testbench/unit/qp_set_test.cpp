@@ -2,6 +2,7 @@
 // walk latencies): exact behaviour at word boundaries and bin edges.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <random>
 #include <set>
@@ -75,6 +76,30 @@ TEST(QpSet, AgreesWithAnOrderedSetOverRandomChanges) {
     const std::uint32_t from = random() % kMaxQps;
     const auto expected = reference.lower_bound(from);
     ASSERT_EQ(set.next_from(from), expected == reference.end() ? QpSet::kNone : *expected);
+  }
+  EXPECT_EQ(set.size(), reference.size());
+}
+
+TEST(QpSet, AgreesWithAnOrderedSetWhileItsWordsGrow) {
+  // QP numbers from a range that widens step by step, so the set is asked
+  // about numbers past its words, and grows, all through the run.
+  QpSet set;
+  std::set<std::uint32_t> reference;
+  std::mt19937 random(9);
+  for (std::uint32_t step = 0; step < 20000; ++step) {
+    const std::uint32_t range = std::min<std::uint32_t>(kMaxQps, 64 + 13 * step);
+    const std::uint32_t qpn = random() % range;
+    if (random() % 3 == 0) {
+      set.erase(qpn);
+      reference.erase(qpn);
+    } else {
+      set.insert(qpn);
+      reference.insert(qpn);
+    }
+    const std::uint32_t from = random() % (2 * range);
+    const auto expected = reference.lower_bound(from);
+    ASSERT_EQ(set.next_from(from), expected == reference.end() ? QpSet::kNone : *expected);
+    ASSERT_EQ(set.contains(from), reference.count(from) == 1);
   }
   EXPECT_EQ(set.size(), reference.size());
 }

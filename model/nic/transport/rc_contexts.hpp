@@ -257,8 +257,9 @@ struct CqContext {
 // that adding, removing and finding the next member from a QP number cost a
 // few word operations (the requester's candidates change on every doorbell
 // and ACK). The words cover the QP numbers inserted so far, growing by
-// doubling: a NIC of a few QPs holds a few words, not 2^18 bits per set
-// (66 KB a NIC for its two sets, most of a fabric node's memory growth).
+// doubling: a NIC of a few QPs holds a few words, not 2^18 bits (33 KB) per
+// set from the start (a NIC has one set per send lane and the RNR-held set:
+// 66 KB before its first QP with one lane).
 class QpSet {
  public:
   static constexpr std::uint32_t kNone = 0xFFFFFFFF;

@@ -15,10 +15,12 @@
 namespace rnicsim {
 
 std::string number_text(double value) {
-  // A whole value below 10^15 is its integer's digits in nlohmann's dump
-  // ("<digits>.0", the ".0" dropped below); written straight, as the time
-  // series' bins (times in us, many a goodput of 0) are written per flow
-  // and microsecond. Negative zero keeps its sign through the dump.
+  // A whole value of magnitude below 10^15 is its integer's digits in
+  // nlohmann's dump ("<digits>.0", the ".0" dropped below): up to 15 digits
+  // (its kMaxExp, digits10) it writes no exponent; 1e15 is "1e+15". Written
+  // straight, as the time series' bins (times in us, many a goodput of 0)
+  // are written per flow and microsecond. Negative zero keeps its sign
+  // through the dump.
   if (value > -1e15 && value < 1e15 && value == std::trunc(value) &&
       !(value == 0 && std::signbit(value))) {
     return std::to_string(static_cast<long long>(value));
