@@ -20,11 +20,11 @@ std::string dumped(double value) {
 }
 
 TEST(NumberText, WholeValuesReadAsTheirDumpDoes) {
-  for (std::int64_t v = -100000; v <= 1000000; ++v) {
+  for (std::int64_t v = -10000; v <= 100000; ++v) {
     ASSERT_EQ(number_text(static_cast<double>(v)), dumped(static_cast<double>(v))) << v;
   }
   std::mt19937_64 random(5);
-  for (int i = 0; i < 200000; ++i) {
+  for (int i = 0; i < 20000; ++i) {
     // Whole values of every magnitude up to 10^16, both signs, ten and
     // 1024 times them, and each moved to just below 10^15 and past it.
     const auto v = static_cast<double>(random() % 10000000000000000ULL >> (random() % 54));
