@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <random>
 #include <set>
 #include <vector>
@@ -60,48 +61,48 @@ TEST(QpSet, GrowsToTheNumbersInsertedAndKeepsItsMembers) {
   EXPECT_EQ(set.size(), 3U);
 }
 
-TEST(QpSet, AgreesWithAnOrderedSetOverRandomChanges) {
+// Puts a QpSet and a std::set through the same 20,000 random changes (an
+// erase one time in three, else an insert) of the QP number `qpn(step)`
+// draws, and after each asks both for the next member from the number
+// `from(step)` draws and whether they hold it.
+void expect_agrees_with_an_ordered_set(
+    std::uint32_t seed, const std::function<std::uint32_t(std::uint32_t, std::mt19937&)>& qpn,
+    const std::function<std::uint32_t(std::uint32_t, std::mt19937&)>& from) {
   QpSet set;
   std::set<std::uint32_t> reference;
-  std::mt19937 random(7);
-  for (int step = 0; step < 20000; ++step) {
-    const std::uint32_t qpn = random() % 300000 % kMaxQps;
+  std::mt19937 random(seed);
+  for (std::uint32_t step = 0; step < 20000; ++step) {
+    const std::uint32_t changed = qpn(step, random);
     if (random() % 3 == 0) {
-      set.erase(qpn);
-      reference.erase(qpn);
+      set.erase(changed);
+      reference.erase(changed);
     } else {
-      set.insert(qpn);
-      reference.insert(qpn);
+      set.insert(changed);
+      reference.insert(changed);
     }
-    const std::uint32_t from = random() % kMaxQps;
-    const auto expected = reference.lower_bound(from);
-    ASSERT_EQ(set.next_from(from), expected == reference.end() ? QpSet::kNone : *expected);
+    const std::uint32_t asked = from(step, random);
+    const auto expected = reference.lower_bound(asked);
+    ASSERT_EQ(set.next_from(asked), expected == reference.end() ? QpSet::kNone : *expected);
+    ASSERT_EQ(set.contains(asked), reference.count(asked) == 1);
   }
   EXPECT_EQ(set.size(), reference.size());
+}
+
+TEST(QpSet, AgreesWithAnOrderedSetOverRandomChanges) {
+  expect_agrees_with_an_ordered_set(
+      7, [](std::uint32_t, std::mt19937& random) { return random() % 300000 % kMaxQps; },
+      [](std::uint32_t, std::mt19937& random) { return random() % kMaxQps; });
 }
 
 TEST(QpSet, AgreesWithAnOrderedSetWhileItsWordsGrow) {
   // QP numbers from a range that widens step by step, so the set is asked
   // about numbers past its words, and grows, all through the run.
-  QpSet set;
-  std::set<std::uint32_t> reference;
-  std::mt19937 random(9);
-  for (std::uint32_t step = 0; step < 20000; ++step) {
-    const std::uint32_t range = std::min<std::uint32_t>(kMaxQps, 64 + 13 * step);
-    const std::uint32_t qpn = random() % range;
-    if (random() % 3 == 0) {
-      set.erase(qpn);
-      reference.erase(qpn);
-    } else {
-      set.insert(qpn);
-      reference.insert(qpn);
-    }
-    const std::uint32_t from = random() % (2 * range);
-    const auto expected = reference.lower_bound(from);
-    ASSERT_EQ(set.next_from(from), expected == reference.end() ? QpSet::kNone : *expected);
-    ASSERT_EQ(set.contains(from), reference.count(from) == 1);
-  }
-  EXPECT_EQ(set.size(), reference.size());
+  const auto range = [](std::uint32_t step) {
+    return std::min<std::uint32_t>(kMaxQps, 64 + 13 * step);
+  };
+  expect_agrees_with_an_ordered_set(
+      9, [&](std::uint32_t step, std::mt19937& random) { return random() % range(step); },
+      [&](std::uint32_t step, std::mt19937& random) { return random() % (2 * range(step)); });
 }
 
 TEST(LatencyHistogram, BinsByPowersOfTwoNanoseconds) {
