@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""The memory a fabric node takes, and whether a long run's stays flat
-(issue 40's memory point). fabric_speed.py measures it beside the speed
-rounds; alone, it writes OUT/fabric_memory.json.
+"""The memory a fabric node takes, and whether a long run's stays flat.
+fabric_speed.py measures it beside the speed rounds; alone, it writes
+OUT/fabric_memory.json.
 
 usage: fabric_memory.py RNICSIM CONFIGS_DIR OUT_DIR
 
